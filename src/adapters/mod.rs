@@ -1,0 +1,5 @@
+//! Thin wrappers over browser APIs, each with a typed error and no business rules.
+
+pub mod clock;
+pub mod fetch;
+pub mod storage;

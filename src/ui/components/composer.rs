@@ -1,0 +1,51 @@
+//! The message composer: Enter sends, Shift+Enter adds a newline, Stop while streaming.
+
+use crate::ui::chat;
+use crate::ui::state::AppState;
+use leptos::prelude::*;
+
+/// Textbox "Message" with "Send" / "Stop".
+#[component]
+pub fn Composer() -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let streaming = move || chat::is_streaming(&app);
+    let submit = move || {
+        let text = app.draft.get_untracked();
+        if !text.trim().is_empty() {
+            chat::send(app, text);
+        }
+    };
+    view! {
+        <form class="composer" on:submit=move |ev| {
+            ev.prevent_default();
+            submit();
+        }>
+            <label for="composer-input" class="visually-hidden">"Message"</label>
+            <textarea
+                id="composer-input"
+                rows="2"
+                placeholder="Message Satori…  (Enter to send, Shift+Enter for a new line)"
+                prop:value=move || app.draft.get()
+                on:input=move |ev| {
+                    let text = event_target_value(&ev);
+                    app.save_draft(&text);
+                    app.draft.set(text);
+                }
+                on:keydown=move |ev| {
+                    if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                        ev.prevent_default();
+                        if !streaming() {
+                            submit();
+                        }
+                    }
+                }
+            ></textarea>
+            <Show
+                when=streaming
+                fallback=move || view! { <button type="submit" class="primary">"Send"</button> }
+            >
+                <button type="button" class="danger" on:click=move |_| chat::stop()>"Stop"</button>
+            </Show>
+        </form>
+    }
+}

@@ -1,0 +1,91 @@
+//! The conversation log: the visible branch of the open session, one article per message.
+
+use crate::core::session::Message;
+use crate::ui::components::message::MessageView;
+use crate::ui::state::AppState;
+use leptos::html;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// A message with what its row needs to know about its place in the tree.
+#[derive(Clone, PartialEq)]
+pub struct Row {
+    /// The message.
+    pub msg: Message,
+    /// 1-based position among its variants.
+    pub variant: usize,
+    /// Number of variants.
+    pub variants: usize,
+    /// Whether it is the last message shown.
+    pub last: bool,
+}
+
+impl Row {
+    fn key(&self) -> String {
+        format!(
+            "{}:{}:{}:{}/{}:{}",
+            self.msg.id,
+            self.msg.status.as_str(),
+            self.msg.content.len(),
+            self.variant,
+            self.variants,
+            self.last
+        )
+    }
+}
+
+/// `role="log"` named "Conversation".
+#[component]
+pub fn Conversation() -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let rows = Memo::new(move |_| {
+        app.session.with(|s| {
+            let path = s.path();
+            let n = path.len();
+            path.iter()
+                .enumerate()
+                .map(|(i, m)| {
+                    let sibs = s.siblings(&m.id);
+                    Row {
+                        msg: (*m).clone(),
+                        variant: sibs.iter().position(|x| *x == m.id).map_or(1, |p| p + 1),
+                        variants: sibs.len().max(1),
+                        last: i + 1 == n,
+                    }
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    let log: NodeRef<html::Div> = NodeRef::new();
+    // Keep the newest text in view while it arrives, unless the user scrolled up.
+    Effect::new(move |_| {
+        rows.track();
+        app.live.track();
+        if let Some(el) = log.get() {
+            let near_bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 120;
+            if near_bottom || app.live.with_untracked(|l| l.as_ref().is_some_and(|l| l.content.is_empty())) {
+                el.set_scroll_top(el.scroll_height());
+            }
+        }
+    });
+    // One listener for every "Copy code" button in rendered markdown.
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        let Ok(Some(button)) = target.closest(".copy-code") else { return };
+        let code = button
+            .closest(".code-block")
+            .ok()
+            .flatten()
+            .and_then(|b| b.query_selector("code").ok().flatten())
+            .and_then(|c| c.text_content());
+        if let (Some(code), Some(w)) = (code, web_sys::window()) {
+            let _ = w.navigator().clipboard().write_text(&code);
+            button.set_text_content(Some("Copied"));
+        }
+    };
+    view! {
+        <div class="log" role="log" aria-label="Conversation" node_ref=log on:click=on_click>
+            <For each=move || rows.get() key=Row::key children=move |row| view! { <MessageView row=row /> } />
+        </div>
+    }
+}

@@ -1,0 +1,186 @@
+//! One message as an `<article>` with `data-role` and `data-status`, rendered as safe markdown.
+
+use crate::core::markdown;
+use crate::core::session::{Command, Role, Status};
+use crate::ui::chat;
+use crate::ui::components::conversation::Row;
+use crate::ui::state::AppState;
+use leptos::prelude::*;
+
+fn role_label(role: Role) -> &'static str {
+    match role {
+        Role::System => "System prompt",
+        Role::User => "You",
+        Role::Assistant => "Assistant",
+        Role::Tool => "Tool",
+    }
+}
+
+/// A message row.
+#[component]
+pub fn MessageView(
+    /// The message and its place among its variants.
+    row: Row,
+) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let msg = row.msg.clone();
+    let id = msg.id.clone();
+    let role = msg.role;
+    let is_live = {
+        let id = id.clone();
+        move || app.live.with(|l| l.as_ref().is_some_and(|l| l.id == id))
+    };
+    let live_now = is_live();
+    let editing = RwSignal::new(false);
+    let edit_text = RwSignal::new(msg.content.clone());
+
+    let body = if live_now {
+        let is_live = is_live.clone();
+        view! {
+            <details class="reasoning" class:hidden=move || app.live.with(|l| l.as_ref().is_none_or(|l| l.reasoning.is_empty()))>
+                <summary>"Reasoning"</summary>
+                <div class="reasoning-text">{move || app.live.with(|l| l.as_ref().map(|l| l.reasoning.clone()).unwrap_or_default())}</div>
+            </details>
+            <div
+                class="content markdown"
+                inner_html=move || {
+                    if is_live() {
+                        app.live.with(|l| l.as_ref().map(|l| markdown::render(&l.content)).unwrap_or_default())
+                    } else {
+                        String::new()
+                    }
+                }
+            ></div>
+        }
+        .into_any()
+    } else if role == Role::System {
+        view! {
+            <details class="system-prompt">
+                <summary>"System prompt"</summary>
+                <div class="content plain">{msg.content.clone()}</div>
+            </details>
+        }
+        .into_any()
+    } else if role == Role::User {
+        view! { <div class="content plain">{msg.content.clone()}</div> }.into_any()
+    } else {
+        let reasoning = (!msg.reasoning.is_empty()).then(|| {
+            view! {
+                <details class="reasoning">
+                    <summary>"Reasoning"</summary>
+                    <div class="reasoning-text">{msg.reasoning.clone()}</div>
+                </details>
+            }
+        });
+        view! {
+            {reasoning}
+            <div class="content markdown" inner_html=markdown::render(&msg.content)></div>
+        }
+        .into_any()
+    };
+
+    let badge = match msg.status {
+        Status::Stopped => Some(("badge stopped", "Stopped")),
+        Status::Incomplete => Some(("badge incomplete", "Incomplete")),
+        _ => None,
+    };
+    let note = msg.note.clone();
+    let variants = (row.variants > 1).then(|| {
+        let prev = app.session.with_untracked(|s| s.variant(&id, -1).map(str::to_string));
+        let next = app.session.with_untracked(|s| s.variant(&id, 1).map(str::to_string));
+        let go = move |target: Option<String>| {
+            move |_| {
+                if let Some(t) = target.clone() {
+                    if !chat::is_streaming(&app) {
+                        let _ = app.apply(Command::SelectVariant { id: t });
+                    }
+                }
+            }
+        };
+        view! {
+            <span class="variants">
+                <button type="button" class="icon-btn" aria-label="Previous variant" disabled=prev.is_none() on:click=go(prev.clone())>"‹"</button>
+                <span class="variant-count">{format!("{} / {}", row.variant, row.variants)}</span>
+                <button type="button" class="icon-btn" aria-label="Next variant" disabled=next.is_none() on:click=go(next.clone())>"›"</button>
+            </span>
+        }
+    });
+
+    let actions = match role {
+        Role::User => {
+            let content = msg.content.clone();
+            Some(
+                view! {
+                    <button type="button" class="link-btn" on:click=move |_| {
+                        edit_text.set(content.clone());
+                        editing.set(true);
+                    }>"Edit"</button>
+                }
+                .into_any(),
+            )
+        }
+        Role::Assistant if !live_now => {
+            let raw = msg.content.clone();
+            let id2 = id.clone();
+            let last = row.last;
+            let incomplete = msg.status == Status::Incomplete;
+            Some(
+                view! {
+                    <button type="button" class="link-btn" on:click=move |_| {
+                        if let Some(w) = web_sys::window() {
+                            let _ = w.navigator().clipboard().write_text(&raw);
+                        }
+                    }>"Copy"</button>
+                    {(last && incomplete).then(|| view! {
+                        <button type="button" class="link-btn" on:click=move |_| chat::retry(app)>"Retry"</button>
+                    })}
+                    {(last && !incomplete).then(|| {
+                        let id3 = id2.clone();
+                        view! {
+                            <button type="button" class="link-btn" on:click=move |_| chat::regenerate(app, id3.clone())>"Regenerate"</button>
+                        }
+                    })}
+                }
+                .into_any(),
+            )
+        }
+        _ => None,
+    };
+
+    let id_for_edit = id.clone();
+    let edit_label_id = format!("edit-{id}");
+    view! {
+        <article class="msg" data-role=role.as_str() data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
+            <header class="msg-head">
+                <span class="who">{role_label(role)}</span>
+                {variants}
+                {badge.map(|(class, text)| view! { <span class=class>{text}</span> })}
+            </header>
+            <Show
+                when=move || editing.get()
+                fallback=move || ()
+            >
+                <div class="edit-box">
+                    <label for=edit_label_id.clone() class="visually-hidden">"Edit message"</label>
+                    <textarea id=edit_label_id.clone() rows="3" prop:value=move || edit_text.get() on:input=move |ev| edit_text.set(event_target_value(&ev))></textarea>
+                    <div class="edit-actions">
+                        <button type="button" class="primary" on:click={
+                            let of = id_for_edit.clone();
+                            move |_| {
+                                let text = edit_text.get_untracked();
+                                if !text.trim().is_empty() {
+                                    editing.set(false);
+                                    chat::edit(app, of.clone(), text);
+                                }
+                            }
+                        }>"Save and send"</button>
+                        <button type="button" on:click=move |_| editing.set(false)>"Cancel"</button>
+                    </div>
+                </div>
+            </Show>
+            <div class="msg-body" class:hidden=move || editing.get()>{body}</div>
+            {note.map(|n| view! { <p class="msg-note">{n}</p> })}
+            <footer class="msg-actions">{actions}</footer>
+        </article>
+    }
+}

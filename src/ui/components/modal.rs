@@ -1,0 +1,37 @@
+//! A modal dialog on the native `<dialog>` element: focus stays inside, Esc closes it.
+
+use crate::ui::state::AppState;
+use leptos::html;
+use leptos::prelude::*;
+
+/// A modal with an accessible name taken from its heading.
+#[component]
+pub fn Modal(
+    /// Heading text, also the dialog's accessible name.
+    title: &'static str,
+    /// Contents.
+    children: Children,
+) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let dialog: NodeRef<html::Dialog> = NodeRef::new();
+    let heading_id = format!("dlg-{}", title.to_lowercase().replace(' ', "-"));
+    Effect::new(move |_| {
+        if let Some(d) = dialog.get() {
+            if !d.open() {
+                let _ = d.show_modal();
+            }
+        }
+    });
+    let labelled_by = heading_id.clone();
+    view! {
+        <dialog
+            node_ref=dialog
+            class="modal"
+            aria-labelledby=labelled_by
+            on:close=move |_| app.dialog.set(None)
+        >
+            <h2 id=heading_id>{title}</h2>
+            {children()}
+        </dialog>
+    }
+}

@@ -1,0 +1,180 @@
+//! The "Settings" dialog: provider preset, base URL, key, model (with the server's list),
+//! temperature, max reply tokens, stall timeout.
+
+use crate::adapters::fetch::get_models;
+use crate::core::settings::{preset, Settings, PRESETS};
+use crate::ui::components::modal::Modal;
+use crate::ui::state::AppState;
+use leptos::prelude::*;
+
+fn parse_opt<T: std::str::FromStr>(text: &str) -> Result<Option<T>, ()> {
+    let t = text.trim();
+    if t.is_empty() {
+        Ok(None)
+    } else {
+        t.parse().map(Some).map_err(|_| ())
+    }
+}
+
+/// Settings form in a modal.
+#[component]
+pub fn SettingsDialog() -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let current = app.settings.get_untracked();
+    let provider = RwSignal::new(current.provider.clone());
+    let base_url = RwSignal::new(current.base_url.clone());
+    let api_key = RwSignal::new(app.api_key.get_untracked());
+    let model = RwSignal::new(current.model.clone());
+    let temperature = RwSignal::new(current.temperature.map(|t| t.to_string()).unwrap_or_default());
+    let max_tokens = RwSignal::new(current.max_tokens.map(|t| t.to_string()).unwrap_or_default());
+    let stall = RwSignal::new(current.stall_seconds.to_string());
+    let error = RwSignal::new(String::new());
+    let models = RwSignal::new(Vec::<String>::new());
+    let models_note = RwSignal::new(String::new());
+
+    let load_models = move || {
+        let url = format!("{}/models", base_url.get_untracked().trim().trim_end_matches('/'));
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return;
+        }
+        let key = api_key.get_untracked();
+        models_note.set("Loading the server's model list…".into());
+        leptos::task::spawn_local(async move {
+            let Ok(ctrl) = web_sys::AbortController::new() else { return };
+            match get_models(&url, Some(&key), &ctrl.signal()).await {
+                Ok(list) if !list.is_empty() => {
+                    models_note.set(format!("{} models offered by the server.", list.len()));
+                    models.set(list);
+                }
+                _ => {
+                    models.set(Vec::new());
+                    models_note.set("The server offered no model list; type the model name.".into());
+                }
+            }
+        });
+    };
+    load_models();
+
+    let on_preset = move |ev| {
+        let id = event_target_value(&ev);
+        if let Some(p) = preset(&id) {
+            if !p.base_url.is_empty() {
+                base_url.set(p.base_url.to_string());
+            }
+            if !p.model.is_empty() {
+                model.set(p.model.to_string());
+            }
+        }
+        provider.set(id);
+        load_models();
+    };
+
+    let save = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let (Ok(temperature), Ok(max_tokens), Ok(Some(stall_seconds))) = (
+            parse_opt::<f32>(&temperature.get_untracked()),
+            parse_opt::<u32>(&max_tokens.get_untracked()),
+            parse_opt::<u32>(&stall.get_untracked()),
+        ) else {
+            error.set("Temperature, max reply tokens and stall timeout must be numbers.".into());
+            return;
+        };
+        let candidate = Settings {
+            provider: provider.get_untracked(),
+            base_url: base_url.get_untracked(),
+            model: model.get_untracked(),
+            temperature,
+            max_tokens,
+            stall_seconds,
+        };
+        match candidate.validated() {
+            Ok(s) => {
+                app.save_settings(s, api_key.get_untracked());
+                app.alert.set(None);
+                app.dialog.set(None);
+            }
+            Err(e) => {
+                let mut text = e.to_string();
+                if let Some(c) = text.get_mut(0..1) {
+                    c.make_ascii_uppercase();
+                }
+                error.set(format!("{text}."));
+            }
+        }
+    };
+
+    view! {
+        <Modal title="Settings">
+            <form class="settings" on:submit=save>
+                <label>
+                    "Provider"
+                    <select on:change=on_preset prop:value=move || provider.get()>
+                        {PRESETS
+                            .iter()
+                            .map(|p| view! { <option value=p.id selected=p.id == current.provider>{p.label}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+                <label>
+                    "API base URL"
+                    <input
+                        type="url"
+                        placeholder="https://api.example.com/v1"
+                        prop:value=move || base_url.get()
+                        on:input=move |ev| base_url.set(event_target_value(&ev))
+                        on:change=move |_| load_models()
+                    />
+                </label>
+                <label>
+                    "API key"
+                    <input
+                        type="password"
+                        autocomplete="off"
+                        placeholder="Not needed for local servers"
+                        prop:value=move || api_key.get()
+                        on:input=move |ev| api_key.set(event_target_value(&ev))
+                    />
+                </label>
+                <label>
+                    "Model"
+                    <input
+                        type="text"
+                        list="model-options"
+                        prop:value=move || model.get()
+                        on:input=move |ev| model.set(event_target_value(&ev))
+                    />
+                </label>
+                <datalist id="model-options">
+                    <For each=move || models.get() key=|m| m.clone() children=|m| view! { <option value=m.clone()></option> } />
+                </datalist>
+                <p class="hint">{move || models_note.get()}</p>
+                <div class="row">
+                    <label>
+                        "Temperature"
+                        <input type="number" min="0" max="2" step="0.1" placeholder="server default"
+                            prop:value=move || temperature.get()
+                            on:input=move |ev| temperature.set(event_target_value(&ev)) />
+                    </label>
+                    <label>
+                        "Max reply tokens"
+                        <input type="number" min="1" step="1" placeholder="server default"
+                            prop:value=move || max_tokens.get()
+                            on:input=move |ev| max_tokens.set(event_target_value(&ev)) />
+                    </label>
+                    <label>
+                        "Stall timeout (seconds)"
+                        <input type="number" min="1" max="3600" step="1"
+                            prop:value=move || stall.get()
+                            on:input=move |ev| stall.set(event_target_value(&ev)) />
+                    </label>
+                </div>
+                <p class="hint">"The API key stays in this browser's storage. It is only sent to the API base URL, in the Authorization header."</p>
+                <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
+                <div class="dialog-actions">
+                    <button type="button" on:click=move |_| app.dialog.set(None)>"Cancel"</button>
+                    <button type="submit" class="primary">"Save"</button>
+                </div>
+            </form>
+        </Modal>
+    }
+}

@@ -1,0 +1,63 @@
+//! The chat list ("Chats"): newest first, the open one marked `aria-current="page"`.
+
+use crate::ui::chat;
+use crate::ui::state::AppState;
+use leptos::prelude::*;
+
+/// Sidebar with "New chat" and the list of chats.
+#[component]
+pub fn Sidebar(
+    /// Called after the user picks or creates a chat (closes the narrow-screen drawer).
+    on_pick: Callback<()>,
+) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let active = move || app.session.with(|s| s.id.clone());
+    view! {
+        <nav class="sidebar" aria-label="Chats">
+            <button
+                type="button"
+                class="new-chat"
+                on:click=move |_| {
+                    chat::stop();
+                    app.new_chat();
+                    on_pick.run(());
+                }
+            >
+                "New chat"
+            </button>
+            <ul class="chat-list">
+                <For
+                    each=move || app.index.get().sessions
+                    key=|e| (e.id.clone(), e.title.clone(), e.updated_at)
+                    children=move |entry| {
+                        let id = entry.id.clone();
+                        let is_active = {
+                            let id = id.clone();
+                            move || active() == id
+                        };
+                        let is_active2 = is_active.clone();
+                        view! {
+                            <li>
+                                <button
+                                    type="button"
+                                    class="chat-link"
+                                    class:active=is_active2
+                                    aria-current=move || is_active().then_some("page")
+                                    on:click=move |_| {
+                                        if active() != id {
+                                            chat::stop();
+                                            app.open(&id);
+                                        }
+                                        on_pick.run(());
+                                    }
+                                >
+                                    {entry.title.clone()}
+                                </button>
+                            </li>
+                        }
+                    }
+                />
+            </ul>
+        </nav>
+    }
+}

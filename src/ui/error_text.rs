@@ -1,0 +1,119 @@
+//! The one place that turns errors into words a user can act on.
+
+use crate::adapters::storage::StorageError;
+use crate::core::provider::error::ApiError;
+
+/// What the user was talking to when the error happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorContext {
+    /// The base URL used.
+    pub base_url: String,
+    /// The model asked.
+    pub model: String,
+    /// True when the user never saved settings (the embedded local server is the default).
+    pub using_default: bool,
+}
+
+fn with_server_message(text: String, message: &Option<String>) -> String {
+    match message {
+        Some(m) => format!("{text} The server said: “{m}”"),
+        None => text,
+    }
+}
+
+/// A sentence or two explaining `err` and what to do about it.
+pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
+    match err {
+        ApiError::Auth { status, message } => with_server_message(
+            format!("The server refused the API key ({status}). Check the key in Settings."),
+            message,
+        ),
+        ApiError::NotFound { message } => with_server_message(
+            format!(
+                "The server answered 404 Not Found. Check the API base URL ({}) and the model name ({}) in Settings.",
+                ctx.base_url, ctx.model
+            ),
+            message,
+        ),
+        ApiError::RateLimited { retry_after, message } => with_server_message(
+            match retry_after {
+                Some(s) => format!("The server is rate limiting requests (429) and asked to wait {s} s. Try again later."),
+                None => "The server is rate limiting requests (429). Wait a moment and try again.".into(),
+            },
+            message,
+        ),
+        ApiError::Server { status, message } => with_server_message(
+            format!("The server had an internal error ({status}). Try again; if it persists, the provider may be down."),
+            message,
+        ),
+        ApiError::Http { status, message } => with_server_message(
+            format!("The server rejected the request ({status}). Check the model and settings."),
+            message,
+        ),
+        ApiError::Network if ctx.using_default => format!(
+            "The built-in local model server is not running at {}. Start it with the README's first command, or open Settings and choose a provider.",
+            ctx.base_url
+        ),
+        ApiError::Network => format!(
+            "Could not reach {}. Check that the server is running and the API base URL is right. If it is running, it must allow requests from this page (CORS) — for Ollama set OLLAMA_ORIGINS to this page's origin.",
+            ctx.base_url
+        ),
+        ApiError::NotAStream { content_type, snippet } => {
+            let ct = if content_type.is_empty() { "no content type" } else { content_type.as_str() };
+            let mut text = format!(
+                "The server did not send a stream (it answered with {ct}). Check the API base URL: it should point at an OpenAI-compatible API, usually ending in /v1."
+            );
+            if !snippet.is_empty() && !content_type.contains("html") {
+                text.push_str(&format!(" It said: “{snippet}”"));
+            }
+            text
+        }
+        ApiError::InStream { message } => {
+            format!("The server reported an error while answering: “{message}”. The partial reply is kept; you can retry.")
+        }
+        ApiError::Stalled { seconds } => format!(
+            "The reply stalled: nothing arrived for {seconds} s. The partial reply is kept; you can retry (the stall timeout is in Settings)."
+        ),
+        ApiError::Cut => "The connection broke before the reply ended. The partial reply is kept; you can retry.".into(),
+        ApiError::BadChunk(detail) => format!("The server sent a stream Satori could not read ({detail}). The partial reply is kept."),
+    }
+}
+
+/// Words for a storage failure while saving.
+pub fn describe_storage(err: &StorageError) -> String {
+    match err {
+        StorageError::QuotaExceeded => "Browser storage is full, so the latest change was not saved. Delete old chats to make room; your open chat stays on screen.".into(),
+        StorageError::Unavailable => "Browser storage is unavailable (private mode or blocked), so chats will not be kept after this tab closes.".into(),
+        StorageError::Failed(m) => format!("Saving failed ({m}). Your open chat stays on screen."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(default: bool) -> ErrorContext {
+        ErrorContext { base_url: "http://127.0.0.1:8080/v1".into(), model: "m".into(), using_default: default }
+    }
+
+    #[test]
+    fn each_error_names_the_action() {
+        let cases: Vec<(ApiError, bool, &str)> = vec![
+            (ApiError::Auth { status: 401, message: Some("Incorrect API key".into()) }, false, "Check the key in Settings"),
+            (ApiError::NotFound { message: None }, false, "API base URL"),
+            (ApiError::RateLimited { retry_after: Some(3), message: None }, false, "wait 3 s"),
+            (ApiError::Server { status: 502, message: None }, false, "internal error (502)"),
+            (ApiError::Network, false, "CORS"),
+            (ApiError::Network, true, "open Settings"),
+            (ApiError::NotAStream { content_type: "text/html".into(), snippet: "<html>".into() }, false, "did not send a stream"),
+            (ApiError::InStream { message: "overloaded".into() }, false, "overloaded"),
+            (ApiError::Stalled { seconds: 60 }, false, "60 s"),
+            (ApiError::Cut, false, "partial reply is kept"),
+        ];
+        for (err, default, needle) in cases {
+            let text = describe(&err, &ctx(default));
+            assert!(text.contains(needle), "{err:?}: {text}");
+        }
+        assert!(!describe(&ApiError::NotAStream { content_type: "text/html".into(), snippet: "<b>".into() }, &ctx(false)).contains("<b>"));
+    }
+}

@@ -1,0 +1,14 @@
+//! Leptos components and application state. Components call into [`state`] and [`chat`];
+//! rules live in `core`.
+
+pub mod chat;
+pub mod components;
+pub mod error_text;
+pub mod state;
+
+use components::app::App;
+
+/// Mount the app on `<body>`.
+pub fn mount() {
+    leptos::mount::mount_to_body(App);
+}

@@ -1,0 +1,305 @@
+//! Application state: signals for what the UI shows, and the load/save glue between the
+//! session reducer (core) and storage (adapters). No business rules live here.
+
+use crate::adapters::clock::{new_id, now_ms};
+use crate::adapters::storage::{StorageError, Store};
+use crate::core::persist::{self, Index};
+use crate::core::prompts;
+use crate::core::session::{Command, MessageId, Session, SessionError};
+use crate::core::settings::Settings;
+use crate::ui::error_text::describe_storage;
+use leptos::prelude::*;
+
+/// A reply that is arriving right now. Shown live; committed to the session when it ends.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Live {
+    /// Session the reply belongs to.
+    pub session_id: String,
+    /// The reply message.
+    pub id: MessageId,
+    /// Visible text so far.
+    pub content: String,
+    /// Reasoning so far.
+    pub reasoning: String,
+}
+
+/// The message in the `role="alert"` banner, with the actions it offers.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Alert {
+    /// Words for the user.
+    pub text: String,
+    /// Offer "Open Settings".
+    pub settings: bool,
+    /// Offer "Retry" (answers the last user message again).
+    pub retry: bool,
+}
+
+/// Which modal dialog is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialog {
+    /// Settings.
+    Settings,
+    /// Rename the active chat.
+    Rename,
+    /// Confirm deleting the active chat.
+    Delete,
+}
+
+/// Everything the components share. Cheap to copy (signals are handles).
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The chat list.
+    pub index: RwSignal<Index>,
+    /// The open session.
+    pub session: RwSignal<Session>,
+    /// Connection settings.
+    pub settings: RwSignal<Settings>,
+    /// Whether the user has saved settings (else the embedded default is in use).
+    pub settings_saved: RwSignal<bool>,
+    /// The API key (kept in its own storage record only).
+    pub api_key: RwSignal<String>,
+    /// The reply arriving now, if any.
+    pub live: RwSignal<Option<Live>>,
+    /// The alert banner.
+    pub alert: RwSignal<Option<Alert>>,
+    /// The open dialog.
+    pub dialog: RwSignal<Option<Dialog>>,
+    /// Unsent text of the open session.
+    pub draft: RwSignal<String>,
+    /// A one-line status for screen readers and the user (e.g. retry countdowns).
+    pub status: RwSignal<String>,
+}
+
+fn store() -> Store {
+    Store::local()
+}
+
+/// A fresh session with the default role's system prompt.
+pub fn fresh_session() -> Session {
+    let role = prompts::default_role();
+    Session::new(new_id(), now_ms(), role.name, Some((new_id(), role.system.to_string())))
+}
+
+impl AppState {
+    /// Load everything from storage. Corrupt records are reported, never fatal.
+    pub fn load() -> Self {
+        let s = store();
+        let mut problems: Vec<String> = Vec::new();
+        if !s.is_available() {
+            problems.push(describe_storage(&StorageError::Unavailable));
+        }
+        let mut index = match s.get(persist::KEY_INDEX) {
+            Ok(Some(text)) => persist::decode_index(&text).unwrap_or_else(|e| {
+                problems.push(format!("The chat list could not be read ({e}); it was rebuilt from the stored chats."));
+                Index::default()
+            }),
+            Ok(None) => Index::default(),
+            Err(e) => {
+                problems.push(describe_storage(&e));
+                Index::default()
+            }
+        };
+        // Rebuild index entries for session records the index does not know (e.g. after a
+        // crash between the two writes).
+        if let Ok(keys) = s.keys("satori.session.") {
+            for key in keys {
+                let id = key.trim_start_matches("satori.session.");
+                if index.sessions.iter().all(|e| e.id != id) {
+                    if let Ok(Some(text)) = s.get(&key) {
+                        if let Ok(sess) = persist::decode_session(&text) {
+                            index.upsert(&sess);
+                        }
+                    }
+                }
+            }
+        }
+        let (settings, saved) = match s.get(persist::KEY_SETTINGS) {
+            Ok(Some(text)) => match persist::decode_settings(&text) {
+                Ok(st) => (st, true),
+                Err(e) => {
+                    problems.push(format!("Saved settings could not be read ({e}); defaults are in use."));
+                    (Settings::default(), false)
+                }
+            },
+            _ => (Settings::default(), false),
+        };
+        let api_key = s.get(persist::KEY_API_KEY).ok().flatten().unwrap_or_default();
+
+        let mut session = None;
+        let wanted: Vec<String> = index
+            .active
+            .iter()
+            .cloned()
+            .chain(index.sessions.iter().map(|e| e.id.clone()))
+            .collect();
+        for id in wanted {
+            match s.get(&persist::session_key(&id)) {
+                Ok(Some(text)) => match persist::decode_session(&text) {
+                    Ok(sess) => {
+                        session = Some(sess);
+                        break;
+                    }
+                    Err(e) => problems.push(format!(
+                        "A stored chat could not be read ({e}); it was left untouched in storage."
+                    )),
+                },
+                Ok(None) => index.remove(&id),
+                Err(e) => problems.push(describe_storage(&e)),
+            }
+        }
+        let mut session = session.unwrap_or_else(fresh_session);
+        let recovered = session.recover_interrupted();
+        index.active = Some(session.id.clone());
+        let draft = s
+            .get(&persist::draft_key(&session.id))
+            .ok()
+            .flatten()
+            .and_then(|t| persist::decode_draft(&t).ok())
+            .unwrap_or_default();
+
+        let state = AppState {
+            index: RwSignal::new(index),
+            session: RwSignal::new(session),
+            settings: RwSignal::new(settings),
+            settings_saved: RwSignal::new(saved),
+            api_key: RwSignal::new(api_key),
+            live: RwSignal::new(None),
+            alert: RwSignal::new(None),
+            dialog: RwSignal::new(None),
+            draft: RwSignal::new(draft),
+            status: RwSignal::new(String::new()),
+        };
+        if recovered {
+            state.save_session();
+        } else {
+            state.save_index();
+        }
+        if !problems.is_empty() {
+            state.alert.set(Some(Alert { text: problems.join(" "), ..Alert::default() }));
+        }
+        state
+    }
+
+    /// Show a storage failure (keeps an existing alert about something else).
+    fn report_storage(&self, result: Result<(), StorageError>) {
+        if let Err(e) = result {
+            self.alert.set(Some(Alert { text: describe_storage(&e), ..Alert::default() }));
+        }
+    }
+
+    /// Write the index record.
+    pub fn save_index(&self) {
+        let text = self.index.with_untracked(persist::encode_index);
+        self.report_storage(store().set(persist::KEY_INDEX, &text));
+    }
+
+    /// Write the open session (that record only) and its index entry.
+    pub fn save_session(&self) {
+        let (text, snapshot) = self.session.with_untracked(|s| (persist::encode_session(s), s.clone()));
+        self.save_session_text(&snapshot, &text);
+    }
+
+    /// Write a snapshot of a session (used for mid-stream checkpoints).
+    pub fn save_session_text(&self, session: &Session, text: &str) {
+        let result = store().set(&persist::session_key(&session.id), text);
+        if result.is_ok() {
+            self.index.update(|idx| {
+                idx.upsert(session);
+                idx.active = Some(self.session.with_untracked(|s| s.id.clone()));
+            });
+            self.save_index();
+        } else {
+            self.report_storage(result);
+        }
+    }
+
+    /// Apply a command to the open session and save it.
+    pub fn apply(&self, cmd: Command) -> Result<(), SessionError> {
+        let mut result = Ok(());
+        self.session.update(|s| result = s.apply(cmd));
+        if result.is_ok() {
+            self.save_session();
+        }
+        result
+    }
+
+    /// Save the settings (validated by the caller) and the API key, each in its own record.
+    pub fn save_settings(&self, settings: Settings, api_key: String) {
+        let s = store();
+        let r = s.set(persist::KEY_SETTINGS, &persist::encode_settings(&settings));
+        self.report_storage(r);
+        let r = if api_key.trim().is_empty() {
+            s.remove(persist::KEY_API_KEY)
+        } else {
+            s.set(persist::KEY_API_KEY, api_key.trim())
+        };
+        self.report_storage(r);
+        self.settings.set(settings);
+        self.api_key.set(api_key.trim().to_string());
+        self.settings_saved.set(true);
+    }
+
+    /// Persist the draft of the open session.
+    pub fn save_draft(&self, text: &str) {
+        let id = self.session.with_untracked(|s| s.id.clone());
+        let key = persist::draft_key(&id);
+        let r = if text.is_empty() { store().remove(&key) } else { store().set(&key, &persist::encode_draft(text)) };
+        self.report_storage(r);
+    }
+
+    /// Open another session by id.
+    pub fn open(&self, id: &str) {
+        let s = store();
+        let loaded = match s.get(&persist::session_key(id)) {
+            Ok(Some(text)) => persist::decode_session(&text).map_err(|e| e.to_string()),
+            Ok(None) => Err("it is no longer in storage".into()),
+            Err(e) => Err(e.to_string()),
+        };
+        match loaded {
+            Ok(mut sess) => {
+                if sess.recover_interrupted() {
+                    let _ = s.set(&persist::session_key(id), &persist::encode_session(&sess));
+                }
+                let draft = s
+                    .get(&persist::draft_key(id))
+                    .ok()
+                    .flatten()
+                    .and_then(|t| persist::decode_draft(&t).ok())
+                    .unwrap_or_default();
+                self.session.set(sess);
+                self.draft.set(draft);
+                self.index.update(|i| i.active = Some(id.to_string()));
+                self.save_index();
+                self.alert.set(None);
+            }
+            Err(why) => self.alert.set(Some(Alert {
+                text: format!("That chat could not be opened: {why}."),
+                ..Alert::default()
+            })),
+        }
+    }
+
+    /// Start a new chat and open it.
+    pub fn new_chat(&self) {
+        let sess = fresh_session();
+        self.session.set(sess);
+        self.draft.set(String::new());
+        self.alert.set(None);
+        self.save_session();
+    }
+
+    /// Delete the open chat (its record, draft and index entry) and open the next one.
+    pub fn delete_active(&self) {
+        let id = self.session.with_untracked(|s| s.id.clone());
+        let s = store();
+        self.report_storage(s.remove(&persist::session_key(&id)));
+        let _ = s.remove(&persist::draft_key(&id));
+        self.index.update(|i| i.remove(&id));
+        let next = self.index.with_untracked(|i| i.active.clone());
+        match next {
+            Some(next) => self.open(&next),
+            None => self.new_chat(),
+        }
+        self.save_index();
+    }
+}

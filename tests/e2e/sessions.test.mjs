@@ -1,0 +1,243 @@
+// Chat sessions: sidebar list, titles, rename, delete, persistence across reloads, storage layout,
+// and keeping the API key out of places it does not belong.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFakeLlm } from './support/fake-llm.mjs';
+import { startStatic } from './support/static-server.mjs';
+import { requireDist } from './support/env.mjs';
+import {
+  launch,
+  withApp,
+  configure,
+  waitIdle,
+  sendMessage,
+  messageBox,
+  articles,
+  lastAssistant,
+  lastUser,
+  textOf,
+  waitForStatus,
+  poll,
+  reload,
+  chatList,
+  chatEntry,
+  localStorageEntries,
+  byName,
+} from './support/browser.mjs';
+
+let fake;
+let web;
+let browser;
+
+before(async () => {
+  const dist = requireDist();
+  fake = await startFakeLlm();
+  web = await startStatic({ root: dist });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await web?.close();
+  await fake?.close();
+});
+
+async function setup(page, apiKey = 'sk-e2e-sessions') {
+  fake.reset();
+  await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey });
+}
+
+async function chat(page, text) {
+  await sendMessage(page, text);
+  await waitIdle(page);
+  await waitForStatus(lastAssistant(page), 'complete');
+}
+
+// The "New chat" button; `.first()` because a fresh, untitled chat may also be listed as "New chat".
+const newChatButton = (page) => page.getByRole('button', byName('New chat')).first();
+
+async function newChat(page) {
+  await newChatButton(page).click();
+  await poll(async () => (await articles(page, 'user').count()) === 0, { message: 'an empty conversation after "New chat"' });
+}
+
+async function titles(page) {
+  return (await chatList(page)).map((c) => c.title);
+}
+
+/** Waits until exactly the chat titled `title` carries aria-current="page". */
+async function expectCurrent(page, title, message = `"${title}" is the active chat`) {
+  let list = [];
+  try {
+    await poll(
+      async () => {
+        list = await chatList(page);
+        const active = list.filter((c) => c.current === 'page');
+        return active.length === 1 && active[0].title === title;
+      },
+      { timeout: 5_000, message },
+    );
+  } catch (err) {
+    err.message += ` — sidebar: ${JSON.stringify(list)} (exactly one entry must have aria-current="page")`;
+    throw err;
+  }
+}
+
+async function expectTitles(page, expected, message) {
+  try {
+    await poll(async () => JSON.stringify(await titles(page)) === JSON.stringify(expected), { message });
+  } catch (err) {
+    assert.deepEqual(await titles(page), expected, message); // shows a readable diff
+    throw err;
+  }
+}
+
+test('New chat, newest-first list, active marker, titles, rename and delete', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'Plan a trip to Kyoto');
+    await expectTitles(page, ['Plan a trip to Kyoto'], 'the title from the first user message');
+
+    await newChat(page);
+    await chat(page, 'Bake sourdough bread');
+    await expectTitles(page, ['Bake sourdough bread', 'Plan a trip to Kyoto'], 'two chats, newest first');
+    await expectCurrent(page, 'Bake sourdough bread');
+
+    // Switch chats from the sidebar.
+    await chatEntry(page, 'Plan a trip to Kyoto').click();
+    await poll(async () => (await textOf(lastUser(page))) === 'Plan a trip to Kyoto', { message: 'the first chat to open' });
+    assert.equal(await textOf(lastAssistant(page)), 'Echo: Plan a trip to Kyoto');
+    assert.equal(await articles(page, 'user').count(), 1);
+    await expectCurrent(page, 'Plan a trip to Kyoto');
+
+    // Rename.
+    await page.getByRole('button', byName('Rename chat')).click();
+    const rename = page.getByRole('dialog', byName('Rename chat'));
+    await rename.waitFor({ state: 'visible' });
+    const title = rename.getByRole('textbox', byName('Title'));
+    assert.equal(await title.inputValue(), 'Plan a trip to Kyoto', 'the rename field starts with the current title');
+    await title.fill('Kyoto itinerary');
+    await rename.getByRole('button', byName('Save')).click();
+    await rename.waitFor({ state: 'hidden' });
+    await poll(async () => (await titles(page)).includes('Kyoto itinerary'), { message: 'the new title in the list' });
+    assert.ok(!(await titles(page)).includes('Plan a trip to Kyoto'), 'the old title is gone');
+    assert.equal((await titles(page)).length, 2);
+    await expectCurrent(page, 'Kyoto itinerary');
+
+    // Delete: Cancel keeps the chat.
+    await page.getByRole('button', byName('Delete chat')).click();
+    const del = page.getByRole('dialog', byName('Delete chat'));
+    await del.waitFor({ state: 'visible' });
+    await del.getByRole('button', byName('Cancel')).click();
+    await del.waitFor({ state: 'hidden' });
+    assert.deepEqual((await titles(page)).sort(), ['Bake sourdough bread', 'Kyoto itinerary']);
+    assert.equal(await textOf(lastUser(page)), 'Plan a trip to Kyoto', 'Cancel leaves the conversation alone');
+
+    // Delete for real.
+    await page.getByRole('button', byName('Delete chat')).click();
+    await del.waitFor({ state: 'visible' });
+    await del.getByRole('button', byName('Delete')).click();
+    await del.waitFor({ state: 'hidden' });
+    await expectTitles(page, ['Bake sourdough bread'], 'only the other chat is left');
+    assert.ok(
+      !(await page.getByRole('log', byName('Conversation')).innerText()).includes('Plan a trip to Kyoto'),
+      'the deleted conversation is no longer shown',
+    );
+
+    // And it stays deleted.
+    await reload(page);
+    await expectTitles(page, ['Bake sourdough bread'], 'the deletion persisted');
+  });
+});
+
+/** Common prefix length of two strings. */
+function commonPrefix(a, b) {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+test('reload restores chats, the active chat and a half-typed draft; storage is versioned per session', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'Alpha topic');
+    await newChat(page);
+    await chat(page, 'Beta topic');
+    await chatEntry(page, 'Alpha topic').click();
+    await poll(async () => (await textOf(lastUser(page))) === 'Alpha topic', { message: 'chat "Alpha topic" to open' });
+
+    const draft = 'half-typed draft, not sent';
+    await messageBox(page).fill(draft);
+    // Give a debounced draft save the time to happen (it is fine if drafts are saved on unload instead).
+    await poll(
+      async () => page.evaluate((d) => JSON.stringify({ ...localStorage, ...sessionStorage }).includes(d), draft),
+      { timeout: 3_000, message: 'draft saved' },
+    ).catch(() => {});
+
+    const listBefore = await titles(page);
+    assert.deepEqual(listBefore, ['Beta topic', 'Alpha topic']);
+    await reload(page);
+
+    await expectTitles(page, listBefore, 'the same chats after reload');
+    await expectCurrent(page, 'Alpha topic', 'the active chat is restored');
+    await poll(async () => (await textOf(lastUser(page))) === 'Alpha topic', { message: 'the active chat messages' });
+    assert.equal(await textOf(lastAssistant(page)), 'Echo: Alpha topic');
+    assert.equal(await waitForStatus(lastAssistant(page), 'complete'), 'complete');
+    assert.equal(await messageBox(page).inputValue(), draft, 'the draft is restored');
+
+    // Storage layout.
+    const entries = await localStorageEntries(page);
+    const keys = Object.keys(entries);
+    for (const k of keys) assert.ok(k.startsWith('satori.'), `localStorage key ${JSON.stringify(k)} must start with "satori."`);
+    for (const k of keys) {
+      let record;
+      assert.doesNotThrow(() => (record = JSON.parse(entries[k])), `record ${k} is JSON`);
+      assert.ok(record && typeof record === 'object' && !Array.isArray(record), `record ${k} is a JSON object`);
+      assert.ok(Number.isInteger(record.v), `record ${k} has an integer schema version "v": ${entries[k].slice(0, 200)}`);
+    }
+    const holding = (text) => keys.filter((k) => entries[k].includes(text));
+    const keyA = holding('Echo: Alpha topic');
+    const keyB = holding('Echo: Beta topic');
+    assert.equal(keyA.length, 1, `exactly one record holds chat A's messages: ${keyA}`);
+    assert.equal(keyB.length, 1, `exactly one record holds chat B's messages: ${keyB}`);
+    assert.notEqual(keyA[0], keyB[0], 'one key per session');
+    const p = commonPrefix(keyA[0], keyB[0]);
+    const idA = keyA[0].slice(p);
+    const idB = keyB[0].slice(p);
+    const index = keys.filter((k) => k !== keyA[0] && k !== keyB[0] && entries[k].includes(idA) && entries[k].includes(idB));
+    assert.ok(index.length >= 1, `an index record lists both sessions (keys: ${keys.join(', ')})`);
+  });
+});
+
+test('the API key stays out of other storage records, request URLs, the page text and the console', async (t) => {
+  await withApp(browser, web.url, t, async (app) => {
+    const { page } = app;
+    const KEY = 'sk-e2e-SECRET-7f3a9c2d41';
+    await setup(page, KEY);
+    await chat(page, 'Key check');
+    assert.equal(fake.chatRequests().at(-1).headers.authorization, `Bearer ${KEY}`, 'the key is used');
+    await newChat(page);
+    await chat(page, 'Second key check');
+    await reload(page);
+    await poll(async () => (await titles(page)).length === 2, { message: 'both chats after reload' });
+
+    const entries = await localStorageEntries(page);
+    const holders = Object.keys(entries).filter((k) => entries[k].includes(KEY));
+    assert.ok(holders.length <= 1, `the key is stored in at most one record, found in: ${holders.join(', ')}`);
+    for (const k of holders) {
+      assert.ok(!entries[k].includes('Key check'), `the record holding the key (${k}) is not a chat record`);
+    }
+    const sessionHolders = await page.evaluate(
+      (key) => Object.keys(sessionStorage).filter((k) => sessionStorage.getItem(k).includes(key)),
+      KEY,
+    );
+    assert.ok(holders.length + sessionHolders.length <= 1, 'the key is not duplicated into sessionStorage');
+
+    assert.ok(!app.requests.some((u) => u.includes(KEY)), 'no request URL carries the key');
+    assert.ok(!fake.requests.some((r) => r.url.includes(KEY)), 'the API server saw no URL with the key');
+    assert.ok(!page.url().includes(KEY), 'the page URL does not carry the key');
+    assert.ok(!(await page.evaluate(() => document.body.innerText)).includes(KEY), 'the key is not shown as text');
+    const leaks = app.consoleMessages.filter((m) => m.text.includes(KEY));
+    assert.deepEqual(leaks, [], 'the key never appears in console output');
+  });
+});
