@@ -1,0 +1,25 @@
+// Moves the inline module script trunk writes into dist/index.html to a hashed file next to it,
+// so the page runs under `script-src 'self'` with no inline script. Fails loudly if the page
+// does not look as expected (better a broken build than a silently weakened CSP).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+
+const dist = process.argv[2] ?? 'dist';
+const indexPath = join(dist, 'index.html');
+let html = readFileSync(indexPath, 'utf8');
+const inline = [...html.matchAll(/<script type="module"(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)];
+if (inline.length !== 1) {
+  console.error(`postbuild: expected exactly one inline module script in ${indexPath}, found ${inline.length}`);
+  process.exit(1);
+}
+const [tag, body] = inline[0];
+const name = `boot-${createHash('sha256').update(body).digest('hex').slice(0, 16)}.js`;
+writeFileSync(join(dist, name), body.trim() + '\n');
+html = html.replace(tag, `<script type="module" src="./${name}"></script>`);
+if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) {
+  console.error('postbuild: an inline script is still present');
+  process.exit(1);
+}
+writeFileSync(indexPath, html);
+console.log(`postbuild: loader moved to ${name}`);

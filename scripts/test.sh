@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# README command 2: install what is missing, then run every test layer:
+#   1. format and lint   2. native cargo tests (core, tidy)
+#   3. browser tests of the adapters (wasm-bindgen-test in headless Chromium)
+#   4. release build of dist/   5. end-to-end tests in headless Chromium (fake + real LLM server)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
+
+step() { printf '\n==== %s ====\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --check
+step "cargo clippy"
+cargo clippy --all-targets -- -D warnings
+step "native tests"
+cargo test
+
+step "browser tests of the adapters (wasm-bindgen-test, headless Chromium)"
+SERVER_LOG="$(mktemp)"
+node tests/web-support/server.mjs >"$SERVER_LOG" 2>&1 < <(sleep 100000) &
+SERVER_PID=$!
+trap 'kill "$SERVER_PID" 2>/dev/null || true' EXIT
+for _ in $(seq 1 50); do grep -q listening "$SERVER_LOG" && break; sleep 0.1; done
+SATORI_TEST_SERVER="$(sed -n 's/^listening //p' "$SERVER_LOG")"
+[ -n "$SATORI_TEST_SERVER" ] || { echo "test server did not start"; cat "$SERVER_LOG"; exit 1; }
+SATORI_TEST_SERVER="$SATORI_TEST_SERVER" CHROMEDRIVER=/usr/bin/chromedriver \
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test --target wasm32-unknown-unknown --test web
+kill "$SERVER_PID" 2>/dev/null || true
+trap - EXIT
+
+step "release build"
+bash scripts/build.sh
+
+step "end-to-end tests (headless Chromium)"
+node --test --test-concurrency=1 tests/e2e/
