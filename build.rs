@@ -25,8 +25,8 @@ fn main() {
     let text = std::fs::read_to_string(Path::new(file))
         .unwrap_or_else(|e| fail(format!("{file}: cannot read: {e}")));
     // serde_yaml reports duplicate keys and syntax errors with a line and column.
-    let roles: BTreeMap<String, serde_yaml::Value> = serde_yaml::from_str(&text)
-        .unwrap_or_else(|e| fail(format!("{file}: invalid YAML: {e}")));
+    let roles: BTreeMap<String, serde_yaml::Value> =
+        serde_yaml::from_str(&text).unwrap_or_else(|e| fail(format!("{file}: invalid YAML: {e}")));
     let line_of = |key: &str| {
         text.lines()
             .position(|l| l.starts_with(&format!("{key}:")))
@@ -34,23 +34,29 @@ fn main() {
     };
     let mut out = String::from("/// Built-in roles from `prompts/agents.yaml`, sorted by name.\npub const ROLES: &[BuiltinRole] = &[\n");
     for (key, value) in &roles {
-        let role: Role = serde_yaml::from_value(value.clone()).unwrap_or_else(|e| {
-            fail(format!("{file}: role `{key}` (line {}): {e}", line_of(key)))
-        });
+        let role: Role = serde_yaml::from_value(value.clone())
+            .unwrap_or_else(|e| fail(format!("{file}: role `{key}` (line {}): {e}", line_of(key))));
         if role.system.trim().is_empty() {
-            fail(format!("{file}: role `{key}` (line {}): `system` is empty", line_of(key)));
+            fail(format!(
+                "{file}: role `{key}` (line {}): `system` is empty",
+                line_of(key)
+            ));
         }
         let _ = writeln!(
             out,
             "    BuiltinRole {{ name: {:?}, version: {}, description: {:?}, system: {:?} }},",
-            key, role.version, role.description.trim(), role.system.trim()
+            key,
+            role.version,
+            role.description.trim(),
+            role.system.trim()
         );
     }
     out.push_str("];\n");
     if !roles.contains_key("assistant") {
         fail(format!("{file}: the default role `assistant` is missing"));
     }
-    let dest = Path::new(&std::env::var("OUT_DIR").unwrap_or_else(|_| fail("OUT_DIR unset".into())))
-        .join("prompts.rs");
+    let dest =
+        Path::new(&std::env::var("OUT_DIR").unwrap_or_else(|_| fail("OUT_DIR unset".into())))
+            .join("prompts.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| fail(format!("cannot write {dest:?}: {e}")));
 }

@@ -31,7 +31,12 @@ fn offenders(dir: &str, needles: &[&str]) -> Vec<String> {
             }
             for needle in needles {
                 if line.contains(needle) {
-                    hits.push(format!("{}:{}: `{needle}` in: {}", file.display(), n + 1, line.trim()));
+                    hits.push(format!(
+                        "{}:{}: `{needle}` in: {}",
+                        file.display(),
+                        n + 1,
+                        line.trim()
+                    ));
                 }
             }
         }
@@ -42,23 +47,46 @@ fn offenders(dir: &str, needles: &[&str]) -> Vec<String> {
 #[test]
 fn core_is_pure() {
     let forbidden = [
-        "leptos", "web_sys", "js_sys", "gloo", "wasm_bindgen", "std::time", "SystemTime", "Instant::",
-        "std::fs", "std::net", "std::env", "std::process", "rand::", "getrandom", "thread_rng", "tokio",
+        "leptos",
+        "web_sys",
+        "js_sys",
+        "gloo",
+        "wasm_bindgen",
+        "std::time",
+        "SystemTime",
+        "Instant::",
+        "std::fs",
+        "std::net",
+        "std::env",
+        "std::process",
+        "rand::",
+        "getrandom",
+        "thread_rng",
+        "tokio",
     ];
     let hits = offenders("src/core", &forbidden);
-    assert!(hits.is_empty(), "src/core must stay pure:\n{}", hits.join("\n"));
+    assert!(
+        hits.is_empty(),
+        "src/core must stay pure:\n{}",
+        hits.join("\n")
+    );
 }
 
 #[test]
 fn adapters_do_not_use_the_ui_framework() {
     let hits = offenders("src/adapters", &["leptos", "crate::ui"]);
-    assert!(hits.is_empty(), "adapters must not depend on the UI:\n{}", hits.join("\n"));
+    assert!(
+        hits.is_empty(),
+        "adapters must not depend on the UI:\n{}",
+        hits.join("\n")
+    );
 }
 
 #[test]
 fn wasm_bindgen_versions_agree() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let read = |f: &str| std::fs::read_to_string(root.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let read =
+        |f: &str| std::fs::read_to_string(root.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
     let cargo = read("Cargo.toml");
     let pinned = cargo
         .lines()
@@ -71,7 +99,13 @@ fn wasm_bindgen_versions_agree() {
         "Cargo.lock has a different wasm-bindgen than {pinned}"
     );
     let trunk = read("Trunk.toml");
-    assert!(trunk.contains(&format!("wasm_bindgen = \"{pinned}\"")), "Trunk.toml [tools] must pin {pinned}");
+    assert!(
+        trunk.contains(&format!("wasm_bindgen = \"{pinned}\"")),
+        "Trunk.toml [tools] must pin {pinned}"
+    );
     let setup = read("scripts/setup.sh");
-    assert!(setup.contains(&format!("WASM_BINDGEN_VERSION=\"{pinned}\"")), "setup.sh must install {pinned}");
+    assert!(
+        setup.contains(&format!("WASM_BINDGEN_VERSION=\"{pinned}\"")),
+        "setup.sh must install {pinned}"
+    );
 }

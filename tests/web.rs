@@ -12,8 +12,9 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn server(path: &str) -> String {
-    let base = option_env!("SATORI_TEST_SERVER")
-        .expect("SATORI_TEST_SERVER must be set when building the browser tests (see scripts/test.sh)");
+    let base = option_env!("SATORI_TEST_SERVER").expect(
+        "SATORI_TEST_SERVER must be set when building the browser tests (see scripts/test.sh)",
+    );
     format!("{base}{path}")
 }
 
@@ -28,8 +29,14 @@ fn storage_round_trip_and_missing_key() {
     let store = Store::local();
     assert!(store.is_available());
     store.set("satori.test.k", "värde 🌍").unwrap();
-    assert_eq!(store.get("satori.test.k").unwrap().as_deref(), Some("värde 🌍"));
-    assert!(store.keys("satori.test.").unwrap().contains(&"satori.test.k".to_string()));
+    assert_eq!(
+        store.get("satori.test.k").unwrap().as_deref(),
+        Some("värde 🌍")
+    );
+    assert!(store
+        .keys("satori.test.")
+        .unwrap()
+        .contains(&"satori.test.k".to_string()));
     store.remove("satori.test.k").unwrap();
     assert_eq!(store.get("satori.test.k").unwrap(), None);
 }
@@ -48,8 +55,14 @@ fn storage_full_is_quota_exceeded_and_keeps_old_value() {
     store.set("satori.test.big", "old").unwrap();
     // localStorage holds ~5 MB of UTF-16; 6 M characters cannot fit.
     let huge = "x".repeat(6 * 1024 * 1024);
-    assert_eq!(store.set("satori.test.big", &huge), Err(StorageError::QuotaExceeded));
-    assert_eq!(store.get("satori.test.big").unwrap().as_deref(), Some("old"));
+    assert_eq!(
+        store.set("satori.test.big", &huge),
+        Err(StorageError::QuotaExceeded)
+    );
+    assert_eq!(
+        store.get("satori.test.big").unwrap().as_deref(),
+        Some("old")
+    );
     store.remove("satori.test.big").unwrap();
 }
 
@@ -63,8 +76,14 @@ fn storage_that_throws_is_an_error_value() {
     }
     js_sys::Reflect::set(&obj, &"length".into(), &0.into()).unwrap();
     let store = Store::from_storage(Some(obj.unchecked_into::<web_sys::Storage>()));
-    assert_eq!(store.get("x"), Err(StorageError::Failed("denied by test".into())));
-    assert_eq!(store.set("x", "y"), Err(StorageError::Failed("denied by test".into())));
+    assert_eq!(
+        store.get("x"),
+        Err(StorageError::Failed("denied by test".into()))
+    );
+    assert_eq!(
+        store.set("x", "y"),
+        Err(StorageError::Failed("denied by test".into()))
+    );
 }
 
 async fn read_all(path: &str, stall_ms: u32) -> Result<Vec<u8>, FetchError> {
@@ -90,7 +109,10 @@ async fn stream_reads_every_byte_across_awkward_splits() {
             SseItem::Comment(_) => None,
         })
         .collect();
-    assert_eq!(data, [r#"{"choices":[{"delta":{"content":"hé 🌍"}}]}"#, "[DONE]"]);
+    assert_eq!(
+        data,
+        [r#"{"choices":[{"delta":{"content":"hé 🌍"}}]}"#, "[DONE]"]
+    );
 }
 
 #[wasm_bindgen_test]
@@ -100,13 +122,18 @@ async fn stream_stall_is_reported() {
 
 #[wasm_bindgen_test]
 async fn stream_cut_is_broken_not_done() {
-    assert!(matches!(read_all("/cut", 5_000).await, Err(FetchError::Broken(_))));
+    assert!(matches!(
+        read_all("/cut", 5_000).await,
+        Err(FetchError::Broken(_))
+    ));
 }
 
 #[wasm_bindgen_test]
 async fn abort_stops_the_stream() {
     let (c, s) = signal();
-    let mut stream = post_stream(&server("/slow"), None, "{}", &s, 5_000).await.expect("open");
+    let mut stream = post_stream(&server("/slow"), None, "{}", &s, 5_000)
+        .await
+        .expect("open");
     let first = stream.next().await.expect("first chunk");
     assert!(first.is_some());
     c.abort();
@@ -116,11 +143,17 @@ async fn abort_stops_the_stream() {
 #[wasm_bindgen_test]
 async fn error_statuses_keep_body_and_retry_after() {
     match read_all("/401", 5_000).await {
-        Err(FetchError::Status { status: 401, body, .. }) => assert!(body.contains("Incorrect API key")),
+        Err(FetchError::Status {
+            status: 401, body, ..
+        }) => assert!(body.contains("Incorrect API key")),
         other => panic!("expected 401, got {other:?}"),
     }
     match read_all("/429", 5_000).await {
-        Err(FetchError::Status { status: 429, retry_after, .. }) => assert_eq!(retry_after.as_deref(), Some("7")),
+        Err(FetchError::Status {
+            status: 429,
+            retry_after,
+            ..
+        }) => assert_eq!(retry_after.as_deref(), Some("7")),
         other => panic!("expected 429, got {other:?}"),
     }
     match read_all("/html", 5_000).await {
@@ -136,12 +169,22 @@ async fn error_statuses_keep_body_and_retry_after() {
 async fn unreachable_server_is_a_network_error() {
     // Port 9 (discard) on loopback: nothing listens there.
     let (_c, s) = signal();
-    let r = post_stream("http://127.0.0.1:9/v1/chat/completions", None, "{}", &s, 5_000).await;
+    let r = post_stream(
+        "http://127.0.0.1:9/v1/chat/completions",
+        None,
+        "{}",
+        &s,
+        5_000,
+    )
+    .await;
     assert!(matches!(r, Err(FetchError::Network(_))), "{:?}", r.err());
 }
 
 #[wasm_bindgen_test]
 async fn model_list() {
     let (_c, s) = signal();
-    assert_eq!(get_models(&server("/models"), None, &s).await, Ok(vec!["a".to_string(), "b".to_string()]));
+    assert_eq!(
+        get_models(&server("/models"), None, &s).await,
+        Ok(vec!["a".to_string(), "b".to_string()])
+    );
 }

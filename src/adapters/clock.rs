@@ -12,7 +12,12 @@ pub fn new_id() -> String {
     thread_local!(static COUNTER: Cell<u64> = const { Cell::new(0) });
     if let Some(id) = web_sys::window()
         .and_then(|w| w.crypto().ok())
-        .and_then(|c| js_sys::Reflect::get(&c, &"randomUUID".into()).ok().filter(|f| f.is_function()).map(|_| c))
+        .and_then(|c| {
+            js_sys::Reflect::get(&c, &"randomUUID".into())
+                .ok()
+                .filter(|f| f.is_function())
+                .map(|_| c)
+        })
         .map(|c| c.random_uuid())
     {
         return id;

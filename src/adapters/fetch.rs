@@ -62,7 +62,10 @@ fn js_message(e: &JsValue) -> String {
 }
 
 /// Await a promise, or give up after `ms` milliseconds (`None` = no limit).
-async fn with_stall(promise: js_sys::Promise, ms: Option<u32>) -> Result<Result<JsValue, JsValue>, FetchError> {
+async fn with_stall(
+    promise: js_sys::Promise,
+    ms: Option<u32>,
+) -> Result<Result<JsValue, JsValue>, FetchError> {
     let fut = JsFuture::from(promise);
     match ms {
         None => Ok(fut.await),
@@ -93,7 +96,9 @@ fn build_request(
     if let Some(key) = api_key.filter(|k| !k.trim().is_empty()) {
         headers
             .set("Authorization", &format!("Bearer {}", key.trim()))
-            .map_err(|_| FetchError::Network("the API key contains characters a header cannot carry".into()))?;
+            .map_err(|_| {
+                FetchError::Network("the API key contains characters a header cannot carry".into())
+            })?;
     }
     init.set_headers(&headers);
     Request::new_with_str_and_init(url, &init).map_err(|e| FetchError::Network(js_message(&e)))
@@ -102,14 +107,18 @@ fn build_request(
 async fn send(req: &Request, stall_ms: Option<u32>) -> Result<Response, FetchError> {
     let window = web_sys::window().ok_or_else(|| FetchError::Network("no window".into()))?;
     match with_stall(window.fetch_with_request(req), stall_ms).await? {
-        Ok(v) => v.dyn_into::<Response>().map_err(|_| FetchError::Network("not a response".into())),
+        Ok(v) => v
+            .dyn_into::<Response>()
+            .map_err(|_| FetchError::Network("not a response".into())),
         Err(e) if js_error_name(&e) == "AbortError" => Err(FetchError::Aborted),
         Err(e) => Err(FetchError::Network(js_message(&e))),
     }
 }
 
 async fn body_text(resp: &Response, stall_ms: Option<u32>) -> Result<String, FetchError> {
-    let promise = resp.text().map_err(|e| FetchError::Broken(js_message(&e)))?;
+    let promise = resp
+        .text()
+        .map_err(|e| FetchError::Broken(js_message(&e)))?;
     match with_stall(promise, stall_ms).await? {
         Ok(v) => Ok(v.as_string().unwrap_or_default()),
         Err(e) if js_error_name(&e) == "AbortError" => Err(FetchError::Aborted),
@@ -123,7 +132,11 @@ async fn check_status(resp: &Response, stall_ms: Option<u32>) -> Result<(), Fetc
     }
     let retry_after = resp.headers().get("retry-after").ok().flatten();
     let body = body_text(resp, stall_ms).await.unwrap_or_default();
-    Err(FetchError::Status { status: resp.status(), retry_after, body })
+    Err(FetchError::Status {
+        status: resp.status(),
+        retry_after,
+        body,
+    })
 }
 
 /// An open event stream: call [`ChatStream::next`] until it returns `Ok(None)`.
@@ -192,21 +205,36 @@ pub async fn post_stream(
     let req = build_request("POST", url, api_key, Some(body), signal)?;
     let resp = send(&req, Some(stall_ms)).await?;
     check_status(&resp, Some(stall_ms)).await?;
-    let content_type = resp.headers().get("content-type").ok().flatten().unwrap_or_default();
+    let content_type = resp
+        .headers()
+        .get("content-type")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
     if !crate::core::provider::error::is_event_stream(&content_type) {
         let body = body_text(&resp, Some(stall_ms)).await.unwrap_or_default();
         return Err(FetchError::NotStream { content_type, body });
     }
-    let stream = resp.body().ok_or_else(|| FetchError::Broken("response has no body".into()))?;
+    let stream = resp
+        .body()
+        .ok_or_else(|| FetchError::Broken("response has no body".into()))?;
     let reader = stream
         .get_reader()
         .dyn_into::<ReadableStreamDefaultReader>()
         .map_err(|_| FetchError::Broken("cannot read the response body".into()))?;
-    Ok(ChatStream { reader, stall_ms, done: false })
+    Ok(ChatStream {
+        reader,
+        stall_ms,
+        done: false,
+    })
 }
 
 /// `GET {base}/models` → model ids, when the server offers the list.
-pub async fn get_models(url: &str, api_key: Option<&str>, signal: &AbortSignal) -> Result<Vec<String>, FetchError> {
+pub async fn get_models(
+    url: &str,
+    api_key: Option<&str>,
+    signal: &AbortSignal,
+) -> Result<Vec<String>, FetchError> {
     let req = build_request("GET", url, api_key, None, signal)?;
     let resp = send(&req, Some(15_000)).await?;
     check_status(&resp, Some(15_000)).await?;

@@ -78,8 +78,11 @@ impl Index {
 
     /// Newest first; ties broken by id so the order is stable.
     pub fn sort(&mut self) {
-        self.sessions
-            .sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+        self.sessions.sort_by(|a, b| {
+            b.updated_at
+                .cmp(&a.updated_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
     }
 }
 
@@ -111,7 +114,11 @@ struct VersionOnly {
 
 fn encode<T: Serialize>(data: &T) -> String {
     // Serialising these plain structs cannot fail (no maps with non-string keys).
-    serde_json::to_string(&Envelope { v: SCHEMA_VERSION, data }).unwrap_or_default()
+    serde_json::to_string(&Envelope {
+        v: SCHEMA_VERSION,
+        data,
+    })
+    .unwrap_or_default()
 }
 
 fn decode<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
@@ -178,11 +185,29 @@ mod tests {
     use crate::core::session::{Command, Status};
 
     fn sample() -> Session {
-        let mut s = Session::new("abc".into(), 5, "assistant", Some(("m0".into(), "sys".into())));
+        let mut s = Session::new(
+            "abc".into(),
+            5,
+            "assistant",
+            Some(("m0".into(), "sys".into())),
+        );
         let cmds = [
-            Command::AddUser { id: "m1".into(), text: "Hi <b>\"there\"</b> 🌍".into(), at: 6 },
-            Command::StartReply { id: "m2".into(), parent: "m1".into(), model: "x".into(), at: 7 },
-            Command::AppendReply { id: "m2".into(), content: "yo".into(), reasoning: "hmm".into() },
+            Command::AddUser {
+                id: "m1".into(),
+                text: "Hi <b>\"there\"</b> 🌍".into(),
+                at: 6,
+            },
+            Command::StartReply {
+                id: "m2".into(),
+                parent: "m1".into(),
+                model: "x".into(),
+                at: 7,
+            },
+            Command::AppendReply {
+                id: "m2".into(),
+                content: "yo".into(),
+                reasoning: "hmm".into(),
+            },
             Command::FinishReply {
                 id: "m2".into(),
                 status: Status::Stopped,
@@ -209,7 +234,10 @@ mod tests {
     fn settings_and_draft_round_trip() {
         let s = Settings::default();
         assert_eq!(decode_settings(&encode_settings(&s)), Ok(s));
-        assert_eq!(decode_draft(&encode_draft("half a\nthought")), Ok("half a\nthought".into()));
+        assert_eq!(
+            decode_draft(&encode_draft("half a\nthought")),
+            Ok("half a\nthought".into())
+        );
     }
 
     #[test]
@@ -223,7 +251,13 @@ mod tests {
         b.updated_at = 20;
         idx.upsert(&a);
         idx.upsert(&b);
-        assert_eq!(idx.sessions.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), ["b", "a"]);
+        assert_eq!(
+            idx.sessions
+                .iter()
+                .map(|e| e.id.as_str())
+                .collect::<Vec<_>>(),
+            ["b", "a"]
+        );
         a.updated_at = 30;
         idx.upsert(&a);
         assert_eq!(idx.sessions[0].id, "a");
@@ -236,15 +270,24 @@ mod tests {
     #[test]
     fn bad_records_are_errors_not_panics() {
         let cases: &[(&str, DecodeError)] = &[
-            ("", DecodeError::Invalid("EOF while parsing a value at line 1 column 0".into())),
+            (
+                "",
+                DecodeError::Invalid("EOF while parsing a value at line 1 column 0".into()),
+            ),
             ("{\"id\":\"x\"}", DecodeError::MissingVersion),
             ("{\"v\":99,\"id\":\"x\"}", DecodeError::TooNew(99)),
         ];
         for (text, err) in cases {
             assert_eq!(&decode_session(text).unwrap_err(), err, "{text}");
         }
-        assert!(matches!(decode_session("{\"v\":1,\"id\":3}"), Err(DecodeError::Invalid(_))));
-        assert!(matches!(decode_index("[1,2]"), Err(DecodeError::Invalid(_))));
+        assert!(matches!(
+            decode_session("{\"v\":1,\"id\":3}"),
+            Err(DecodeError::Invalid(_))
+        ));
+        assert!(matches!(
+            decode_index("[1,2]"),
+            Err(DecodeError::Invalid(_))
+        ));
     }
 
     #[test]

@@ -215,7 +215,11 @@ pub const TITLE_MAX_CHARS: usize = 48;
 
 /// Title derived from the first user message: its first non-empty line, shortened.
 pub fn title_from(text: &str) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     let mut title: String = line.chars().take(TITLE_MAX_CHARS).collect();
     if line.chars().count() > TITLE_MAX_CHARS {
         title = title.trim_end().to_string();
@@ -381,14 +385,21 @@ impl Session {
                     return Err(SessionError::Empty);
                 }
                 self.ensure_new_id(&id)?;
-                let old = self.get(&of).ok_or_else(|| SessionError::UnknownMessage(of.clone()))?;
+                let old = self
+                    .get(&of)
+                    .ok_or_else(|| SessionError::UnknownMessage(of.clone()))?;
                 if old.role != Role::User {
                     return Err(SessionError::WrongRole(of));
                 }
                 let parent = old.parent.clone();
                 self.push(user_message(id, parent, text, at));
             }
-            Command::StartReply { id, parent, model, at } => {
+            Command::StartReply {
+                id,
+                parent,
+                model,
+                at,
+            } => {
                 self.ensure_new_id(&id)?;
                 let p = self
                     .get(&parent)
@@ -409,12 +420,22 @@ impl Session {
                     created_at: at,
                 });
             }
-            Command::AppendReply { id, content, reasoning } => {
+            Command::AppendReply {
+                id,
+                content,
+                reasoning,
+            } => {
                 let m = self.streaming_reply(&id)?;
                 m.content.push_str(&content);
                 m.reasoning.push_str(&reasoning);
             }
-            Command::FinishReply { id, status, finish_reason, note, at } => {
+            Command::FinishReply {
+                id,
+                status,
+                finish_reason,
+                note,
+                at,
+            } => {
                 let m = self.streaming_reply(&id)?;
                 m.status = status;
                 m.finish_reason = finish_reason;
@@ -422,14 +443,20 @@ impl Session {
                 self.updated_at = self.updated_at.max(at);
             }
             Command::DiscardEmptyReply { id } => {
-                let m = self.get(&id).ok_or_else(|| SessionError::UnknownMessage(id.clone()))?;
+                let m = self
+                    .get(&id)
+                    .ok_or_else(|| SessionError::UnknownMessage(id.clone()))?;
                 if m.role != Role::Assistant {
                     return Err(SessionError::WrongRole(id));
                 }
                 if !m.content.is_empty() || !m.reasoning.is_empty() {
                     return Err(SessionError::WrongStatus(id));
                 }
-                if self.messages.iter().any(|c| c.parent.as_deref() == Some(id.as_str())) {
+                if self
+                    .messages
+                    .iter()
+                    .any(|c| c.parent.as_deref() == Some(id.as_str()))
+                {
                     return Err(SessionError::WrongStatus(id));
                 }
                 let parent = m.parent.clone();
@@ -482,7 +509,12 @@ mod tests {
     use super::*;
 
     fn session() -> Session {
-        Session::new("s".into(), 0, "assistant", Some(("sys".into(), "Be kind.".into())))
+        Session::new(
+            "s".into(),
+            0,
+            "assistant",
+            Some(("sys".into(), "Be kind.".into())),
+        )
     }
 
     fn ids(s: &Session) -> Vec<&str> {
@@ -490,19 +522,38 @@ mod tests {
     }
 
     fn user(id: &str, text: &str) -> Command {
-        Command::AddUser { id: id.into(), text: text.into(), at: 1 }
+        Command::AddUser {
+            id: id.into(),
+            text: text.into(),
+            at: 1,
+        }
     }
 
     fn start(id: &str, parent: &str) -> Command {
-        Command::StartReply { id: id.into(), parent: parent.into(), model: "m".into(), at: 2 }
+        Command::StartReply {
+            id: id.into(),
+            parent: parent.into(),
+            model: "m".into(),
+            at: 2,
+        }
     }
 
     fn append(id: &str, text: &str) -> Command {
-        Command::AppendReply { id: id.into(), content: text.into(), reasoning: String::new() }
+        Command::AppendReply {
+            id: id.into(),
+            content: text.into(),
+            reasoning: String::new(),
+        }
     }
 
     fn finish(id: &str, status: Status) -> Command {
-        Command::FinishReply { id: id.into(), status, finish_reason: None, note: None, at: 3 }
+        Command::FinishReply {
+            id: id.into(),
+            status,
+            finish_reason: None,
+            note: None,
+            at: 3,
+        }
     }
 
     /// Applies commands in order, panicking with the failing step on error.
@@ -576,8 +627,13 @@ mod tests {
             start("a2", "u2"),
             finish("a2", Status::Complete),
         ]);
-        s.apply(Command::EditUser { id: "u1b".into(), of: "u1".into(), text: "hello".into(), at: 9 })
-            .unwrap();
+        s.apply(Command::EditUser {
+            id: "u1b".into(),
+            of: "u1".into(),
+            text: "hello".into(),
+            at: 9,
+        })
+        .unwrap();
         assert_eq!(ids(&s), ["sys", "u1b"]);
         // Switching back to the old user message restores its whole newest branch.
         s.apply(Command::SelectVariant { id: "u1".into() }).unwrap();
@@ -587,7 +643,11 @@ mod tests {
 
     #[test]
     fn refused_commands_leave_session_unchanged() {
-        let base = run(vec![user("u1", "hi"), start("a1", "u1"), finish("a1", Status::Stopped)]);
+        let base = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            finish("a1", Status::Stopped),
+        ]);
         let cases: Vec<(Command, SessionError)> = vec![
             (user("u2", "   "), SessionError::Empty),
             (user("u1", "again"), SessionError::DuplicateId("u1".into())),
@@ -595,11 +655,19 @@ mod tests {
             (append("zz", "x"), SessionError::UnknownMessage("zz".into())),
             (start("a2", "a1"), SessionError::WrongRole("a1".into())),
             (
-                Command::EditUser { id: "e".into(), of: "a1".into(), text: "x".into(), at: 1 },
+                Command::EditUser {
+                    id: "e".into(),
+                    of: "a1".into(),
+                    text: "x".into(),
+                    at: 1,
+                },
                 SessionError::WrongRole("a1".into()),
             ),
             (Command::Rename { title: " ".into() }, SessionError::Empty),
-            (Command::SelectVariant { id: "nope".into() }, SessionError::UnknownMessage("nope".into())),
+            (
+                Command::SelectVariant { id: "nope".into() },
+                SessionError::UnknownMessage("nope".into()),
+            ),
         ];
         for (cmd, err) in cases {
             let mut s = base.clone();
@@ -611,9 +679,14 @@ mod tests {
     #[test]
     fn discard_only_removes_empty_replies() {
         let mut s = run(vec![user("u1", "hi"), start("a1", "u1")]);
-        s.apply(Command::DiscardEmptyReply { id: "a1".into() }).unwrap();
+        s.apply(Command::DiscardEmptyReply { id: "a1".into() })
+            .unwrap();
         assert_eq!(ids(&s), ["sys", "u1"]);
-        let mut s = run(vec![user("u1", "hi"), start("a1", "u1"), append("a1", "partial")]);
+        let mut s = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            append("a1", "partial"),
+        ]);
         assert_eq!(
             s.apply(Command::DiscardEmptyReply { id: "a1".into() }),
             Err(SessionError::WrongStatus("a1".into()))
@@ -622,7 +695,11 @@ mod tests {
 
     #[test]
     fn interrupted_replies_are_recovered_as_incomplete() {
-        let mut s = run(vec![user("u1", "hi"), start("a1", "u1"), append("a1", "half")]);
+        let mut s = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            append("a1", "half"),
+        ]);
         assert!(s.recover_interrupted());
         let a = s.get("a1").unwrap();
         assert_eq!((a.status, a.content.as_str()), (Status::Incomplete, "half"));
@@ -631,7 +708,12 @@ mod tests {
 
     #[test]
     fn rename_sets_title() {
-        let s = run(vec![user("u1", "hi"), Command::Rename { title: "  Bread  ".into() }]);
+        let s = run(vec![
+            user("u1", "hi"),
+            Command::Rename {
+                title: "  Bread  ".into(),
+            },
+        ]);
         assert_eq!(s.display_title(), "Bread");
         assert_eq!(session().display_title(), "New chat");
     }

@@ -23,15 +23,69 @@ pub struct Preset {
 
 /// Every preset, in the order the select shows them.
 pub const PRESETS: &[Preset] = &[
-    Preset { id: "openai", label: "OpenAI", base_url: "https://api.openai.com/v1", model: "gpt-4o-mini", needs_key: true },
-    Preset { id: "deepseek", label: "DeepSeek", base_url: "https://api.deepseek.com/v1", model: "deepseek-chat", needs_key: true },
-    Preset { id: "openrouter", label: "OpenRouter", base_url: "https://openrouter.ai/api/v1", model: "openai/gpt-4o-mini", needs_key: true },
-    Preset { id: "moonshot", label: "Moonshot", base_url: "https://api.moonshot.cn/v1", model: "moonshot-v1-8k", needs_key: true },
-    Preset { id: "qwen", label: "Qwen (DashScope)", base_url: "https://dashscope.aliyuncs.com/compatible-mode/v1", model: "qwen-plus", needs_key: true },
-    Preset { id: "ollama", label: "Ollama (local)", base_url: "http://127.0.0.1:11434/v1", model: "", needs_key: false },
-    Preset { id: "llamacpp", label: "llama.cpp server (local)", base_url: "http://127.0.0.1:8080/v1", model: "smollm2", needs_key: false },
-    Preset { id: "lmstudio", label: "LM Studio (local)", base_url: "http://127.0.0.1:1234/v1", model: "", needs_key: false },
-    Preset { id: "custom", label: "Custom", base_url: "", model: "", needs_key: false },
+    Preset {
+        id: "openai",
+        label: "OpenAI",
+        base_url: "https://api.openai.com/v1",
+        model: "gpt-4o-mini",
+        needs_key: true,
+    },
+    Preset {
+        id: "deepseek",
+        label: "DeepSeek",
+        base_url: "https://api.deepseek.com/v1",
+        model: "deepseek-chat",
+        needs_key: true,
+    },
+    Preset {
+        id: "openrouter",
+        label: "OpenRouter",
+        base_url: "https://openrouter.ai/api/v1",
+        model: "openai/gpt-4o-mini",
+        needs_key: true,
+    },
+    Preset {
+        id: "moonshot",
+        label: "Moonshot",
+        base_url: "https://api.moonshot.cn/v1",
+        model: "moonshot-v1-8k",
+        needs_key: true,
+    },
+    Preset {
+        id: "qwen",
+        label: "Qwen (DashScope)",
+        base_url: "https://dashscope.aliyuncs.com/compatible-mode/v1",
+        model: "qwen-plus",
+        needs_key: true,
+    },
+    Preset {
+        id: "ollama",
+        label: "Ollama (local)",
+        base_url: "http://127.0.0.1:11434/v1",
+        model: "",
+        needs_key: false,
+    },
+    Preset {
+        id: "llamacpp",
+        label: "llama.cpp server (local)",
+        base_url: "http://127.0.0.1:8080/v1",
+        model: "smollm2",
+        needs_key: false,
+    },
+    Preset {
+        id: "lmstudio",
+        label: "LM Studio (local)",
+        base_url: "http://127.0.0.1:1234/v1",
+        model: "",
+        needs_key: false,
+    },
+    Preset {
+        id: "custom",
+        label: "Custom",
+        base_url: "",
+        model: "",
+        needs_key: false,
+    },
 ];
 
 /// The preset with this id.
@@ -107,7 +161,9 @@ impl Settings {
             .strip_prefix("https://")
             .or_else(|| lower.strip_prefix("http://"))
             .ok_or(SettingsError::BadBaseUrl)?;
-        if rest.is_empty() || rest.starts_with('/') || self.base_url.chars().any(char::is_whitespace)
+        if rest.is_empty()
+            || rest.starts_with('/')
+            || self.base_url.chars().any(char::is_whitespace)
         {
             return Err(SettingsError::BadBaseUrl);
         }
@@ -141,14 +197,26 @@ mod tests {
     use super::*;
 
     fn with(url: &str, model: &str) -> Settings {
-        Settings { base_url: url.into(), model: model.into(), ..Settings::default() }
+        Settings {
+            base_url: url.into(),
+            model: model.into(),
+            ..Settings::default()
+        }
     }
 
     #[test]
     fn validation_cases() {
         let cases: &[(&str, &str, Result<&str, SettingsError>)] = &[
-            ("https://api.openai.com/v1/", "gpt", Ok("https://api.openai.com/v1")),
-            ("  http://127.0.0.1:8080/v1 ", "m", Ok("http://127.0.0.1:8080/v1")),
+            (
+                "https://api.openai.com/v1/",
+                "gpt",
+                Ok("https://api.openai.com/v1"),
+            ),
+            (
+                "  http://127.0.0.1:8080/v1 ",
+                "m",
+                Ok("http://127.0.0.1:8080/v1"),
+            ),
             ("ftp://x", "m", Err(SettingsError::BadBaseUrl)),
             ("javascript:alert(1)", "m", Err(SettingsError::BadBaseUrl)),
             ("https://", "m", Err(SettingsError::BadBaseUrl)),
@@ -159,9 +227,15 @@ mod tests {
             let got = with(url, model).validated().map(|s| s.base_url);
             assert_eq!(got.as_deref().map_err(Clone::clone), want.clone(), "{url}");
         }
-        let hot = Settings { temperature: Some(3.0), ..Settings::default() };
+        let hot = Settings {
+            temperature: Some(3.0),
+            ..Settings::default()
+        };
         assert_eq!(hot.validated(), Err(SettingsError::BadTemperature));
-        let stall = Settings { stall_seconds: 0, ..Settings::default() };
+        let stall = Settings {
+            stall_seconds: 0,
+            ..Settings::default()
+        };
         assert_eq!(stall.validated(), Err(SettingsError::BadStall));
     }
 
@@ -171,8 +245,13 @@ mod tests {
         assert_eq!(s.chat_url(), "https://x.test/v1/chat/completions");
         assert_eq!(s.models_url(), "https://x.test/v1/models");
         assert_eq!(preset("qwen").map(|p| p.label), Some("Qwen (DashScope)"));
-        assert!(PRESETS.iter().all(|p| p.base_url.is_empty() || p.base_url.starts_with("http")));
+        assert!(PRESETS
+            .iter()
+            .all(|p| p.base_url.is_empty() || p.base_url.starts_with("http")));
         let d = Settings::default();
-        assert_eq!(preset(&d.provider).map(|p| p.base_url), Some(d.base_url.as_str()));
+        assert_eq!(
+            preset(&d.provider).map(|p| p.base_url),
+            Some(d.base_url.as_str())
+        );
     }
 }

@@ -50,7 +50,14 @@ pub fn send(app: AppState, text: String) {
         return;
     }
     let id = new_id();
-    if app.apply(Command::AddUser { id: id.clone(), text, at: now_ms() }).is_ok() {
+    if app
+        .apply(Command::AddUser {
+            id: id.clone(),
+            text,
+            at: now_ms(),
+        })
+        .is_ok()
+    {
         app.draft.set(String::new());
         app.save_draft("");
         answer(app, id);
@@ -59,7 +66,9 @@ pub fn send(app: AppState, text: String) {
 
 /// Ask for another answer to the user message that `reply` answered (a new variant).
 pub fn regenerate(app: AppState, reply: MessageId) {
-    let parent = app.session.with_untracked(|s| s.get(&reply).and_then(|m| m.parent.clone()));
+    let parent = app
+        .session
+        .with_untracked(|s| s.get(&reply).and_then(|m| m.parent.clone()));
     if let Some(parent) = parent {
         answer(app, parent);
     }
@@ -87,7 +96,15 @@ pub fn edit(app: AppState, of: MessageId, text: String) {
         return;
     }
     let id = new_id();
-    if app.apply(Command::EditUser { id: id.clone(), of, text, at: now_ms() }).is_ok() {
+    if app
+        .apply(Command::EditUser {
+            id: id.clone(),
+            of,
+            text,
+            at: now_ms(),
+        })
+        .is_ok()
+    {
         answer(app, id);
     }
 }
@@ -117,7 +134,11 @@ fn answer(app: AppState, parent: MessageId) {
     });
     let session_id = app.session.with_untracked(|s| s.id.clone());
     app.alert.set(None);
-    app.live.set(Some(Live { session_id, id: reply_id.clone(), ..Live::default() }));
+    app.live.set(Some(Live {
+        session_id,
+        id: reply_id.clone(),
+        ..Live::default()
+    }));
     let controller = match web_sys::AbortController::new() {
         Ok(c) => c,
         Err(_) => return,
@@ -141,15 +162,26 @@ struct Outcome {
 
 fn to_api_error(e: FetchError, stall_seconds: u32) -> ApiError {
     match e {
-        FetchError::Status { status, retry_after, body } => classify(status, retry_after.as_deref(), &body),
+        FetchError::Status {
+            status,
+            retry_after,
+            body,
+        } => classify(status, retry_after.as_deref(), &body),
         FetchError::NotStream { content_type, body } => not_a_stream(&content_type, &body),
         FetchError::Network(_) => ApiError::Network,
-        FetchError::Stalled => ApiError::Stalled { seconds: stall_seconds },
+        FetchError::Stalled => ApiError::Stalled {
+            seconds: stall_seconds,
+        },
         FetchError::Broken(_) | FetchError::Aborted => ApiError::Cut,
     }
 }
 
-async fn run(app: AppState, settings: &crate::core::settings::Settings, body: &str, controller: &web_sys::AbortController) -> Outcome {
+async fn run(
+    app: AppState,
+    settings: &crate::core::settings::Settings,
+    body: &str,
+    controller: &web_sys::AbortController,
+) -> Outcome {
     let key = app.api_key.get_untracked();
     let stall_ms = settings.stall_seconds.saturating_mul(1000);
     let signal = controller.signal();
@@ -157,7 +189,12 @@ async fn run(app: AppState, settings: &crate::core::settings::Settings, body: &s
     let mut stream = loop {
         match post_stream(&settings.chat_url(), Some(&key), body, &signal, stall_ms).await {
             Ok(s) => break s,
-            Err(FetchError::Aborted) => return Outcome { result: Ok(None), aborted: true },
+            Err(FetchError::Aborted) => {
+                return Outcome {
+                    result: Ok(None),
+                    aborted: true,
+                }
+            }
             Err(e) => {
                 let err = to_api_error(e, settings.stall_seconds);
                 if let ApiError::RateLimited { retry_after, .. } = &err {
@@ -171,7 +208,10 @@ async fn run(app: AppState, settings: &crate::core::settings::Settings, body: &s
                             gloo_timers::future::TimeoutFuture::new(1000).await;
                             if signal.aborted() {
                                 app.status.set(String::new());
-                                return Outcome { result: Ok(None), aborted: true };
+                                return Outcome {
+                                    result: Ok(None),
+                                    aborted: true,
+                                };
                             }
                         }
                         app.status.set(String::new());
@@ -181,7 +221,10 @@ async fn run(app: AppState, settings: &crate::core::settings::Settings, body: &s
                 if matches!(err, ApiError::Stalled { .. }) {
                     controller.abort();
                 }
-                return Outcome { result: Err(err), aborted: false };
+                return Outcome {
+                    result: Err(err),
+                    aborted: false,
+                };
             }
         }
     };
@@ -211,7 +254,11 @@ async fn run(app: AppState, settings: &crate::core::settings::Settings, body: &s
             Ok(None) => {
                 let rest = decoder.finish();
                 if rest.is_empty() {
-                    break 'read if finish_reason.is_some() { Ok(finish_reason.clone()) } else { Err(ApiError::Cut) };
+                    break 'read if finish_reason.is_some() {
+                        Ok(finish_reason.clone())
+                    } else {
+                        Err(ApiError::Cut)
+                    };
                 }
                 rest
             }
@@ -224,7 +271,9 @@ async fn run(app: AppState, settings: &crate::core::settings::Settings, body: &s
             }
         };
         for item in items {
-            let SseItem::Event(event) = item else { continue };
+            let SseItem::Event(event) = item else {
+                continue;
+            };
             let updates = match parse_event(&event) {
                 Ok(u) => u,
                 Err(e) => break 'read Err(ApiError::BadChunk(e.to_string())),
@@ -235,7 +284,9 @@ async fn run(app: AppState, settings: &crate::core::settings::Settings, body: &s
                     StreamUpdate::Reasoning(t) => pending.borrow_mut().1.push_str(&t),
                     StreamUpdate::Finish(r) => finish_reason = Some(r),
                     StreamUpdate::Usage(_) => {}
-                    StreamUpdate::Error { message, .. } => break 'read Err(ApiError::InStream { message }),
+                    StreamUpdate::Error { message, .. } => {
+                        break 'read Err(ApiError::InStream { message })
+                    }
                     StreamUpdate::Done => break 'read Ok(finish_reason.clone()),
                 }
             }
@@ -263,7 +314,9 @@ async fn run(app: AppState, settings: &crate::core::settings::Settings, body: &s
 
 /// Save the session with the live text so far, without touching the visible session.
 fn checkpoint(app: AppState) {
-    let Some(live) = app.live.get_untracked() else { return };
+    let Some(live) = app.live.get_untracked() else {
+        return;
+    };
     let mut snapshot = app.session.get_untracked();
     if snapshot.id != live.session_id {
         return;
@@ -279,7 +332,13 @@ fn checkpoint(app: AppState) {
     }
 }
 
-fn finish(app: AppState, id: MessageId, outcome: Outcome, user_stopped: bool, settings: &crate::core::settings::Settings) {
+fn finish(
+    app: AppState,
+    id: MessageId,
+    outcome: Outcome,
+    user_stopped: bool,
+    settings: &crate::core::settings::Settings,
+) {
     let live = app.live.get_untracked().unwrap_or_default();
     app.live.set(None);
     app.status.set(String::new());
@@ -288,9 +347,15 @@ fn finish(app: AppState, id: MessageId, outcome: Outcome, user_stopped: bool, se
         Ok(reason) if outcome.aborted || user_stopped => (Status::Stopped, reason, None, None),
         Ok(reason) => {
             let note = match reason.as_deref() {
-                Some("length") => Some("Truncated: the reply reached the max tokens limit.".to_string()),
-                Some("content_filter") => Some("Cut short by the provider's content filter.".to_string()),
-                _ if live.content.is_empty() => Some("The model returned no visible answer.".to_string()),
+                Some("length") => {
+                    Some("Truncated: the reply reached the max tokens limit.".to_string())
+                }
+                Some("content_filter") => {
+                    Some("Cut short by the provider's content filter.".to_string())
+                }
+                _ if live.content.is_empty() => {
+                    Some("The model returned no visible answer.".to_string())
+                }
                 _ => None,
             };
             (Status::Complete, reason, note, None)
@@ -302,12 +367,28 @@ fn finish(app: AppState, id: MessageId, outcome: Outcome, user_stopped: bool, se
         if s.id != live.session_id {
             return;
         }
-        let _ = s.apply(Command::AppendReply { id: id.clone(), content: live.content.clone(), reasoning: live.reasoning.clone() });
+        let _ = s.apply(Command::AppendReply {
+            id: id.clone(),
+            content: live.content.clone(),
+            reasoning: live.reasoning.clone(),
+        });
         if error.is_some() && empty {
-            let _ = s.apply(Command::FinishReply { id: id.clone(), status: Status::Incomplete, finish_reason: None, note: None, at: now_ms() });
+            let _ = s.apply(Command::FinishReply {
+                id: id.clone(),
+                status: Status::Incomplete,
+                finish_reason: None,
+                note: None,
+                at: now_ms(),
+            });
             let _ = s.apply(Command::DiscardEmptyReply { id: id.clone() });
         } else {
-            let _ = s.apply(Command::FinishReply { id: id.clone(), status, finish_reason, note, at: now_ms() });
+            let _ = s.apply(Command::FinishReply {
+                id: id.clone(),
+                status,
+                finish_reason,
+                note,
+                at: now_ms(),
+            });
         }
     });
     app.save_session();
@@ -319,9 +400,17 @@ fn finish(app: AppState, id: MessageId, outcome: Outcome, user_stopped: bool, se
         };
         let settings_action = matches!(
             err,
-            ApiError::Auth { .. } | ApiError::NotFound { .. } | ApiError::Network | ApiError::NotAStream { .. } | ApiError::Http { .. }
+            ApiError::Auth { .. }
+                | ApiError::NotFound { .. }
+                | ApiError::Network
+                | ApiError::NotAStream { .. }
+                | ApiError::Http { .. }
         );
-        app.alert.set(Some(Alert { text: describe(&err, &ctx), settings: settings_action, retry: empty }));
+        app.alert.set(Some(Alert {
+            text: describe(&err, &ctx),
+            settings: settings_action,
+            retry: empty,
+        }));
     }
 }
 

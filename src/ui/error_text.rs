@@ -93,20 +93,58 @@ mod tests {
     use super::*;
 
     fn ctx(default: bool) -> ErrorContext {
-        ErrorContext { base_url: "http://127.0.0.1:8080/v1".into(), model: "m".into(), using_default: default }
+        ErrorContext {
+            base_url: "http://127.0.0.1:8080/v1".into(),
+            model: "m".into(),
+            using_default: default,
+        }
     }
 
     #[test]
     fn each_error_names_the_action() {
         let cases: Vec<(ApiError, bool, &str)> = vec![
-            (ApiError::Auth { status: 401, message: Some("Incorrect API key".into()) }, false, "Check the key in Settings"),
+            (
+                ApiError::Auth {
+                    status: 401,
+                    message: Some("Incorrect API key".into()),
+                },
+                false,
+                "Check the key in Settings",
+            ),
             (ApiError::NotFound { message: None }, false, "API base URL"),
-            (ApiError::RateLimited { retry_after: Some(3), message: None }, false, "wait 3 s"),
-            (ApiError::Server { status: 502, message: None }, false, "internal error (502)"),
+            (
+                ApiError::RateLimited {
+                    retry_after: Some(3),
+                    message: None,
+                },
+                false,
+                "wait 3 s",
+            ),
+            (
+                ApiError::Server {
+                    status: 502,
+                    message: None,
+                },
+                false,
+                "internal error (502)",
+            ),
             (ApiError::Network, false, "CORS"),
             (ApiError::Network, true, "open Settings"),
-            (ApiError::NotAStream { content_type: "text/html".into(), snippet: "<html>".into() }, false, "did not send a stream"),
-            (ApiError::InStream { message: "overloaded".into() }, false, "overloaded"),
+            (
+                ApiError::NotAStream {
+                    content_type: "text/html".into(),
+                    snippet: "<html>".into(),
+                },
+                false,
+                "did not send a stream",
+            ),
+            (
+                ApiError::InStream {
+                    message: "overloaded".into(),
+                },
+                false,
+                "overloaded",
+            ),
             (ApiError::Stalled { seconds: 60 }, false, "60 s"),
             (ApiError::Cut, false, "partial reply is kept"),
         ];
@@ -114,6 +152,13 @@ mod tests {
             let text = describe(&err, &ctx(default));
             assert!(text.contains(needle), "{err:?}: {text}");
         }
-        assert!(!describe(&ApiError::NotAStream { content_type: "text/html".into(), snippet: "<b>".into() }, &ctx(false)).contains("<b>"));
+        assert!(!describe(
+            &ApiError::NotAStream {
+                content_type: "text/html".into(),
+                snippet: "<b>".into()
+            },
+            &ctx(false)
+        )
+        .contains("<b>"));
     }
 }

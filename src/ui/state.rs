@@ -77,7 +77,12 @@ fn store() -> Store {
 /// A fresh session with the default role's system prompt.
 pub fn fresh_session() -> Session {
     let role = prompts::default_role();
-    Session::new(new_id(), now_ms(), role.name, Some((new_id(), role.system.to_string())))
+    Session::new(
+        new_id(),
+        now_ms(),
+        role.name,
+        Some((new_id(), role.system.to_string())),
+    )
 }
 
 impl AppState {
@@ -90,7 +95,9 @@ impl AppState {
         }
         let mut index = match s.get(persist::KEY_INDEX) {
             Ok(Some(text)) => persist::decode_index(&text).unwrap_or_else(|e| {
-                problems.push(format!("The chat list could not be read ({e}); it was rebuilt from the stored chats."));
+                problems.push(format!(
+                    "The chat list could not be read ({e}); it was rebuilt from the stored chats."
+                ));
                 Index::default()
             }),
             Ok(None) => Index::default(),
@@ -117,13 +124,19 @@ impl AppState {
             Ok(Some(text)) => match persist::decode_settings(&text) {
                 Ok(st) => (st, true),
                 Err(e) => {
-                    problems.push(format!("Saved settings could not be read ({e}); defaults are in use."));
+                    problems.push(format!(
+                        "Saved settings could not be read ({e}); defaults are in use."
+                    ));
                     (Settings::default(), false)
                 }
             },
             _ => (Settings::default(), false),
         };
-        let api_key = s.get(persist::KEY_API_KEY).ok().flatten().unwrap_or_default();
+        let api_key = s
+            .get(persist::KEY_API_KEY)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
 
         let mut session = None;
         let wanted: Vec<String> = index
@@ -175,7 +188,10 @@ impl AppState {
             state.save_index();
         }
         if !problems.is_empty() {
-            state.alert.set(Some(Alert { text: problems.join(" "), ..Alert::default() }));
+            state.alert.set(Some(Alert {
+                text: problems.join(" "),
+                ..Alert::default()
+            }));
         }
         state
     }
@@ -183,7 +199,10 @@ impl AppState {
     /// Show a storage failure (keeps an existing alert about something else).
     fn report_storage(&self, result: Result<(), StorageError>) {
         if let Err(e) = result {
-            self.alert.set(Some(Alert { text: describe_storage(&e), ..Alert::default() }));
+            self.alert.set(Some(Alert {
+                text: describe_storage(&e),
+                ..Alert::default()
+            }));
         }
     }
 
@@ -195,7 +214,9 @@ impl AppState {
 
     /// Write the open session (that record only) and its index entry.
     pub fn save_session(&self) {
-        let (text, snapshot) = self.session.with_untracked(|s| (persist::encode_session(s), s.clone()));
+        let (text, snapshot) = self
+            .session
+            .with_untracked(|s| (persist::encode_session(s), s.clone()));
         self.save_session_text(&snapshot, &text);
     }
 
@@ -243,7 +264,11 @@ impl AppState {
     pub fn save_draft(&self, text: &str) {
         let id = self.session.with_untracked(|s| s.id.clone());
         let key = persist::draft_key(&id);
-        let r = if text.is_empty() { store().remove(&key) } else { store().set(&key, &persist::encode_draft(text)) };
+        let r = if text.is_empty() {
+            store().remove(&key)
+        } else {
+            store().set(&key, &persist::encode_draft(text))
+        };
         self.report_storage(r);
     }
 

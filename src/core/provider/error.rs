@@ -96,7 +96,9 @@ pub fn error_message(body: &str) -> Option<String> {
         return None;
     }
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(trimmed) {
-        return json_message(&value).map(|m| clip(&m)).filter(|m| !m.is_empty());
+        return json_message(&value)
+            .map(|m| clip(&m))
+            .filter(|m| !m.is_empty());
     }
     let lower = trimmed.to_ascii_lowercase();
     if lower.starts_with("<!doctype") || lower.starts_with("<html") || lower.starts_with('<') {
@@ -138,7 +140,10 @@ pub fn classify(status: u16, retry_after: Option<&str>, body: &str) -> ApiError 
     match status {
         401 | 403 => ApiError::Auth { status, message },
         404 => ApiError::NotFound { message },
-        429 => ApiError::RateLimited { retry_after: parse_retry_after(retry_after), message },
+        429 => ApiError::RateLimited {
+            retry_after: parse_retry_after(retry_after),
+            message,
+        },
         500..=599 => ApiError::Server { status, message },
         _ => ApiError::Http { status, message },
     }
@@ -159,10 +164,15 @@ pub fn not_a_stream(content_type: &str, body: &str) -> ApiError {
         .ok()
         .and_then(|v| v.get("error").and_then(json_message))
     {
-        return ApiError::InStream { message: clip(&message) };
+        return ApiError::InStream {
+            message: clip(&message),
+        };
     }
     let snippet: String = body.trim().chars().take(120).collect();
-    ApiError::NotAStream { content_type: content_type.to_string(), snippet }
+    ApiError::NotAStream {
+        content_type: content_type.to_string(),
+        snippet,
+    }
 }
 
 /// Backoff before retry `attempt` (0-based) of a rate-limited request: the server's
@@ -181,11 +191,20 @@ mod tests {
     #[test]
     fn error_bodies() {
         let cases: &[(&str, Option<&str>)] = &[
-            (r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#, Some("Incorrect API key provided")),
+            (
+                r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#,
+                Some("Incorrect API key provided"),
+            ),
             (r#"{"error":"model not found"}"#, Some("model not found")),
             (r#"{"detail":"Not Found"}"#, Some("Not Found")),
-            (r#"{"detail":[{"loc":["body"],"msg":"field required"},{"msg":"bad temp"}]}"#, Some("field required; bad temp")),
-            (r#"{"message":"Too many requests"}"#, Some("Too many requests")),
+            (
+                r#"{"detail":[{"loc":["body"],"msg":"field required"},{"msg":"bad temp"}]}"#,
+                Some("field required; bad temp"),
+            ),
+            (
+                r#"{"message":"Too many requests"}"#,
+                Some("Too many requests"),
+            ),
             (r#"{"error":{"code":500}}"#, None),
             ("upstream connect error", Some("upstream connect error")),
             ("<html><body>502 Bad Gateway</body></html>", None),
@@ -195,27 +214,51 @@ mod tests {
             assert_eq!(error_message(body).as_deref(), *want, "{body}");
         }
         let long = "x".repeat(1000);
-        assert_eq!(error_message(&long).map(|m| m.chars().count()), Some(MAX_MESSAGE + 1));
+        assert_eq!(
+            error_message(&long).map(|m| m.chars().count()),
+            Some(MAX_MESSAGE + 1)
+        );
     }
 
     #[test]
     fn statuses() {
         assert_eq!(
             classify(401, None, r#"{"error":{"message":"bad key"}}"#),
-            ApiError::Auth { status: 401, message: Some("bad key".into()) }
+            ApiError::Auth {
+                status: 401,
+                message: Some("bad key".into())
+            }
         );
-        assert!(matches!(classify(403, None, ""), ApiError::Auth { status: 403, .. }));
-        assert_eq!(classify(404, None, ""), ApiError::NotFound { message: None });
+        assert!(matches!(
+            classify(403, None, ""),
+            ApiError::Auth { status: 403, .. }
+        ));
+        assert_eq!(
+            classify(404, None, ""),
+            ApiError::NotFound { message: None }
+        );
         assert_eq!(
             classify(429, Some(" 7 "), "slow down"),
-            ApiError::RateLimited { retry_after: Some(7), message: Some("slow down".into()) }
+            ApiError::RateLimited {
+                retry_after: Some(7),
+                message: Some("slow down".into())
+            }
         );
         assert_eq!(
             classify(429, Some("Wed, 21 Oct 2015 07:28:00 GMT"), ""),
-            ApiError::RateLimited { retry_after: None, message: None }
+            ApiError::RateLimited {
+                retry_after: None,
+                message: None
+            }
         );
-        assert!(matches!(classify(503, None, ""), ApiError::Server { status: 503, .. }));
-        assert!(matches!(classify(400, None, ""), ApiError::Http { status: 400, .. }));
+        assert!(matches!(
+            classify(503, None, ""),
+            ApiError::Server { status: 503, .. }
+        ));
+        assert!(matches!(
+            classify(400, None, ""),
+            ApiError::Http { status: 400, .. }
+        ));
     }
 
     #[test]
@@ -226,11 +269,16 @@ mod tests {
         assert!(!is_event_stream(""));
         assert_eq!(
             not_a_stream("application/json", r#"{"error":{"message":"overloaded"}}"#),
-            ApiError::InStream { message: "overloaded".into() }
+            ApiError::InStream {
+                message: "overloaded".into()
+            }
         );
         assert_eq!(
             not_a_stream("text/html", "<html>captive</html>"),
-            ApiError::NotAStream { content_type: "text/html".into(), snippet: "<html>captive</html>".into() }
+            ApiError::NotAStream {
+                content_type: "text/html".into(),
+                snippet: "<html>captive</html>".into()
+            }
         );
     }
 
@@ -238,6 +286,9 @@ mod tests {
     fn backoff() {
         assert_eq!(backoff_seconds(Some(3), 0), 3);
         assert_eq!(backoff_seconds(Some(999), 0), 120);
-        assert_eq!([0, 1, 2, 5].map(|a| backoff_seconds(None, a)), [2, 4, 8, 30]);
+        assert_eq!(
+            [0, 1, 2, 5].map(|a| backoff_seconds(None, a)),
+            [2, 4, 8, 30]
+        );
     }
 }

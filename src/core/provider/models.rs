@@ -14,7 +14,11 @@ pub fn parse_models(body: &str) -> Vec<String> {
         .unwrap_or_default();
     let mut ids: Vec<String> = items
         .iter()
-        .filter_map(|m| m.get("id").or_else(|| m.get("name")).and_then(|i| i.as_str()))
+        .filter_map(|m| {
+            m.get("id")
+                .or_else(|| m.get("name"))
+                .and_then(|i| i.as_str())
+        })
         .map(str::to_string)
         .collect();
     ids.sort();
@@ -29,7 +33,10 @@ mod tests {
     #[test]
     fn model_lists() {
         let cases: &[(&str, &[&str])] = &[
-            (r#"{"object":"list","data":[{"id":"b"},{"id":"a"},{"id":"a"}]}"#, &["a", "b"]),
+            (
+                r#"{"object":"list","data":[{"id":"b"},{"id":"a"},{"id":"a"}]}"#,
+                &["a", "b"],
+            ),
             (r#"{"models":[{"name":"llama3"}]}"#, &["llama3"]),
             (r#"{"data":"nope"}"#, &[]),
             ("<html>", &[]),

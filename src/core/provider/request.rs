@@ -39,7 +39,10 @@ pub fn chat_request<'a>(settings: &'a Settings, history: &[&'a Message]) -> Chat
     let messages = history
         .iter()
         .filter(|m| !(m.role == Role::Assistant && m.content.is_empty()))
-        .map(|m| WireMessage { role: m.role.as_str(), content: &m.content })
+        .map(|m| WireMessage {
+            role: m.role.as_str(),
+            content: &m.content,
+        })
         .collect();
     ChatRequest {
         model: &settings.model,
@@ -62,13 +65,36 @@ mod tests {
 
     #[test]
     fn body_has_visible_text_only() {
-        let mut s = Session::new("s".into(), 0, "assistant", Some(("sys".into(), "Be brief.".into())));
-        s.apply(Command::AddUser { id: "u".into(), text: "hi".into(), at: 1 }).unwrap();
-        s.apply(Command::StartReply { id: "a".into(), parent: "u".into(), model: "m".into(), at: 2 })
-            .unwrap();
-        s.apply(Command::AppendReply { id: "a".into(), content: String::new(), reasoning: "think".into() })
-            .unwrap();
-        let settings = Settings { max_tokens: Some(32), temperature: Some(0.5), ..Settings::default() };
+        let mut s = Session::new(
+            "s".into(),
+            0,
+            "assistant",
+            Some(("sys".into(), "Be brief.".into())),
+        );
+        s.apply(Command::AddUser {
+            id: "u".into(),
+            text: "hi".into(),
+            at: 1,
+        })
+        .unwrap();
+        s.apply(Command::StartReply {
+            id: "a".into(),
+            parent: "u".into(),
+            model: "m".into(),
+            at: 2,
+        })
+        .unwrap();
+        s.apply(Command::AppendReply {
+            id: "a".into(),
+            content: String::new(),
+            reasoning: "think".into(),
+        })
+        .unwrap();
+        let settings = Settings {
+            max_tokens: Some(32),
+            temperature: Some(0.5),
+            ..Settings::default()
+        };
         let path = s.path();
         let json = to_json(&chat_request(&settings, &path));
         assert_eq!(

@@ -10,7 +10,10 @@ use leptos::prelude::*;
 #[component]
 pub fn RenameDialog() -> impl IntoView {
     let app = expect_context::<AppState>();
-    let title = RwSignal::new(app.session.with_untracked(|s| s.display_title().to_string()));
+    let title = RwSignal::new(
+        app.session
+            .with_untracked(|s| s.display_title().to_string()),
+    );
     let error = RwSignal::new(String::new());
     view! {
         <Modal title="Rename chat">
@@ -39,7 +42,9 @@ pub fn RenameDialog() -> impl IntoView {
 #[component]
 pub fn DeleteDialog() -> impl IntoView {
     let app = expect_context::<AppState>();
-    let title = app.session.with_untracked(|s| s.display_title().to_string());
+    let title = app
+        .session
+        .with_untracked(|s| s.display_title().to_string());
     view! {
         <Modal title="Delete chat">
             <p>"Delete “" {title} "”? This cannot be undone."</p>

@@ -63,15 +63,26 @@ pub fn Conversation() -> impl IntoView {
         app.live.track();
         if let Some(el) = log.get() {
             let near_bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 120;
-            if near_bottom || app.live.with_untracked(|l| l.as_ref().is_some_and(|l| l.content.is_empty())) {
+            if near_bottom
+                || app
+                    .live
+                    .with_untracked(|l| l.as_ref().is_some_and(|l| l.content.is_empty()))
+            {
                 el.set_scroll_top(el.scroll_height());
             }
         }
     });
     // One listener for every "Copy code" button in rendered markdown.
     let on_click = move |ev: leptos::ev::MouseEvent| {
-        let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
-        let Ok(Some(button)) = target.closest(".copy-code") else { return };
+        let Some(target) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        else {
+            return;
+        };
+        let Ok(Some(button)) = target.closest(".copy-code") else {
+            return;
+        };
         let code = button
             .closest(".code-block")
             .ok()

@@ -25,22 +25,37 @@ pub fn SettingsDialog() -> impl IntoView {
     let base_url = RwSignal::new(current.base_url.clone());
     let api_key = RwSignal::new(app.api_key.get_untracked());
     let model = RwSignal::new(current.model.clone());
-    let temperature = RwSignal::new(current.temperature.map(|t| t.to_string()).unwrap_or_default());
-    let max_tokens = RwSignal::new(current.max_tokens.map(|t| t.to_string()).unwrap_or_default());
+    let temperature = RwSignal::new(
+        current
+            .temperature
+            .map(|t| t.to_string())
+            .unwrap_or_default(),
+    );
+    let max_tokens = RwSignal::new(
+        current
+            .max_tokens
+            .map(|t| t.to_string())
+            .unwrap_or_default(),
+    );
     let stall = RwSignal::new(current.stall_seconds.to_string());
     let error = RwSignal::new(String::new());
     let models = RwSignal::new(Vec::<String>::new());
     let models_note = RwSignal::new(String::new());
 
     let load_models = move || {
-        let url = format!("{}/models", base_url.get_untracked().trim().trim_end_matches('/'));
+        let url = format!(
+            "{}/models",
+            base_url.get_untracked().trim().trim_end_matches('/')
+        );
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return;
         }
         let key = api_key.get_untracked();
         models_note.set("Loading the server's model list…".into());
         leptos::task::spawn_local(async move {
-            let Ok(ctrl) = web_sys::AbortController::new() else { return };
+            let Ok(ctrl) = web_sys::AbortController::new() else {
+                return;
+            };
             match get_models(&url, Some(&key), &ctrl.signal()).await {
                 Ok(list) if !list.is_empty() => {
                     models_note.set(format!("{} models offered by the server.", list.len()));
@@ -48,7 +63,8 @@ pub fn SettingsDialog() -> impl IntoView {
                 }
                 _ => {
                     models.set(Vec::new());
-                    models_note.set("The server offered no model list; type the model name.".into());
+                    models_note
+                        .set("The server offered no model list; type the model name.".into());
                 }
             }
         });
