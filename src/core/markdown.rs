@@ -137,6 +137,9 @@ impl Filter {
         match event {
             // Raw HTML from the input is shown literally; push_html escapes Text.
             Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+            // Chat replies use single newlines as line breaks (addresses, verse, lists of
+            // lines), so a soft break is kept as a break, as chat apps do.
+            Event::SoftBreak => Some(Event::HardBreak),
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
             // Footnotes are not enabled; if they ever were, push_html would emit `href="#…"`.
@@ -721,6 +724,7 @@ mod tests {
         let cases: Vec<(&str, String)> = vec![
             ("Hello", "<p>Hello</p>\n".into()),
             ("", String::new()),
+            ("line one\nline two", "<p>line one<br />\nline two</p>\n".into()),
             (
                 "*a* **b** ~~c~~ `<d>`",
                 "<p><em>a</em> <strong>b</strong> <del>c</del> <code>&lt;d&gt;</code></p>\n"

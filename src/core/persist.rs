@@ -19,7 +19,7 @@ pub const PREFIX: &str = "satori.";
 pub const KEY_INDEX: &str = "satori.index";
 /// Key of the settings record (never holds the API key).
 pub const KEY_SETTINGS: &str = "satori.settings";
-/// Key of the API key record (a plain string, the only place the key is stored).
+/// Key of the API key record (the only place the key is stored).
 pub const KEY_API_KEY: &str = "satori.api_key";
 
 /// Storage key of one session.
@@ -159,6 +159,24 @@ pub fn encode_settings(settings: &Settings) -> String {
 /// Decode the settings record.
 pub fn decode_settings(text: &str) -> Result<Settings, DecodeError> {
     decode(text)
+}
+
+/// Encode the API key record.
+pub fn encode_api_key(key: &str) -> String {
+    #[derive(Serialize)]
+    struct ApiKey<'a> {
+        key: &'a str,
+    }
+    encode(&ApiKey { key })
+}
+
+/// Decode the API key record.
+pub fn decode_api_key(text: &str) -> Result<String, DecodeError> {
+    #[derive(Deserialize)]
+    struct ApiKey {
+        key: String,
+    }
+    decode::<ApiKey>(text).map(|k| k.key)
 }
 
 /// Encode a draft record.

@@ -252,7 +252,10 @@ impl AppState {
         let r = if api_key.trim().is_empty() {
             s.remove(persist::KEY_API_KEY)
         } else {
-            s.set(persist::KEY_API_KEY, api_key.trim())
+            s.set(
+                persist::KEY_API_KEY,
+                &persist::encode_api_key(api_key.trim()),
+            )
         };
         self.report_storage(r);
         self.settings.set(settings);

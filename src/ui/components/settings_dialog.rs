@@ -42,15 +42,25 @@ pub fn SettingsDialog() -> impl IntoView {
     let models = RwSignal::new(Vec::<String>::new());
     let models_note = RwSignal::new(String::new());
 
+    let saved_base = StoredValue::new(current.base_url.clone());
     let load_models = move || {
-        let url = format!(
-            "{}/models",
-            base_url.get_untracked().trim().trim_end_matches('/')
-        );
+        let base = base_url
+            .get_untracked()
+            .trim()
+            .trim_end_matches('/')
+            .to_string();
+        let url = format!("{base}/models");
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return;
         }
-        let key = api_key.get_untracked();
+        // A key is only sent to the server it was saved for, or with a key the user typed
+        // here — never to a preset the user is merely looking at.
+        let typed = api_key.get_untracked();
+        let key = if saved_base.with_value(|b| *b == base) || typed != app.api_key.get_untracked() {
+            typed
+        } else {
+            String::new()
+        };
         models_note.set("Loading the server's model list…".into());
         leptos::task::spawn_local(async move {
             let Ok(ctrl) = web_sys::AbortController::new() else {
