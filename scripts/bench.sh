@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Benchmarks (numbers only, no assertions): release build sizes and time to an interactive
+# composer, against a baseline page measured in the same browser.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/setup.sh
+bash scripts/build.sh >/dev/null
+node tests/bench/first-load.mjs --dist dist "$@"

@@ -1,0 +1,93 @@
+// Benchmark: what the first page load of the built app downloads (raw, gzip -9, brotli) and how
+// long it takes from navigation start until the composer ("Message") is visible and enabled, in
+// headless Chromium with a fresh profile per run. A baseline page (plain HTML with a textarea,
+// served by the same server, measured in the same browser) is run alongside, so the ratio is
+// comparable across machines. Prints numbers; asserts nothing.
+// usage: node tests/bench/first-load.mjs [--dist dist] [--runs 7]
+import { readFileSync, mkdtempSync, writeFileSync, readdirSync, statSync } from 'node:fs';
+import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { chromium } from 'playwright-core';
+import { startStatic } from '../e2e/support/static-server.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };
+const dist = opt('dist', 'dist');
+const runs = Number(opt('runs', '7'));
+const BUDGET_KB = 250;
+
+const kb = (n) => (n / 1024).toFixed(1);
+function sizes(buf) {
+  return {
+    raw: buf.length,
+    gzip: gzipSync(buf, { level: 9 }).length,
+    brotli: brotliCompressSync(buf, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+}
+
+// 1. Sizes of every file in dist/ (all of them are needed by the first load).
+console.log(`# Satori first load — ${new Date().toISOString()}`);
+console.log('\n## Release build sizes (every file in dist/ is fetched by the first load)');
+console.log('file'.padEnd(44), 'raw KB'.padStart(9), 'gzip KB'.padStart(9), 'brotli KB'.padStart(10));
+const total = { raw: 0, gzip: 0, brotli: 0 };
+for (const f of readdirSync(dist).sort()) {
+  const p = join(dist, f);
+  if (!statSync(p).isFile()) continue;
+  const s = sizes(readFileSync(p));
+  for (const k of Object.keys(total)) total[k] += s[k];
+  console.log(f.padEnd(44), kb(s.raw).padStart(9), kb(s.gzip).padStart(9), kb(s.brotli).padStart(10));
+}
+console.log('TOTAL'.padEnd(44), kb(total.raw).padStart(9), kb(total.gzip).padStart(9), kb(total.brotli).padStart(10));
+console.log(`budget ${BUDGET_KB} KB compressed: gzip ${total.gzip / 1024 <= BUDGET_KB ? 'within' : 'OVER'}, brotli ${total.brotli / 1024 <= BUDGET_KB ? 'within' : 'OVER'}`);
+
+// 2. Time to an interactive composer, app vs baseline.
+const baseDir = mkdtempSync(join(tmpdir(), 'satori-baseline-'));
+writeFileSync(join(baseDir, 'index.html'),
+  '<!doctype html><html><head><meta charset="utf-8"><title>baseline</title></head><body>' +
+  '<label for="m">Message</label><textarea id="m"></textarea><button>Send</button></body></html>');
+const app = await startStatic({ root: dist, prefix: '/' });
+const base = await startStatic({ root: baseDir, prefix: '/' });
+const browser = await chromium.launch({
+  executablePath: process.env.SATORI_CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'],
+});
+// Records performance.now() the first time a visible, enabled "Message" textarea exists.
+const probe = () => {
+  const check = () => {
+    const t = document.querySelector('textarea');
+    if (t && !t.disabled && t.getBoundingClientRect().height > 0 && window.__ready === undefined) {
+      window.__ready = performance.now();
+      return true;
+    }
+    return false;
+  };
+  new MutationObserver(() => check()).observe(document, { childList: true, subtree: true });
+  document.addEventListener('DOMContentLoaded', check);
+};
+async function measure(url) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  await page.addInitScript(probe);
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => window.__ready !== undefined, null, { timeout: 30000 });
+  const ms = await page.evaluate(() => window.__ready);
+  await ctx.close();
+  return ms;
+}
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const appTimes = [], baseTimes = [];
+await measure(app.url); // warm the server and the browser process, not the page cache
+for (let i = 0; i < runs; i++) {
+  baseTimes.push(await measure(base.url));
+  appTimes.push(await measure(app.url));
+}
+await browser.close();
+await app.close();
+await base.close();
+const f = (xs) => `median ${median(xs).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
+console.log(`\n## Navigation start → composer visible and enabled (${runs} fresh-profile runs, loopback)`);
+console.log(`Satori:   ${f(appTimes)}`);
+console.log(`baseline: ${f(baseTimes)}  (static HTML textarea, same server and browser)`);
+console.log(`ratio Satori / baseline: ${(median(appTimes) / median(baseTimes)).toFixed(1)}×`);

@@ -1,0 +1,64 @@
+// Takes screenshots of the built app for a human to look at (not a test): chat with markdown,
+// Settings, an error, a stopped reply, in light and dark, desktop and phone width.
+// usage: node tests/screens/shoot.mjs [outdir]
+import { mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { startStatic } from '../e2e/support/static-server.mjs';
+import { startFakeLlm } from '../e2e/support/fake-llm.mjs';
+
+const out = process.argv[2] || 'tests/e2e/artifacts/screens';
+mkdirSync(out, { recursive: true });
+const web = await startStatic({ root: 'dist', prefix: '/' });
+const fake = await startFakeLlm();
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const REPLY = ['Here is a **plan**:\n\n', '1. Mix flour and water\n2. Rest 30 min\n\n', '```python\nprint("bread")\n```\n\n',
+  '| step | minutes |\n|---|---|\n| knead | 10 |\n| bake | 35 |\n\n', 'Image: ![oven](https://example.test/oven.png) and <script>alert(1)</script>'];
+try {
+  for (const scheme of ['light', 'dark']) {
+    for (const [label, viewport] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 800 }]]) {
+      const ctx = await browser.newContext({ colorScheme: scheme, viewport });
+      const page = await ctx.newPage();
+      await page.goto(web.url);
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.waitFor();
+      // Settings
+      await page.getByRole('button', { name: 'Settings' }).first().click();
+      const dlg = page.getByRole('dialog', { name: 'Settings' });
+      await dlg.getByLabel('Provider').selectOption({ label: 'Custom' });
+      await dlg.getByLabel('API base URL').fill(fake.baseUrl);
+      await dlg.getByLabel('API key').fill('sk-demo');
+      await dlg.getByLabel('Model').fill('fake-small');
+      await page.screenshot({ path: `${out}/${scheme}-${label}-settings.png` });
+      await dlg.getByRole('button', { name: 'Save' }).click();
+      // A complete reply with markdown and reasoning
+      fake.enqueue({ reasoning: ['The user wants ', 'bread.'], chunks: REPLY, delayMs: 20 });
+      await box.fill('How do I bake bread?');
+      await box.press('Enter');
+      await page.getByRole('button', { name: 'Send' }).waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-chat.png` });
+      // A stopped reply
+      fake.enqueue({ chunks: Array.from({ length: 30 }, (_, i) => `word${i} `), delayMs: 150 });
+      await box.fill('Tell me a long story');
+      await box.press('Enter');
+      await page.waitForTimeout(900);
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await page.getByRole('button', { name: 'Send' }).waitFor();
+      // An error
+      fake.enqueue({ status: 401, body: { error: { message: 'Incorrect API key provided' } } });
+      await box.fill('One more?');
+      await box.press('Enter');
+      await page.getByRole('alert').waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-stopped-and-error.png` });
+      await ctx.close();
+    }
+  }
+} finally {
+  await browser.close();
+  await fake.close();
+  await web.close();
+}
+console.log(`screenshots in ${out}`);
