@@ -268,3 +268,27 @@ test('Edit and "Save and send" branches the conversation; the old branch stays r
     });
   });
 });
+
+test('closing the page mid-reply keeps the partial text, restored as Incomplete', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    const pieces = Array.from({ length: 40 }, (_, i) => `p${String(i + 1).padStart(2, '0')} `);
+    fake.enqueue({ chunks: pieces, delayMs: 100 });
+    await sendMessage(page, 'Write slowly');
+    const reply = lastAssistant(page);
+    // Wait past the first checkpoint (about once a second) with text on screen.
+    await poll(async () => (await textOf(reply)).includes('p15'), { message: 'fifteen pieces streamed' });
+    await page.reload({ waitUntil: 'load' });
+    const restored = lastAssistant(page);
+    assert.equal(await waitForStatus(restored, 'incomplete'), 'incomplete');
+    await restored.getByText('Incomplete', { exact: true }).waitFor({ state: 'visible' });
+    const kept = await textOf(restored);
+    assert.match(kept, /^p01 p02 p03 p04 p05/, `the checkpointed partial reply is kept (got ${JSON.stringify(kept)})`);
+    assert.doesNotMatch(kept, /p40/, 'the reply was cut by the reload');
+    // The reply can be retried from there.
+    fake.enqueue({ chunks: ['Done ', 'now.'] });
+    await restored.getByRole('button', byName('Retry')).click();
+    await waitIdle(page);
+    assert.equal(await textOf(lastAssistant(page)), 'Done now.');
+  });
+});
