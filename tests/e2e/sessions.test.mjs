@@ -241,3 +241,47 @@ test('the API key stays out of other storage records, request URLs, the page tex
     assert.deepEqual(leaks, [], 'the key never appears in console output');
   });
 });
+
+test('full storage: a clear alert, the chat stays on screen, the stored copy is left intact', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'Remember the order 4711');
+    const key = await page.evaluate(() => Object.keys(localStorage).find((k) => k.startsWith('satori.session.')));
+    const before = await page.evaluate((k) => localStorage.getItem(k), key);
+    // Fill the rest of the quota with filler records (real localStorage, real QuotaExceededError).
+    await page.evaluate(() => {
+      let size = 1 << 20;
+      for (let i = 0; size >= 16; i++) {
+        try { localStorage.setItem(`filler.${i}`, 'x'.repeat(size)); } catch { size = size >> 1; }
+      }
+    });
+    await sendMessage(page, 'And the amount 99.50');
+    await waitIdle(page);
+    const alert = page.getByRole('alert');
+    await alert.waitFor({ state: 'visible' });
+    assert.match(await alert.innerText(), /storage is full/i);
+    // Nothing is lost on screen, and the old stored copy was not damaged by the failed write.
+    assert.equal(await textOf(lastUser(page)), 'And the amount 99.50');
+    assert.equal(await textOf(articles(page, 'user').first()), 'Remember the order 4711');
+    const after = await page.evaluate((k) => localStorage.getItem(k), key);
+    assert.equal(after, before, 'the previously stored session record is unchanged');
+    await page.evaluate(() => { for (const k of Object.keys(localStorage)) if (k.startsWith('filler.')) localStorage.removeItem(k); });
+  });
+});
+
+test('a corrupt session record: a clear alert, the record is left untouched, the app still works', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'First chat');
+    const key = await page.evaluate(() => Object.keys(localStorage).find((k) => k.startsWith('satori.session.')));
+    await page.evaluate((k) => localStorage.setItem(k, '{"v":1, "id": broken'), key);
+    await reload(page);
+    const alert = page.getByRole('alert');
+    await alert.waitFor({ state: 'visible' });
+    assert.match(await alert.innerText(), /could not be read/i);
+    assert.equal(await page.evaluate((k) => localStorage.getItem(k), key), '{"v":1, "id": broken', 'the corrupt record is kept for recovery');
+    // A fresh chat works.
+    await chat(page, 'Still working?');
+    assert.equal(await textOf(lastAssistant(page)), 'Echo: Still working?');
+  });
+});
