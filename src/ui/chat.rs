@@ -363,32 +363,38 @@ fn finish(
         Err(_) if user_stopped => (Status::Stopped, None, None, None),
         Err(err) => (Status::Incomplete, None, Some(short_note(&err)), Some(err)),
     };
-    let _ = app.session.try_update(|s| {
-        if s.id != live.session_id {
-            return;
-        }
-        let _ = s.apply(Command::AppendReply {
+    let mut cmds = vec![Command::AppendReply {
+        id: id.clone(),
+        content: live.content.clone(),
+        reasoning: live.reasoning.clone(),
+    }];
+    if error.is_some() && empty {
+        cmds.push(Command::FinishReply {
             id: id.clone(),
-            content: live.content.clone(),
-            reasoning: live.reasoning.clone(),
+            status: Status::Incomplete,
+            finish_reason: None,
+            note: None,
+            at: now_ms(),
         });
-        if error.is_some() && empty {
-            let _ = s.apply(Command::FinishReply {
-                id: id.clone(),
-                status: Status::Incomplete,
-                finish_reason: None,
-                note: None,
-                at: now_ms(),
-            });
-            let _ = s.apply(Command::DiscardEmptyReply { id: id.clone() });
-        } else {
-            let _ = s.apply(Command::FinishReply {
-                id: id.clone(),
-                status,
-                finish_reason,
-                note,
-                at: now_ms(),
-            });
+        cmds.push(Command::DiscardEmptyReply { id: id.clone() });
+    } else {
+        cmds.push(Command::FinishReply {
+            id: id.clone(),
+            status,
+            finish_reason,
+            note,
+            at: now_ms(),
+        });
+    }
+    let open_id = app.session.with_untracked(|s| s.id.clone());
+    if open_id != live.session_id {
+        // The user switched chats (which stops the reply) before it ended: finish it in storage.
+        app.apply_to_stored(&live.session_id, cmds);
+        return;
+    }
+    app.session.update(|s| {
+        for cmd in cmds {
+            let _ = s.apply(cmd);
         }
     });
     app.save_session();

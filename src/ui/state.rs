@@ -244,6 +244,21 @@ impl AppState {
         result
     }
 
+    /// Apply commands to a stored session that is not open (a reply that ended after the user
+    /// switched chats). A missing or unreadable record is left alone.
+    pub fn apply_to_stored(&self, id: &str, cmds: Vec<Command>) {
+        let Ok(Some(text)) = store().get(&persist::session_key(id)) else {
+            return;
+        };
+        let Ok(mut sess) = persist::decode_session(&text) else {
+            return;
+        };
+        for cmd in cmds {
+            let _ = sess.apply(cmd);
+        }
+        self.save_session_text(&sess, &persist::encode_session(&sess));
+    }
+
     /// Save the settings (validated by the caller) and the API key, each in its own record.
     pub fn save_settings(&self, settings: Settings, api_key: String) {
         let s = store();

@@ -22,6 +22,7 @@ import {
   stopButton,
   byName,
   sleep,
+  chatEntry,
 } from './support/browser.mjs';
 
 const API_KEY = 'sk-e2e-chat-4b1d9e';
@@ -290,5 +291,24 @@ test('closing the page mid-reply keeps the partial text, restored as Incomplete'
     await restored.getByRole('button', byName('Retry')).click();
     await waitIdle(page);
     assert.equal(await textOf(lastAssistant(page)), 'Done now.');
+  });
+});
+
+test('switching to a new chat mid-reply stops it and keeps the partial in the old chat', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    const pieces = Array.from({ length: 40 }, (_, i) => `s${String(i + 1).padStart(2, '0')} `);
+    fake.enqueue({ chunks: pieces, delayMs: 100 });
+    await sendMessage(page, 'Switch away from me');
+    await poll(async () => (await textOf(lastAssistant(page))).includes('s05'), { message: 'five pieces streamed' });
+    await page.getByRole('button', byName('New chat')).first().click();
+    await poll(async () => (await articles(page, 'user').count()) === 0, { message: 'the new chat is open' });
+    await waitIdle(page);
+    await chatEntry(page, 'Switch away from me').click();
+    const reply = lastAssistant(page);
+    assert.equal(await waitForStatus(reply, 'stopped'), 'stopped');
+    const kept = await textOf(reply);
+    assert.match(kept, /^s01 s02 s03 s04 s05/, `the partial reply is kept (got ${JSON.stringify(kept)})`);
+    assert.doesNotMatch(kept, /s40/);
   });
 });
