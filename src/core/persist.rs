@@ -161,22 +161,31 @@ pub fn decode_settings(text: &str) -> Result<Settings, DecodeError> {
     decode(text)
 }
 
-/// Encode the API key record.
-pub fn encode_api_key(key: &str) -> String {
-    #[derive(Serialize)]
-    struct ApiKey<'a> {
-        key: &'a str,
+/// The API key and the base URL it was saved for. The key is only ever sent to that URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiKeyRecord {
+    /// The secret.
+    pub key: String,
+    /// The API base URL the key belongs to.
+    pub base_url: String,
+}
+
+impl ApiKeyRecord {
+    /// The key, if it belongs to `base_url`.
+    pub fn key_for(&self, base_url: &str) -> Option<&str> {
+        let norm = |u: &str| u.trim().trim_end_matches('/').to_ascii_lowercase();
+        (norm(&self.base_url) == norm(base_url)).then_some(self.key.as_str())
     }
-    encode(&ApiKey { key })
+}
+
+/// Encode the API key record.
+pub fn encode_api_key(record: &ApiKeyRecord) -> String {
+    encode(record)
 }
 
 /// Decode the API key record.
-pub fn decode_api_key(text: &str) -> Result<String, DecodeError> {
-    #[derive(Deserialize)]
-    struct ApiKey {
-        key: String,
-    }
-    decode::<ApiKey>(text).map(|k| k.key)
+pub fn decode_api_key(text: &str) -> Result<ApiKeyRecord, DecodeError> {
+    decode(text)
 }
 
 /// Encode a draft record.

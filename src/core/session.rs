@@ -165,6 +165,16 @@ pub enum Command {
         /// Reasoning text to append.
         reasoning: String,
     },
+    /// Replace the text of a streaming reply with everything received so far (idempotent, so
+    /// checkpoints and the final save never duplicate text).
+    SetReply {
+        /// The reply.
+        id: MessageId,
+        /// Visible text so far.
+        content: String,
+        /// Reasoning so far.
+        reasoning: String,
+    },
     /// End a reply.
     FinishReply {
         /// The reply.
@@ -429,6 +439,15 @@ impl Session {
                 m.content.push_str(&content);
                 m.reasoning.push_str(&reasoning);
             }
+            Command::SetReply {
+                id,
+                content,
+                reasoning,
+            } => {
+                let m = self.streaming_reply(&id)?;
+                m.content = content;
+                m.reasoning = reasoning;
+            }
             Command::FinishReply {
                 id,
                 status,
@@ -595,6 +614,29 @@ mod tests {
         let a = s.get("a1").unwrap();
         assert_eq!((a.content.as_str(), a.status), ("Hello", Status::Complete));
         assert_eq!(ids(&s), ["sys", "u1", "a1"]);
+    }
+
+    #[test]
+    fn set_reply_replaces_instead_of_appending() {
+        let set = |text: &str| Command::SetReply {
+            id: "a1".into(),
+            content: text.into(),
+            reasoning: String::new(),
+        };
+        let s = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            set("Hel"),
+            set("Hello"),
+            set("Hello"),
+            finish("a1", Status::Stopped),
+        ]);
+        assert_eq!(s.get("a1").unwrap().content, "Hello");
+        let mut done = s.clone();
+        assert_eq!(
+            done.apply(set("late")),
+            Err(SessionError::WrongStatus("a1".into()))
+        );
     }
 
     #[test]

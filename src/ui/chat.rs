@@ -7,7 +7,6 @@
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::fetch::{post_stream, FetchError};
-use crate::core::persist;
 use crate::core::provider::error::{backoff_seconds, classify, not_a_stream, ApiError};
 use crate::core::provider::request::{chat_request, to_json};
 use crate::core::provider::stream::{parse_event, StreamUpdate};
@@ -50,6 +49,7 @@ pub fn send(app: AppState, text: String) {
         return;
     }
     let id = new_id();
+    app.alert.set(None);
     if app
         .apply(Command::AddUser {
             id: id.clone(),
@@ -114,8 +114,12 @@ fn answer(app: AppState, parent: MessageId) {
     if is_streaming(&app) {
         return;
     }
+    let Ok(controller) = web_sys::AbortController::new() else {
+        return;
+    };
     let settings = app.settings.get_untracked();
     let reply_id = new_id();
+    app.alert.set(None);
     if app
         .apply(Command::StartReply {
             id: reply_id.clone(),
@@ -133,16 +137,11 @@ fn answer(app: AppState, parent: MessageId) {
         to_json(&chat_request(&settings, &history))
     });
     let session_id = app.session.with_untracked(|s| s.id.clone());
-    app.alert.set(None);
     app.live.set(Some(Live {
         session_id,
         id: reply_id.clone(),
         ..Live::default()
     }));
-    let controller = match web_sys::AbortController::new() {
-        Ok(c) => c,
-        Err(_) => return,
-    };
     let stopped = Rc::new(std::cell::Cell::new(false));
     IN_FLIGHT.with(|f| *f.borrow_mut() = Some((controller.clone(), stopped.clone())));
     leptos::task::spawn_local(async move {
@@ -312,24 +311,9 @@ async fn run(
     Outcome { result, aborted }
 }
 
-/// Save the session with the live text so far, without touching the visible session.
+/// Save the session with the live text so far (see [`AppState::save_session`]).
 fn checkpoint(app: AppState) {
-    let Some(live) = app.live.get_untracked() else {
-        return;
-    };
-    let mut snapshot = app.session.get_untracked();
-    if snapshot.id != live.session_id {
-        return;
-    }
-    let appended = snapshot.apply(Command::AppendReply {
-        id: live.id.clone(),
-        content: live.content.clone(),
-        reasoning: live.reasoning.clone(),
-    });
-    if appended.is_ok() {
-        let text = persist::encode_session(&snapshot);
-        app.save_session_text(&snapshot, &text);
-    }
+    app.save_session();
 }
 
 fn finish(
@@ -363,7 +347,7 @@ fn finish(
         Err(_) if user_stopped => (Status::Stopped, None, None, None),
         Err(err) => (Status::Incomplete, None, Some(short_note(&err)), Some(err)),
     };
-    let mut cmds = vec![Command::AppendReply {
+    let mut cmds = vec![Command::SetReply {
         id: id.clone(),
         content: live.content.clone(),
         reasoning: live.reasoning.clone(),

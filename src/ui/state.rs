@@ -121,8 +121,14 @@ impl AppState {
             }
         }
         let (settings, saved) = match s.get(persist::KEY_SETTINGS) {
-            Ok(Some(text)) => match persist::decode_settings(&text) {
-                Ok(st) => (st, true),
+            Ok(Some(text)) => match persist::decode_settings(&text).map(|st| st.validated()) {
+                Ok(Ok(st)) => (st, true),
+                Ok(Err(e)) => {
+                    problems.push(format!(
+                        "Saved settings are not valid ({e}); defaults are in use until you save Settings again."
+                    ));
+                    (Settings::default(), false)
+                }
                 Err(e) => {
                     problems.push(format!(
                         "Saved settings could not be read ({e}); defaults are in use."
@@ -132,11 +138,22 @@ impl AppState {
             },
             _ => (Settings::default(), false),
         };
-        let api_key = s
-            .get(persist::KEY_API_KEY)
-            .ok()
-            .flatten()
-            .unwrap_or_default();
+        // The key is used only with the base URL it was saved for.
+        let api_key = match s.get(persist::KEY_API_KEY) {
+            Ok(Some(text)) => match persist::decode_api_key(&text) {
+                Ok(record) => record
+                    .key_for(&settings.base_url)
+                    .unwrap_or_default()
+                    .to_string(),
+                Err(e) => {
+                    problems.push(format!(
+                        "The saved API key could not be read ({e}); enter it again in Settings."
+                    ));
+                    String::new()
+                }
+            },
+            _ => String::new(),
+        };
 
         let mut session = None;
         let wanted: Vec<String> = index
@@ -212,11 +229,20 @@ impl AppState {
         self.report_storage(store().set(persist::KEY_INDEX, &text));
     }
 
-    /// Write the open session (that record only) and its index entry.
+    /// Write the open session (that record only) and its index entry. A reply that is still
+    /// arriving is saved with the text received so far, so no save ever drops it.
     pub fn save_session(&self) {
-        let (text, snapshot) = self
-            .session
-            .with_untracked(|s| (persist::encode_session(s), s.clone()));
+        let mut snapshot = self.session.get_untracked();
+        if let Some(live) = self.live.get_untracked() {
+            if live.session_id == snapshot.id {
+                let _ = snapshot.apply(Command::SetReply {
+                    id: live.id,
+                    content: live.content,
+                    reasoning: live.reasoning,
+                });
+            }
+        }
+        let text = persist::encode_session(&snapshot);
         self.save_session_text(&snapshot, &text);
     }
 
@@ -267,10 +293,11 @@ impl AppState {
         let r = if api_key.trim().is_empty() {
             s.remove(persist::KEY_API_KEY)
         } else {
-            s.set(
-                persist::KEY_API_KEY,
-                &persist::encode_api_key(api_key.trim()),
-            )
+            let record = persist::ApiKeyRecord {
+                key: api_key.trim().to_string(),
+                base_url: settings.base_url.clone(),
+            };
+            s.set(persist::KEY_API_KEY, &persist::encode_api_key(&record))
         };
         self.report_storage(r);
         self.settings.set(settings);
@@ -290,8 +317,8 @@ impl AppState {
         self.report_storage(r);
     }
 
-    /// Open another session by id.
-    pub fn open(&self, id: &str) {
+    /// Open another session by id; returns whether it could be opened.
+    pub fn open(&self, id: &str) -> bool {
         let s = store();
         let loaded = match s.get(&persist::session_key(id)) {
             Ok(Some(text)) => persist::decode_session(&text).map_err(|e| e.to_string()),
@@ -314,11 +341,15 @@ impl AppState {
                 self.index.update(|i| i.active = Some(id.to_string()));
                 self.save_index();
                 self.alert.set(None);
+                true
             }
-            Err(why) => self.alert.set(Some(Alert {
-                text: format!("That chat could not be opened: {why}."),
-                ..Alert::default()
-            })),
+            Err(why) => {
+                self.alert.set(Some(Alert {
+                    text: format!("That chat could not be opened: {why}."),
+                    ..Alert::default()
+                }));
+                false
+            }
         }
     }
 
@@ -339,9 +370,9 @@ impl AppState {
         let _ = s.remove(&persist::draft_key(&id));
         self.index.update(|i| i.remove(&id));
         let next = self.index.with_untracked(|i| i.active.clone());
-        match next {
-            Some(next) => self.open(&next),
-            None => self.new_chat(),
+        let opened = next.is_some_and(|next| self.open(&next));
+        if !opened {
+            self.new_chat();
         }
         self.save_index();
     }

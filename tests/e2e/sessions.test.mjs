@@ -285,3 +285,30 @@ test('a corrupt session record: a clear alert, the record is left untouched, the
     assert.equal(await textOf(lastAssistant(page)), 'Echo: Still working?');
   });
 });
+
+test('the saved API key still goes with requests after a reload, and only to its server', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page, 'sk-e2e-reload-7c1');
+    await reload(page);
+    fake.reset();
+    await chat(page, 'After reload');
+    const req = fake.chatRequests().at(-1);
+    assert.equal(req.headers.authorization, 'Bearer sk-e2e-reload-7c1');
+    // Point the app elsewhere by hand-editing the settings record: the key must not follow.
+    const other = await startFakeLlm();
+    try {
+      await page.evaluate((url) => {
+        const s = JSON.parse(localStorage.getItem('satori.settings'));
+        s.base_url = url;
+        localStorage.setItem('satori.settings', JSON.stringify(s));
+      }, other.baseUrl);
+      await reload(page);
+      await chat(page, 'To another server');
+      const sent = other.chatRequests().at(-1);
+      assert.ok(sent, 'the request went to the other server');
+      assert.equal(sent.headers.authorization, undefined, 'the key is not sent to a server it was not saved for');
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -19,7 +19,10 @@ pub fn App() -> impl IntoView {
 
     // Esc stops a streaming reply (dialogs handle their own Esc first).
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" && app.dialog.get_untracked().is_none() && chat::is_streaming(&app)
+        if ev.key() == "Escape"
+            && !ev.is_composing()
+            && app.dialog.get_untracked().is_none()
+            && chat::is_streaming(&app)
         {
             ev.prevent_default();
             chat::stop();

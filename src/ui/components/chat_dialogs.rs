@@ -28,7 +28,7 @@ pub fn RenameDialog() -> impl IntoView {
                     "Title"
                     <input type="text" maxlength="200" prop:value=move || title.get() on:input=move |ev| title.set(event_target_value(&ev)) />
                 </label>
-                <p class="form-error" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
+                <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
                 <div class="dialog-actions">
                     <button type="button" on:click=move |_| app.dialog.set(None)>"Cancel"</button>
                     <button type="submit" class="primary">"Save"</button>

@@ -9,10 +9,18 @@ use leptos::prelude::*;
 pub fn Composer() -> impl IntoView {
     let app = expect_context::<AppState>();
     let streaming = move || chat::is_streaming(&app);
+    let input: NodeRef<leptos::html::Textarea> = NodeRef::new();
+    // The Send/Stop button is replaced while a reply streams: keep focus in the composer.
+    let refocus = move || {
+        if let Some(el) = input.get_untracked() {
+            let _ = el.focus();
+        }
+    };
     let submit = move || {
         let text = app.draft.get_untracked();
         if !text.trim().is_empty() {
             chat::send(app, text);
+            refocus();
         }
     };
     view! {
@@ -22,6 +30,7 @@ pub fn Composer() -> impl IntoView {
         }>
             <label for="composer-input" class="visually-hidden">"Message"</label>
             <textarea
+                node_ref=input
                 id="composer-input"
                 rows="2"
                 placeholder="Message Satori…  (Enter to send, Shift+Enter for a new line)"
@@ -44,7 +53,10 @@ pub fn Composer() -> impl IntoView {
                 when=streaming
                 fallback=move || view! { <button type="submit" class="primary">"Send"</button> }
             >
-                <button type="button" class="danger" on:click=move |_| chat::stop()>"Stop"</button>
+                <button type="button" class="danger" on:click=move |_| {
+                    chat::stop();
+                    refocus();
+                }>"Stop"</button>
             </Show>
         </form>
     }

@@ -150,7 +150,10 @@ pub fn MessageView(
     let id_for_edit = id.clone();
     let edit_label_id = format!("edit-{id}");
     view! {
-        <article class="msg" data-role=role.as_str() data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
+        <article class="msg" aria-busy={
+            let is_live = is_live.clone();
+            move || is_live().then_some("true")
+        } data-role=role.as_str() data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
             <header class="msg-head" class:hidden=role == Role::System>
                 <span class="who">{role_label(role)}</span>
                 {variants}
@@ -164,7 +167,7 @@ pub fn MessageView(
                     <label for=edit_label_id.clone() class="visually-hidden">"Edit message"</label>
                     <textarea id=edit_label_id.clone() rows="3" prop:value=move || edit_text.get() on:input=move |ev| edit_text.set(event_target_value(&ev))></textarea>
                     <div class="edit-actions">
-                        <button type="button" class="primary" on:click={
+                        <button type="button" class="primary" disabled=move || chat::is_streaming(&app) on:click={
                             let of = id_for_edit.clone();
                             move |_| {
                                 let text = edit_text.get_untracked();

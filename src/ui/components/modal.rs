@@ -3,6 +3,12 @@
 use crate::ui::state::AppState;
 use leptos::html;
 use leptos::prelude::*;
+use std::cell::RefCell;
+
+thread_local! {
+    /// The element that had focus when the open dialog appeared; focus returns there on close.
+    static OPENER: RefCell<Option<web_sys::HtmlElement>> = const { RefCell::new(None) };
+}
 
 /// A modal with an accessible name taken from its heading.
 #[component]
@@ -14,6 +20,15 @@ pub fn Modal(
 ) -> impl IntoView {
     let app = expect_context::<AppState>();
     let dialog: NodeRef<html::Dialog> = NodeRef::new();
+    let opener = document()
+        .active_element()
+        .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok());
+    OPENER.with(|o| *o.borrow_mut() = opener);
+    on_cleanup(|| {
+        if let Some(el) = OPENER.with(|o| o.borrow_mut().take()) {
+            let _ = el.focus();
+        }
+    });
     let heading_id = format!("dlg-{}", title.to_lowercase().replace(' ', "-"));
     Effect::new(move |_| {
         if let Some(d) = dialog.get() {

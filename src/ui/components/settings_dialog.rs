@@ -43,7 +43,11 @@ pub fn SettingsDialog() -> impl IntoView {
     let models_note = RwSignal::new(String::new());
 
     let saved_base = StoredValue::new(current.base_url.clone());
+    // Only the newest model-list request may update the list (answers can arrive out of order).
+    let generation = StoredValue::new(0u32);
     let load_models = move || {
+        generation.update_value(|g| *g += 1);
+        let mine = generation.get_value();
         let base = base_url
             .get_untracked()
             .trim()
@@ -53,11 +57,10 @@ pub fn SettingsDialog() -> impl IntoView {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return;
         }
-        // A key is only sent to the server it was saved for, or with a key the user typed
-        // here — never to a preset the user is merely looking at.
-        let typed = api_key.get_untracked();
-        let key = if saved_base.with_value(|b| *b == base) || typed != app.api_key.get_untracked() {
-            typed
+        // The key is only sent to the server it was saved for, never to a server the user is
+        // merely trying out in this dialog.
+        let key = if saved_base.with_value(|b| *b == base) {
+            api_key.get_untracked()
         } else {
             String::new()
         };
@@ -66,7 +69,11 @@ pub fn SettingsDialog() -> impl IntoView {
             let Ok(ctrl) = web_sys::AbortController::new() else {
                 return;
             };
-            match get_models(&url, Some(&key), &ctrl.signal()).await {
+            let result = get_models(&url, Some(&key), &ctrl.signal()).await;
+            if generation.try_get_value() != Some(mine) {
+                return;
+            }
+            match result {
                 Ok(list) if !list.is_empty() => {
                     models_note.set(format!("{} models offered by the server.", list.len()));
                     models.set(list);
@@ -86,6 +93,10 @@ pub fn SettingsDialog() -> impl IntoView {
         if let Some(p) = preset(&id) {
             if !p.base_url.is_empty() {
                 base_url.set(p.base_url.to_string());
+            }
+            // Keys belong to one provider: don't carry the old one over to another by accident.
+            if saved_base.with_value(|b| *b != base_url.get_untracked()) {
+                api_key.set(String::new());
             }
             if !p.model.is_empty() {
                 model.set(p.model.to_string());
@@ -115,8 +126,8 @@ pub fn SettingsDialog() -> impl IntoView {
         };
         match candidate.validated() {
             Ok(s) => {
-                app.save_settings(s, api_key.get_untracked());
                 app.alert.set(None);
+                app.save_settings(s, api_key.get_untracked());
                 app.dialog.set(None);
             }
             Err(e) => {

@@ -28,9 +28,10 @@ pub fn Sidebar(
             <ul class="chat-list">
                 <For
                     each=move || app.index.get().sessions
-                    key=|e| (e.id.clone(), e.title.clone(), e.updated_at)
+                    key=|e| e.id.clone()
                     children=move |entry| {
                         let id = entry.id.clone();
+                        let title_id = entry.id.clone();
                         let is_active = {
                             let id = id.clone();
                             move || active() == id
@@ -46,12 +47,20 @@ pub fn Sidebar(
                                     on:click=move |_| {
                                         if active() != id {
                                             chat::stop();
-                                            app.open(&id);
+                                            let _ = app.open(&id);
                                         }
                                         on_pick.run(());
                                     }
                                 >
-                                    {entry.title.clone()}
+                                    {move || {
+                                        app.index.with(|i| {
+                                            i.sessions
+                                                .iter()
+                                                .find(|e| e.id == title_id)
+                                                .map(|e| e.title.clone())
+                                                .unwrap_or_default()
+                                        })
+                                    }}
                                 </button>
                             </li>
                         }
