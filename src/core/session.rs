@@ -95,6 +95,30 @@ pub struct Message {
     pub created_at: i64,
 }
 
+impl Message {
+    /// A complete message with no reasoning, note or model.
+    pub fn new(
+        id: MessageId,
+        parent: Option<MessageId>,
+        role: Role,
+        content: String,
+        at: i64,
+    ) -> Self {
+        Message {
+            id,
+            parent,
+            role,
+            content,
+            reasoning: String::new(),
+            status: Status::Complete,
+            finish_reason: None,
+            note: None,
+            model: None,
+            created_at: at,
+        }
+    }
+}
+
 /// A conversation with its whole message tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
@@ -251,18 +275,9 @@ impl Session {
             leaf: None,
         };
         if let Some((mid, text)) = system {
-            session.messages.push(Message {
-                id: mid.clone(),
-                parent: None,
-                role: Role::System,
-                content: text,
-                reasoning: String::new(),
-                status: Status::Complete,
-                finish_reason: None,
-                note: None,
-                model: None,
-                created_at: at,
-            });
+            session
+                .messages
+                .push(Message::new(mid.clone(), None, Role::System, text, at));
             session.leaf = Some(mid);
         }
         session
@@ -388,7 +403,7 @@ impl Session {
                     self.title = title_from(&text);
                 }
                 let parent = self.leaf.clone();
-                self.push(user_message(id, parent, text, at));
+                self.push(Message::new(id, parent, Role::User, text, at));
             }
             Command::EditUser { id, of, text, at } => {
                 if text.trim().is_empty() {
@@ -402,7 +417,7 @@ impl Session {
                     return Err(SessionError::WrongRole(of));
                 }
                 let parent = old.parent.clone();
-                self.push(user_message(id, parent, text, at));
+                self.push(Message::new(id, parent, Role::User, text, at));
             }
             Command::StartReply {
                 id,
@@ -417,18 +432,10 @@ impl Session {
                 if p.role != Role::User {
                     return Err(SessionError::WrongRole(parent));
                 }
-                self.push(Message {
-                    id,
-                    parent: Some(parent),
-                    role: Role::Assistant,
-                    content: String::new(),
-                    reasoning: String::new(),
-                    status: Status::Streaming,
-                    finish_reason: None,
-                    note: None,
-                    model: Some(model),
-                    created_at: at,
-                });
+                let mut reply = Message::new(id, Some(parent), Role::Assistant, String::new(), at);
+                reply.status = Status::Streaming;
+                reply.model = Some(model);
+                self.push(reply);
             }
             Command::AppendReply {
                 id,
@@ -505,21 +512,6 @@ impl Session {
             return Err(SessionError::WrongStatus(id.to_string()));
         }
         Ok(m)
-    }
-}
-
-fn user_message(id: MessageId, parent: Option<MessageId>, text: String, at: i64) -> Message {
-    Message {
-        id,
-        parent,
-        role: Role::User,
-        content: text,
-        reasoning: String::new(),
-        status: Status::Complete,
-        finish_reason: None,
-        note: None,
-        model: None,
-        created_at: at,
     }
 }
 
