@@ -96,7 +96,14 @@ export async function reload(page) {
 export async function withApp(browser, url, t, fn) {
   const app = await openApp(browser, url);
   try {
-    return await fn(app);
+    const result = await fn(app);
+    // The app must run under its Content-Security-Policy without tripping it: a violation means
+    // either our own code needs something the policy forbids, or hostile content got through.
+    const violations = app.consoleMessages.filter((m) => /Content Security Policy/i.test(m.text));
+    if (violations.length) {
+      throw new Error(`CSP violations:\n  ${violations.map((v) => v.text).join('\n  ')}`);
+    }
+    return result;
   } catch (err) {
     await saveArtifacts(app, t?.name ?? 'test').catch(() => {});
     if (err && typeof err === 'object' && typeof err.message === 'string') {
