@@ -1,0 +1,84 @@
+// Accessibility audit with axe-core (WCAG 2.x A/AA rules) of the main states of the app, in light
+// and dark: empty chat, a conversation with markdown (code, table, link), an error alert, and the
+// Settings, Rename and Delete dialogs. Fails on any serious or critical violation.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { startFakeLlm } from './support/fake-llm.mjs';
+import { startStatic } from './support/static-server.mjs';
+import { requireDist } from './support/env.mjs';
+import { launch, configure, sendMessage, waitIdle, byName, messageBox } from './support/browser.mjs';
+
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+let fake;
+let web;
+let browser;
+
+before(async () => {
+  const dist = requireDist();
+  fake = await startFakeLlm();
+  web = await startStatic({ root: dist });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await web?.close();
+  await fake?.close();
+});
+
+async function audit(page, label) {
+  // Injected with the page's CSP bypassed (context option), only for the audit.
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.addScriptTag({ content: AXE });
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  const serious = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(serious, [], `${label}: accessibility violations:\n${JSON.stringify(serious, null, 2)}`);
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`no serious accessibility violations (${scheme})`, async () => {
+    const context = await browser.newContext({ colorScheme: scheme, bypassCSP: true, viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(web.url);
+      await messageBox(page).waitFor();
+      await audit(page, 'empty chat');
+
+      await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-a11y' });
+      fake.enqueue({
+        reasoning: ['Thinking.'],
+        chunks: ['Here is **code**:\n\n```rust\nfn main() {}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n', 'See [docs](https://example.test/docs).'],
+      });
+      await sendMessage(page, 'Show me code');
+      await waitIdle(page);
+      await audit(page, 'conversation');
+
+      fake.enqueue({ chunks: Array.from({ length: 30 }, (_, i) => `w${i} `), delayMs: 100 });
+      await sendMessage(page, 'Slowly');
+      await page.getByRole('button', byName('Stop')).waitFor();
+      await audit(page, 'streaming');
+      await page.getByRole('button', byName('Stop')).click();
+      await waitIdle(page);
+      await audit(page, 'stopped reply');
+
+      fake.enqueue({ status: 401, body: { error: { message: 'Incorrect API key provided' } } });
+      await sendMessage(page, 'Again');
+      await page.getByRole('alert').waitFor();
+      await audit(page, 'error alert');
+
+      for (const name of ['Settings', 'Rename chat', 'Delete chat']) {
+        await page.getByRole('button', byName(name)).first().click();
+        await page.getByRole('dialog', byName(name)).waitFor();
+        await audit(page, `${name} dialog`);
+        await page.getByRole('dialog', byName(name)).getByRole('button', byName('Cancel')).click();
+      }
+    } finally {
+      await context.close();
+    }
+  });
+}
