@@ -30,9 +30,9 @@ if ! (have wasm-bindgen && wasm-bindgen --version | grep -q " $WASM_BINDGEN_VERS
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
-# --- npm: wasm-opt (binaryen) and playwright-core -------------------------------------------
-if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/node_modules/playwright-core" ]; then
-  log "installing npm packages (binaryen, playwright-core)"
+# --- npm: wasm-opt (binaryen), playwright-core, axe-core (package-lock.json) -------------------
+if ! (cd "$ROOT" && npm ls --depth=0 >/dev/null 2>&1); then
+  log "installing npm packages (binaryen, playwright-core, axe-core)"
   (cd "$ROOT" && npm ci --no-audit --no-fund)
 fi
 
