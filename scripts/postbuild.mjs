@@ -1,11 +1,17 @@
 // Moves the inline module script trunk writes into dist/index.html to a hashed file next to it,
-// so the page runs under `script-src 'self'` with no inline script. Fails loudly if the page
+// so the page runs under `script-src 'self'` with no inline script, and names the markdown module
+// (argument 2, relative to dist/) in <meta name="satori-markdown">. Fails loudly if the page
 // does not look as expected (better a broken build than a silently weakened CSP).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
 const dist = process.argv[2] ?? 'dist';
+const markdownModule = process.argv[3];
+if (!markdownModule) {
+  console.error('usage: node scripts/postbuild.mjs DIST MARKDOWN_MODULE_PATH');
+  process.exit(2);
+}
 const indexPath = join(dist, 'index.html');
 let html = readFileSync(indexPath, 'utf8');
 const inline = [...html.matchAll(/<script type="module"(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)];
@@ -16,7 +22,10 @@ if (inline.length !== 1) {
 const [tag, body] = inline[0];
 const name = `boot-${createHash('sha256').update(body).digest('hex').slice(0, 16)}.js`;
 writeFileSync(join(dist, name), body.trim() + '\n');
-html = html.replace(tag, `<script type="module" src="./${name}"></script>`);
+html = html.replace(
+  tag,
+  `<meta name="satori-markdown" content="./${markdownModule}" />\n    <script type="module" src="./${name}"></script>`,
+);
 if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) {
   console.error('postbuild: an inline script is still present');
   process.exit(1);

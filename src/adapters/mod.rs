@@ -2,4 +2,5 @@
 
 pub mod clock;
 pub mod fetch;
+pub mod markdown_module;
 pub mod storage;

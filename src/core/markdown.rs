@@ -76,8 +76,9 @@ pub fn render(markdown: &str) -> String {
     out
 }
 
-/// The fallback for oversized input: the whole text, escaped, in a `<pre class="md-plain">`.
-fn render_plain(text: &str) -> String {
+/// Text shown as-is: escaped, in a `<pre class="md-plain">`. Used for oversized input, and by the
+/// UI until the markdown renderer has loaded.
+pub fn render_plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 32);
     out.push_str(r#"<pre class="md-plain">"#);
     push_escaped(&mut out, text);

@@ -68,6 +68,8 @@ pub struct AppState {
     pub draft: RwSignal<String>,
     /// A one-line status for screen readers and the user (e.g. retry countdowns).
     pub status: RwSignal<String>,
+    /// Whether the markdown renderer module has loaded (replies show plain text until then).
+    pub markdown_ready: RwSignal<bool>,
 }
 
 fn store() -> Store {
@@ -198,6 +200,7 @@ impl AppState {
             dialog: RwSignal::new(None),
             draft: RwSignal::new(draft),
             status: RwSignal::new(String::new()),
+            markdown_ready: RwSignal::new(false),
         };
         if recovered {
             state.save_session();

@@ -168,3 +168,26 @@ test('a code block in a reply has a working "Copy code" button', async (t) => {
     assert.equal(copied.trim(), code);
   });
 });
+
+test('if the markdown module cannot load: a clear alert, replies shown as inert plain text', async (t) => {
+  await withApp(browser, web.url, t, async (app) => {
+    const { page } = app;
+    // Block the renderer module, then reload so the app starts without it.
+    await page.route('**/md-*/**', (route) => route.abort());
+    await reload(page);
+    const alert = page.getByRole('alert');
+    await alert.waitFor({ state: 'visible' });
+    assert.match(await alert.innerText(), /Formatting could not be loaded/);
+    fake.reset();
+    await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
+    fake.enqueue({ raw: sseContent(shards('**bold** <img src=x onerror="window.__xss=1"> [x](javascript:alert(1))')), rawDelayMs: 5 });
+    await sendMessage(page, 'plain please');
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    const reply = lastAssistant(page);
+    assert.equal(await textOf(reply), '**bold** <img src=x onerror="window.__xss=1"> [x](javascript:alert(1))');
+    assert.equal(await reply.locator('strong, img, a').count(), 0, 'nothing is interpreted');
+    assert.equal(await page.evaluate(() => window.__xss), undefined);
+    assert.deepEqual(app.dialogAlerts, []);
+  });
+});

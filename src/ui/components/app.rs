@@ -17,6 +17,25 @@ pub fn App() -> impl IntoView {
     provide_context(app);
     let sidebar_open = RwSignal::new(false);
 
+    // The markdown renderer is a separate module, fetched after the first paint so it never
+    // delays the composer; replies show as plain text for that moment.
+    request_animation_frame(move || {
+        set_timeout(
+            move || {
+                leptos::task::spawn_local(async move {
+                    match crate::adapters::markdown_module::load().await {
+                        Ok(()) => app.markdown_ready.set(true),
+                        Err(why) => app.alert.set(Some(crate::ui::state::Alert {
+                            text: format!("Formatting could not be loaded ({why}); replies are shown as plain text. Reload to try again."),
+                            ..Default::default()
+                        })),
+                    }
+                })
+            },
+            std::time::Duration::ZERO,
+        )
+    });
+
     // Esc stops a streaming reply (dialogs handle their own Esc first).
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.key() == "Escape"

@@ -1,11 +1,19 @@
 //! One message as an `<article>` with `data-role` and `data-status`, rendered as safe markdown.
 
+use crate::adapters::markdown_module;
 use crate::core::markdown;
 use crate::core::session::{Command, Role, Status};
 use crate::ui::chat;
 use crate::ui::components::conversation::Row;
 use crate::ui::state::AppState;
 use leptos::prelude::*;
+
+/// Safe HTML for a reply: rendered markdown once the renderer module has loaded (re-run then),
+/// escaped plain text before.
+fn to_html(app: AppState, text: &str) -> String {
+    app.markdown_ready.track();
+    markdown_module::render(text).unwrap_or_else(|| markdown::render_plain(text))
+}
 
 fn role_label(role: Role) -> &'static str {
     match role {
@@ -45,7 +53,7 @@ pub fn MessageView(
                 class="content markdown"
                 inner_html=move || {
                     if is_live() {
-                        app.live.with(|l| l.as_ref().map(|l| markdown::render(&l.content)).unwrap_or_default())
+                        app.live.with(|l| l.as_ref().map(|l| to_html(app, &l.content)).unwrap_or_default())
                     } else {
                         String::new()
                     }
@@ -74,7 +82,10 @@ pub fn MessageView(
         });
         view! {
             {reasoning}
-            <div class="content markdown" inner_html=markdown::render(&msg.content)></div>
+            <div class="content markdown" inner_html={
+                let content = msg.content.clone();
+                move || to_html(app, &content)
+            }></div>
         }
         .into_any()
     };

@@ -1,0 +1,19 @@
+//! The markdown renderer as its own small wasm module, loaded by the app right after the composer
+//! is interactive, so the parser (pulldown-cmark and its tables) is not on the first-load path.
+//! It compiles `src/core/markdown.rs` directly (not the whole library), so nothing else is
+//! linked in. `scripts/build.sh` builds it into `dist/md-<hash>/`;
+//! `src/adapters/markdown_module.rs` loads it.
+
+use wasm_bindgen::prelude::wasm_bindgen;
+
+#[allow(dead_code)]
+#[path = "../core/markdown.rs"]
+mod markdown;
+
+/// Render untrusted markdown to safe HTML (see `satori::core::markdown::render`).
+#[wasm_bindgen]
+pub fn render(markdown: &str) -> String {
+    markdown::render(markdown)
+}
+
+fn main() {}
