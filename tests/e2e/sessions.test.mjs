@@ -23,6 +23,7 @@ import {
   chatEntry,
   localStorageEntries,
   byName,
+  sleep,
 } from './support/browser.mjs';
 
 let fake;
@@ -310,5 +311,18 @@ test('the saved API key still goes with requests after a reload, and only to its
     } finally {
       await other.close();
     }
+  });
+});
+
+test('"New chat" on an untouched chat does not pile up empty chats', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'Something to keep');
+    await newChat(page);
+    await newChatButton(page).click();
+    await newChatButton(page).click();
+    await poll(async () => (await titles(page)).length === 2, { message: 'two entries in the list' });
+    await sleep(300);
+    assert.deepEqual(await titles(page), ['New chat', 'Something to keep']);
   });
 });

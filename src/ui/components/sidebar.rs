@@ -1,5 +1,6 @@
 //! The chat list ("Chats"): newest first, the open one marked `aria-current="page"`.
 
+use crate::core::session::Role;
 use crate::ui::chat;
 use crate::ui::state::AppState;
 use leptos::prelude::*;
@@ -18,8 +19,12 @@ pub fn Sidebar(
                 type="button"
                 class="new-chat"
                 on:click=move |_| {
-                    chat::stop();
-                    app.new_chat();
+                    // An untouched chat is already a new chat: don't pile up empty ones.
+                    let used = app.session.with_untracked(|s| s.messages.iter().any(|m| m.role == Role::User));
+                    if used {
+                        chat::stop();
+                        app.new_chat();
+                    }
                     on_pick.run(());
                 }
             >
