@@ -230,7 +230,7 @@ mod tests {
                 model: "x".into(),
                 at: 7,
             },
-            Command::AppendReply {
+            Command::SetReply {
                 id: "m2".into(),
                 content: "yo".into(),
                 reasoning: "hmm".into(),

@@ -180,15 +180,6 @@ pub enum Command {
         /// Time, ms since epoch.
         at: i64,
     },
-    /// Append streamed text to a reply.
-    AppendReply {
-        /// The reply.
-        id: MessageId,
-        /// Visible text to append.
-        content: String,
-        /// Reasoning text to append.
-        reasoning: String,
-    },
     /// Replace the text of a streaming reply with everything received so far (idempotent, so
     /// checkpoints and the final save never duplicate text).
     SetReply {
@@ -437,15 +428,6 @@ impl Session {
                 reply.model = Some(model);
                 self.push(reply);
             }
-            Command::AppendReply {
-                id,
-                content,
-                reasoning,
-            } => {
-                let m = self.streaming_reply(&id)?;
-                m.content.push_str(&content);
-                m.reasoning.push_str(&reasoning);
-            }
             Command::SetReply {
                 id,
                 content,
@@ -549,8 +531,9 @@ mod tests {
         }
     }
 
-    fn append(id: &str, text: &str) -> Command {
-        Command::AppendReply {
+    /// The reply's text so far (replies are saved whole, never appended to).
+    fn set(id: &str, text: &str) -> Command {
+        Command::SetReply {
             id: id.into(),
             content: text.into(),
             reasoning: String::new(),
@@ -599,8 +582,8 @@ mod tests {
         let s = run(vec![
             user("u1", "hi"),
             start("a1", "u1"),
-            append("a1", "Hel"),
-            append("a1", "lo"),
+            set("a1", "Hel"),
+            set("a1", "Hello"),
             finish("a1", Status::Complete),
         ]);
         let a = s.get("a1").unwrap();
@@ -636,10 +619,10 @@ mod tests {
         let mut s = run(vec![
             user("u1", "hi"),
             start("a1", "u1"),
-            append("a1", "first"),
+            set("a1", "first"),
             finish("a1", Status::Complete),
             start("a2", "u1"),
-            append("a2", "second"),
+            set("a2", "second"),
             finish("a2", Status::Complete),
         ]);
         assert_eq!(ids(&s), ["sys", "u1", "a2"]);
@@ -685,8 +668,8 @@ mod tests {
         let cases: Vec<(Command, SessionError)> = vec![
             (user("u2", "   "), SessionError::Empty),
             (user("u1", "again"), SessionError::DuplicateId("u1".into())),
-            (append("a1", "late"), SessionError::WrongStatus("a1".into())),
-            (append("zz", "x"), SessionError::UnknownMessage("zz".into())),
+            (set("a1", "late"), SessionError::WrongStatus("a1".into())),
+            (set("zz", "x"), SessionError::UnknownMessage("zz".into())),
             (start("a2", "a1"), SessionError::WrongRole("a1".into())),
             (
                 Command::EditUser {
@@ -719,7 +702,7 @@ mod tests {
         let mut s = run(vec![
             user("u1", "hi"),
             start("a1", "u1"),
-            append("a1", "partial"),
+            set("a1", "partial"),
         ]);
         assert_eq!(
             s.apply(Command::DiscardEmptyReply { id: "a1".into() }),
@@ -729,11 +712,7 @@ mod tests {
 
     #[test]
     fn interrupted_replies_are_recovered_as_incomplete() {
-        let mut s = run(vec![
-            user("u1", "hi"),
-            start("a1", "u1"),
-            append("a1", "half"),
-        ]);
+        let mut s = run(vec![user("u1", "hi"), start("a1", "u1"), set("a1", "half")]);
         assert!(s.recover_interrupted());
         let a = s.get("a1").unwrap();
         assert_eq!((a.status, a.content.as_str()), (Status::Incomplete, "half"));

@@ -188,8 +188,13 @@ impl Settings {
 
     /// `{base}/models`.
     pub fn models_url(&self) -> String {
-        format!("{}/models", self.base_url.trim_end_matches('/'))
+        models_url(&self.base_url)
     }
+}
+
+/// `{base}/models` for a base URL typed but not yet saved.
+pub fn models_url(base_url: &str) -> String {
+    format!("{}/models", base_url.trim().trim_end_matches('/'))
 }
 
 #[cfg(test)]

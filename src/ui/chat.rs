@@ -303,17 +303,12 @@ async fn run(
         if now - last_checkpoint >= CHECKPOINT_MS {
             last_checkpoint = now;
             flush();
-            checkpoint(app);
+            app.save_session();
         }
     };
     flush();
     let aborted = signal.aborted() && !matches!(result, Err(ApiError::Stalled { .. }));
     Outcome { result, aborted }
-}
-
-/// Save the session with the live text so far (see [`AppState::save_session`]).
-fn checkpoint(app: AppState) {
-    app.save_session();
 }
 
 fn finish(

@@ -84,7 +84,7 @@ mod tests {
             at: 2,
         })
         .unwrap();
-        s.apply(Command::AppendReply {
+        s.apply(Command::SetReply {
             id: "a".into(),
             content: String::new(),
             reasoning: "think".into(),

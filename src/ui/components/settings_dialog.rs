@@ -2,7 +2,7 @@
 //! temperature, max reply tokens, stall timeout.
 
 use crate::adapters::fetch::get_models;
-use crate::core::settings::{preset, Settings, PRESETS};
+use crate::core::settings::{models_url, preset, Settings, PRESETS};
 use crate::ui::components::modal::Modal;
 use crate::ui::state::AppState;
 use leptos::prelude::*;
@@ -53,7 +53,7 @@ pub fn SettingsDialog() -> impl IntoView {
             .trim()
             .trim_end_matches('/')
             .to_string();
-        let url = format!("{base}/models");
+        let url = models_url(&base);
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return;
         }
