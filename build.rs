@@ -1,62 +1,128 @@
-//! Build script: validates `prompts/agents.yaml` and embeds it as Rust data, so the app ships
-//! no YAML parser. A malformed file, a role without `system` or `description`, or a duplicate
-//! key stops the build with a message naming the file, the key and the line.
+//! Build script: reads every prompt file under `prompts/` (or `$SATORI_PROMPTS_DIR`), validates
+//! it with the same code the app uses for user templates (`src/core/prompts/`), and embeds the
+//! result as JSON, so the app ships no YAML parser. `agents.yaml` holds the templates; every
+//! other `*.yaml` file holds fragments. Any problem stops the build with `file:line:column`,
+//! the key and what is wrong.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Role {
-    version: u32,
-    description: String,
-    system: String,
+#[allow(dead_code)]
+#[path = "src/core/prompts/node.rs"]
+mod node;
+#[allow(dead_code)]
+#[path = "src/core/prompts/template.rs"]
+mod template;
+#[allow(dead_code)]
+#[path = "src/core/prompts/text.rs"]
+mod text;
+#[allow(dead_code)]
+#[path = "src/core/prompts/validate.rs"]
+mod validate;
+#[allow(dead_code)]
+#[path = "src/core/prompts/yaml.rs"]
+mod yaml;
+
+use template::{Library, Template};
+use validate::Diagnostic;
+
+fn fail(problems: &[String]) -> ! {
+    for p in problems {
+        eprintln!("error: {p}");
+    }
+    panic!(
+        "{} problem(s) in the prompt files:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
 
-fn fail(msg: String) -> ! {
-    eprintln!("error: {msg}");
-    panic!("{msg}");
+fn read(path: &Path, shown: &str) -> node::Node {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| fail(&[format!("{shown}: cannot read: {e}")]));
+    yaml::parse(&text).unwrap_or_else(|e| {
+        fail(&[format!(
+            "{shown}:{}:{}: invalid YAML: {}",
+            e.at.line, e.at.col, e.message
+        )])
+    })
+}
+
+fn show(d: Vec<Diagnostic>) -> Vec<String> {
+    d.iter().map(ToString::to_string).collect()
 }
 
 fn main() {
-    let file = "prompts/agents.yaml";
-    println!("cargo:rerun-if-changed={file}");
-    let text = std::fs::read_to_string(Path::new(file))
-        .unwrap_or_else(|e| fail(format!("{file}: cannot read: {e}")));
-    // serde_yaml reports duplicate keys and syntax errors with a line and column.
-    let roles: BTreeMap<String, serde_yaml::Value> =
-        serde_yaml::from_str(&text).unwrap_or_else(|e| fail(format!("{file}: invalid YAML: {e}")));
-    let line_of = |key: &str| {
-        text.lines()
-            .position(|l| l.starts_with(&format!("{key}:")))
-            .map_or(0, |i| i + 1)
+    println!("cargo:rerun-if-env-changed=SATORI_PROMPTS_DIR");
+    let dir =
+        PathBuf::from(std::env::var("SATORI_PROMPTS_DIR").unwrap_or_else(|_| "prompts".into()));
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| fail(&[format!("{}: cannot list: {e}", dir.display())]))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    files.sort();
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+    }
+    let shown = |p: &Path| {
+        format!(
+            "{}/{}",
+            dir.display(),
+            p.file_name().unwrap_or_default().to_string_lossy()
+        )
     };
-    let mut out = String::from("/// Built-in roles from `prompts/agents.yaml`, sorted by name.\npub const ROLES: &[BuiltinRole] = &[\n");
-    for (key, value) in &roles {
-        let role: Role = serde_yaml::from_value(value.clone())
-            .unwrap_or_else(|e| fail(format!("{file}: role `{key}` (line {}): {e}", line_of(key))));
-        if role.system.trim().is_empty() {
-            fail(format!(
-                "{file}: role `{key}` (line {}): `system` is empty",
-                line_of(key)
+
+    // Fragments first: templates refer to them.
+    let mut problems = Vec::new();
+    let mut fragments = BTreeMap::new();
+    let mut origin: BTreeMap<String, String> = BTreeMap::new();
+    for f in files.iter().filter(|f| !f.ends_with("agents.yaml")) {
+        let name = shown(f);
+        match validate::load_fragments(&name, &read(f, &name)) {
+            Ok(map) => {
+                for (k, v) in map {
+                    if let Some(first) = origin.get(&k) {
+                        problems.push(format!(
+                            "{name}: `{k}`: fragment already defined in {first}"
+                        ));
+                    }
+                    origin.insert(k.clone(), name.clone());
+                    fragments.insert(k, v);
+                }
+            }
+            Err(d) => problems.extend(show(d)),
+        }
+    }
+    let agents = dir.join("agents.yaml");
+    let name = shown(&agents);
+    let templates: Vec<Template> =
+        match validate::load_templates(&name, &read(&agents, &name), &fragments) {
+            Ok(t) => t,
+            Err(d) => {
+                problems.extend(show(d));
+                Vec::new()
+            }
+        };
+    for required in ["assistant", "coder", "planner", "summarizer"] {
+        if problems.is_empty() && !templates.iter().any(|t| t.key == required) {
+            problems.push(format!(
+                "{name}: the built-in template `{required}` is missing"
             ));
         }
-        let _ = writeln!(
-            out,
-            "    BuiltinRole {{ name: {:?}, version: {}, description: {:?}, system: {:?} }},",
-            key,
-            role.version,
-            role.description.trim(),
-            role.system.trim()
-        );
     }
-    out.push_str("];\n");
-    if !roles.contains_key("assistant") {
-        fail(format!("{file}: the default role `assistant` is missing"));
+    if !problems.is_empty() {
+        fail(&problems);
     }
+    let lib = Library {
+        templates,
+        fragments,
+    };
+    let json =
+        serde_json::to_string(&lib).unwrap_or_else(|e| fail(&[format!("cannot encode: {e}")]));
     let dest =
-        Path::new(&std::env::var("OUT_DIR").unwrap_or_else(|_| fail("OUT_DIR unset".into())))
-            .join("prompts.rs");
-    std::fs::write(&dest, out).unwrap_or_else(|e| fail(format!("cannot write {dest:?}: {e}")));
+        Path::new(&std::env::var("OUT_DIR").unwrap_or_else(|_| fail(&["OUT_DIR unset".into()])))
+            .join("prompts.json");
+    std::fs::write(&dest, json).unwrap_or_else(|e| fail(&[format!("cannot write {dest:?}: {e}")]));
 }

@@ -2,24 +2,36 @@
 # Release build of the web app into dist/:
 #   1. trunk (offline, pinned tools) builds the app itself;
 #   2. the markdown renderer (src/bin/satori-markdown.rs) becomes its own wasm module in
-#      dist/md-<hash>/, loaded after the app is interactive (keeps the parser off the first load);
+#      dist/md-<hash>/, loaded after the app is interactive (keeps the parser off the first load),
+#      and the YAML reader for user prompts (src/bin/satori-yaml.rs) another in dist/yaml-<hash>/,
+#      loaded only when the user imports or saves a prompt template;
 #   3. scripts/postbuild.mjs moves trunk's inline loader into a file (CSP without
-#      'unsafe-inline') and names the markdown module in index.html.
+#      'unsafe-inline') and names both modules in index.html.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
 cd "$ROOT"
 trunk build --release --offline "$@"
 
-MD_STAGE="$ROOT/target/markdown-module"
-rm -rf "$MD_STAGE" && mkdir -p "$MD_STAGE"
-cargo build --release --target wasm32-unknown-unknown --bin satori-markdown
-wasm-bindgen --target web --no-typescript --out-dir "$MD_STAGE" \
-  "$ROOT/target/wasm32-unknown-unknown/release/satori-markdown.wasm"
-wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-reference-types --enable-multivalue --enable-mutable-globals \
-  "$MD_STAGE/satori-markdown_bg.wasm" -o "$MD_STAGE/satori-markdown_bg.wasm"
-HASH="$(find "$MD_STAGE" -type f -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
-rm -rf "$ROOT"/dist/md-*
-cp -r "$MD_STAGE" "$ROOT/dist/md-$HASH"
-node scripts/postbuild.mjs dist "md-$HASH/satori-markdown.js"
+# build_module BIN PREFIX: a separate wasm module (src/bin/BIN.rs) into dist/PREFIX-<hash>/.
+build_module() {
+  local bin="$1" prefix="$2" stage="$ROOT/target/module-$1"
+  rm -rf "$stage" && mkdir -p "$stage"
+  cargo build --release --target wasm32-unknown-unknown --bin "$bin"
+  wasm-bindgen --target web --no-typescript --out-dir "$stage" \
+    "$ROOT/target/wasm32-unknown-unknown/release/$bin.wasm"
+  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-reference-types --enable-multivalue --enable-mutable-globals \
+    "$stage/${bin}_bg.wasm" -o "$stage/${bin}_bg.wasm"
+  local hash
+  hash="$(find "$stage" -type f -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
+  rm -rf "$ROOT"/dist/"$prefix"-*
+  cp -r "$stage" "$ROOT/dist/$prefix-$hash"
+  MODULE_PATH="$prefix-$hash/$bin.js"
+}
+
+build_module satori-markdown md
+MD_MODULE="$MODULE_PATH"
+build_module satori-yaml yaml
+YAML_MODULE="$MODULE_PATH"
+node scripts/postbuild.mjs dist "$MD_MODULE" "$YAML_MODULE"

@@ -4,3 +4,4 @@ pub mod clock;
 pub mod fetch;
 pub mod markdown_module;
 pub mod storage;
+pub mod yaml_module;

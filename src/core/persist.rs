@@ -6,6 +6,7 @@
 //! sessions for the sidebar and remembers the active one. The API key has a record of its own
 //! so that no other record (and no export of other records) can carry it.
 
+use crate::core::prompts::UserPrompts;
 use crate::core::session::Session;
 use crate::core::settings::Settings;
 use serde::de::DeserializeOwned;
@@ -21,6 +22,8 @@ pub const KEY_INDEX: &str = "satori.index";
 pub const KEY_SETTINGS: &str = "satori.settings";
 /// Key of the API key record (the only place the key is stored).
 pub const KEY_API_KEY: &str = "satori.api_key";
+/// Key of the user prompt templates record.
+pub const KEY_PROMPTS: &str = "satori.prompts";
 
 /// Storage key of one session.
 pub fn session_key(id: &str) -> String {
@@ -178,6 +181,16 @@ impl ApiKeyRecord {
     }
 }
 
+/// Encode the user prompt templates record.
+pub fn encode_prompts(prompts: &UserPrompts) -> String {
+    encode(prompts)
+}
+
+/// Decode the user prompt templates record.
+pub fn decode_prompts(text: &str) -> Result<UserPrompts, DecodeError> {
+    decode(text)
+}
+
 /// Encode the API key record.
 pub fn encode_api_key(record: &ApiKeyRecord) -> String {
     encode(record)
@@ -209,15 +222,11 @@ pub fn decode_draft(text: &str) -> Result<String, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::session::Preamble;
     use crate::core::session::{Command, Status};
 
     fn sample() -> Session {
-        let mut s = Session::new(
-            "abc".into(),
-            5,
-            "assistant",
-            Some(("m0".into(), "sys".into())),
-        );
+        let mut s = Session::new("abc".into(), 5, None, vec![Preamble::system("m0", "sys")]);
         let cmds = [
             Command::AddUser {
                 id: "m1".into(),

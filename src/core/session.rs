@@ -8,7 +8,7 @@
 //! All changes go through [`Session::apply`] with a [`Command`]; time and ids are arguments.
 
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Identifier of a message (unique within a session).
 pub type MessageId = String;
@@ -93,6 +93,62 @@ pub struct Message {
     pub model: Option<String>,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// A few-shot example from the session's prompt template (sent, shown with the system
+    /// prompt, never edited or regenerated).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub example: bool,
+}
+
+/// Where a session's prompt came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PromptSource {
+    /// A template built into Satori (`prompts/agents.yaml`).
+    Builtin,
+    /// A template the user wrote or imported.
+    User,
+}
+
+/// The template a session started from, recorded so that it can be shown and re-rendered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptOrigin {
+    /// Built-in or user template.
+    pub source: PromptSource,
+    /// Template key (e.g. `coder`).
+    pub key: String,
+    /// Template version at the start.
+    pub version: u32,
+    /// Variable values it was rendered with.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vars: BTreeMap<String, String>,
+    /// Whether the user changed the session's system prompt afterwards.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub system_edited: bool,
+}
+
+/// A message the session starts with (system prompt, few-shot examples).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preamble {
+    /// Id for the message.
+    pub id: MessageId,
+    /// System, user or assistant.
+    pub role: Role,
+    /// Text.
+    pub content: String,
+    /// Whether it is a few-shot example.
+    pub example: bool,
+}
+
+impl Preamble {
+    /// A system prompt message.
+    pub fn system(id: &str, text: &str) -> Self {
+        Preamble {
+            id: id.to_string(),
+            role: Role::System,
+            content: text.to_string(),
+            example: false,
+        }
+    }
 }
 
 impl Message {
@@ -115,6 +171,7 @@ impl Message {
             note: None,
             model: None,
             created_at: at,
+            example: false,
         }
     }
 }
@@ -130,6 +187,9 @@ pub struct Session {
     /// The prompt role the session started from (e.g. `assistant`).
     #[serde(default)]
     pub role: String,
+    /// The template, version and variables the session started from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<PromptOrigin>,
     /// Creation time, ms since epoch.
     pub created_at: i64,
     /// Last change, ms since epoch.
@@ -213,6 +273,26 @@ pub enum Command {
         /// The variant to show.
         id: MessageId,
     },
+    /// Replace the text of the session's system prompt (the template is not touched). A session
+    /// without one gets one as its new root.
+    SetSystem {
+        /// Id for a new system message, used only if the session has none.
+        id: MessageId,
+        /// The new system prompt (may be empty: nothing is sent then).
+        text: String,
+        /// Time, ms since epoch.
+        at: i64,
+    },
+    /// Start an untouched session (no user message yet) over from another template or other
+    /// variables.
+    Restart {
+        /// The new origin.
+        origin: Option<PromptOrigin>,
+        /// The new starting messages.
+        preamble: Vec<Preamble>,
+        /// Time, ms since epoch.
+        at: i64,
+    },
 }
 
 /// Why a command was refused. The session is unchanged when `apply` returns one.
@@ -233,6 +313,9 @@ pub enum SessionError {
     /// A message with that id already exists.
     #[error("duplicate message id {0}")]
     DuplicateId(MessageId),
+    /// The session already has user messages.
+    #[error("the chat has already started")]
+    Started,
 }
 
 /// Longest automatic title, in characters.
@@ -254,24 +337,43 @@ pub fn title_from(text: &str) -> String {
 }
 
 impl Session {
-    /// A new empty session, optionally starting with a system prompt as its root message.
-    pub fn new(id: String, at: i64, role: &str, system: Option<(MessageId, String)>) -> Self {
+    /// A new session starting with `preamble` (system prompt, then few-shot examples), chained
+    /// from the root.
+    pub fn new(id: String, at: i64, origin: Option<PromptOrigin>, preamble: Vec<Preamble>) -> Self {
         let mut session = Session {
             id,
             title: String::new(),
-            role: role.to_string(),
+            role: origin.as_ref().map(|o| o.key.clone()).unwrap_or_default(),
+            prompt: origin,
             created_at: at,
             updated_at: at,
             messages: Vec::new(),
             leaf: None,
         };
-        if let Some((mid, text)) = system {
-            session
-                .messages
-                .push(Message::new(mid.clone(), None, Role::System, text, at));
-            session.leaf = Some(mid);
-        }
+        session.push_preamble(preamble, at);
         session
+    }
+
+    fn push_preamble(&mut self, preamble: Vec<Preamble>, at: i64) {
+        for p in preamble {
+            let mut m = Message::new(p.id, self.leaf.clone(), p.role, p.content, at);
+            m.example = p.example;
+            self.push(m);
+        }
+    }
+
+    /// Whether the user has written anything yet.
+    pub fn started(&self) -> bool {
+        self.messages
+            .iter()
+            .any(|m| m.role == Role::User && !m.example)
+    }
+
+    /// The system prompt message (the root), if any.
+    pub fn system(&self) -> Option<&Message> {
+        self.messages
+            .iter()
+            .find(|m| m.role == Role::System && m.parent.is_none())
     }
 
     /// Title for display: the stored one, or "New chat".
@@ -479,6 +581,47 @@ impl Session {
                 }
                 self.leaf = Some(self.newest_leaf_under(&id));
             }
+            Command::SetSystem { id, text, at } => {
+                let root = self.system().map(|m| m.id.clone());
+                match root {
+                    Some(root) => {
+                        if let Some(m) = self.get_mut(&root) {
+                            m.content = text;
+                        }
+                    }
+                    None => {
+                        self.ensure_new_id(&id)?;
+                        // The new system message becomes the parent of the old roots.
+                        for m in self.messages.iter_mut().filter(|m| m.parent.is_none()) {
+                            m.parent = Some(id.clone());
+                        }
+                        self.messages
+                            .insert(0, Message::new(id.clone(), None, Role::System, text, at));
+                        if self.leaf.is_none() {
+                            self.leaf = Some(id);
+                        }
+                    }
+                }
+                if let Some(o) = &mut self.prompt {
+                    o.system_edited = true;
+                }
+                self.updated_at = self.updated_at.max(at);
+            }
+            Command::Restart {
+                origin,
+                preamble,
+                at,
+            } => {
+                if self.started() {
+                    return Err(SessionError::Started);
+                }
+                self.messages.clear();
+                self.leaf = None;
+                self.role = origin.as_ref().map(|o| o.key.clone()).unwrap_or_default();
+                self.prompt = origin;
+                self.push_preamble(preamble, at);
+                self.updated_at = self.updated_at.max(at);
+            }
         }
         Ok(())
     }
@@ -505,8 +648,8 @@ mod tests {
         Session::new(
             "s".into(),
             0,
-            "assistant",
-            Some(("sys".into(), "Be kind.".into())),
+            None,
+            vec![Preamble::system("sys", "Be kind.")],
         )
     }
 
@@ -717,6 +860,94 @@ mod tests {
         let a = s.get("a1").unwrap();
         assert_eq!((a.status, a.content.as_str()), (Status::Incomplete, "half"));
         assert!(!s.recover_interrupted());
+    }
+
+    #[test]
+    fn system_prompt_edits_change_only_this_session_text() {
+        let mut s = session();
+        s.prompt = Some(PromptOrigin {
+            source: PromptSource::Builtin,
+            key: "coder".into(),
+            version: 2,
+            vars: BTreeMap::new(),
+            system_edited: false,
+        });
+        s.apply(user("u1", "hi")).unwrap();
+        s.apply(Command::SetSystem {
+            id: "new".into(),
+            text: "Be terse.".into(),
+            at: 9,
+        })
+        .unwrap();
+        assert_eq!(s.system().unwrap().content, "Be terse.");
+        assert_eq!(
+            s.system().unwrap().id,
+            "sys",
+            "the existing root is edited, no new message"
+        );
+        assert_eq!(ids(&s), vec!["sys", "u1"]);
+        assert!(s.prompt.as_ref().unwrap().system_edited);
+        // A session without a system prompt gets one as its new root.
+        let mut bare = Session::new("b".into(), 0, None, vec![]);
+        bare.apply(user("u1", "hi")).unwrap();
+        bare.apply(Command::SetSystem {
+            id: "sys2".into(),
+            text: "Hello.".into(),
+            at: 1,
+        })
+        .unwrap();
+        assert_eq!(ids(&bare), vec!["sys2", "u1"]);
+    }
+
+    #[test]
+    fn restart_replaces_an_untouched_session_only() {
+        let mut s = session();
+        let pre = vec![
+            Preamble::system("s2", "Plan."),
+            Preamble {
+                id: "e1".into(),
+                role: Role::User,
+                content: "goal".into(),
+                example: true,
+            },
+            Preamble {
+                id: "e2".into(),
+                role: Role::Assistant,
+                content: "{}".into(),
+                example: true,
+            },
+        ];
+        let origin = PromptOrigin {
+            source: PromptSource::User,
+            key: "mine".into(),
+            version: 3,
+            vars: BTreeMap::from([("a".to_string(), "b".to_string())]),
+            system_edited: false,
+        };
+        s.apply(Command::Restart {
+            origin: Some(origin.clone()),
+            preamble: pre.clone(),
+            at: 5,
+        })
+        .unwrap();
+        assert_eq!(ids(&s), vec!["s2", "e1", "e2"]);
+        assert!(!s.started(), "examples are not the user's messages");
+        assert_eq!(
+            (s.role.as_str(), s.prompt.as_ref()),
+            ("mine", Some(&origin))
+        );
+        s.apply(user("u1", "hi")).unwrap();
+        assert_eq!(s.get("u1").unwrap().parent.as_deref(), Some("e2"));
+        let before = s.clone();
+        assert_eq!(
+            s.apply(Command::Restart {
+                origin: None,
+                preamble: pre,
+                at: 6
+            }),
+            Err(SessionError::Started)
+        );
+        assert_eq!(s, before);
     }
 
     #[test]

@@ -48,6 +48,27 @@ pub fn send(app: AppState, text: String) {
     if is_streaming(&app) || text.trim().is_empty() {
         return;
     }
+    // A chat whose role still needs a variable value has no system prompt yet: say what is
+    // missing instead of sending without it.
+    let pending = app
+        .session
+        .with_untracked(|s| (s.messages.is_empty()).then(|| s.prompt.clone()).flatten());
+    if let Some(o) = pending {
+        let role = crate::core::prompts::RoleRef {
+            source: o.source,
+            key: o.key,
+        };
+        if let Err(e) = app
+            .prompts
+            .with_untracked(|p| crate::ui::state::start_check(&role, &o.vars, p))
+        {
+            app.alert.set(Some(Alert {
+                text: format!("This chat cannot start yet: {e}. Fill it in under Chat setup, or pick another Role."),
+                ..Alert::default()
+            }));
+            return;
+        }
+    }
     let id = new_id();
     app.alert.set(None);
     if app

@@ -4,8 +4,8 @@
 use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::storage::{StorageError, Store};
 use crate::core::persist::{self, Index};
-use crate::core::prompts;
-use crate::core::session::{Command, MessageId, Session, SessionError};
+use crate::core::prompts::{self, PromptError, RoleRef, UserPrompts, Vars};
+use crate::core::session::{Command, MessageId, PromptSource, Session, SessionError};
 use crate::core::settings::Settings;
 use crate::ui::error_text::describe_storage;
 use leptos::prelude::*;
@@ -43,6 +43,10 @@ pub enum Dialog {
     Rename,
     /// Confirm deleting the active chat.
     Delete,
+    /// The prompt library ("Prompts").
+    Prompts,
+    /// View and edit the open chat's system prompt.
+    SystemPrompt,
 }
 
 /// Everything the components share. Cheap to copy (signals are handles).
@@ -70,21 +74,52 @@ pub struct AppState {
     pub status: RwSignal<String>,
     /// Whether the markdown renderer module has loaded (replies show plain text until then).
     pub markdown_ready: RwSignal<bool>,
+    /// The user's prompt templates.
+    pub prompts: RwSignal<UserPrompts>,
+    /// Why the stored user templates could not be read (saving them is refused then, so the
+    /// stored record is never overwritten).
+    pub prompts_problem: RwSignal<Option<String>>,
+    /// The role the next new chat starts with (the "Role" select).
+    pub next_role: RwSignal<RoleRef>,
 }
 
 fn store() -> Store {
     Store::local()
 }
 
-/// A fresh session with the default role's system prompt.
-pub fn fresh_session() -> Session {
-    let role = prompts::default_role();
-    Session::new(
-        new_id(),
-        now_ms(),
-        role.name,
-        Some((new_id(), role.system.to_string())),
-    )
+/// The default role.
+pub fn default_role() -> RoleRef {
+    RoleRef {
+        source: PromptSource::Builtin,
+        key: prompts::DEFAULT_ROLE.to_string(),
+    }
+}
+
+/// A fresh session for `role` with `vars`. If the template cannot be rendered yet (a variable
+/// without a default), the session records the template and starts empty; the chat setup shows
+/// what is missing and sending waits for it. An unknown role falls back to the default.
+pub fn fresh_session(role: &RoleRef, vars: &Vars, user: &UserPrompts) -> Session {
+    match prompts::user::start(role, vars, prompts::builtin(), user, new_id) {
+        Ok((origin, preamble)) => Session::new(new_id(), now_ms(), Some(origin), preamble),
+        Err(PromptError::MissingVariables { .. }) => {
+            let origin = crate::core::session::PromptOrigin {
+                source: role.source,
+                key: role.key.clone(),
+                version: prompts::user::find(role, prompts::builtin(), user)
+                    .map_or(0, |t| t.version),
+                vars: vars.clone(),
+                system_edited: false,
+            };
+            Session::new(new_id(), now_ms(), Some(origin), Vec::new())
+        }
+        Err(_) if *role != default_role() => fresh_session(&default_role(), &Vars::new(), user),
+        Err(_) => Session::new(new_id(), now_ms(), None, Vec::new()),
+    }
+}
+
+/// Render `role` with `vars` for the start of a chat (for the setup panel and sending).
+pub fn start_check(role: &RoleRef, vars: &Vars, user: &UserPrompts) -> Result<(), PromptError> {
+    prompts::user::start(role, vars, prompts::builtin(), user, String::new).map(|_| ())
 }
 
 impl AppState {
@@ -179,7 +214,33 @@ impl AppState {
                 Err(e) => problems.push(describe_storage(&e)),
             }
         }
-        let mut session = session.unwrap_or_else(fresh_session);
+        let (user_prompts, prompts_problem) = match s.get(persist::KEY_PROMPTS) {
+            Ok(Some(text)) => match persist::decode_prompts(&text) {
+                Ok(p) => (p, None),
+                Err(e) => {
+                    let why = format!("Your prompt templates could not be read ({e}); they were left untouched in storage, and changes to them cannot be saved until this is fixed.");
+                    problems.push(why.clone());
+                    (UserPrompts::default(), Some(why))
+                }
+            },
+            Ok(None) => (UserPrompts::default(), None),
+            Err(e) => {
+                let why = describe_storage(&e);
+                problems.push(why.clone());
+                (UserPrompts::default(), Some(why))
+            }
+        };
+        let mut session =
+            session.unwrap_or_else(|| fresh_session(&default_role(), &Vars::new(), &user_prompts));
+        let next_role = session
+            .prompt
+            .as_ref()
+            .map(|o| RoleRef {
+                source: o.source,
+                key: o.key.clone(),
+            })
+            .filter(|r| prompts::user::find(r, prompts::builtin(), &user_prompts).is_some())
+            .unwrap_or_else(default_role);
         let recovered = session.recover_interrupted();
         index.active = Some(session.id.clone());
         let draft = s
@@ -201,6 +262,9 @@ impl AppState {
             draft: RwSignal::new(draft),
             status: RwSignal::new(String::new()),
             markdown_ready: RwSignal::new(false),
+            prompts: RwSignal::new(user_prompts),
+            prompts_problem: RwSignal::new(prompts_problem),
+            next_role: RwSignal::new(next_role),
         };
         if recovered {
             state.save_session();
@@ -356,13 +420,65 @@ impl AppState {
         }
     }
 
-    /// Start a new chat and open it.
+    /// Start a new chat with the role of the "Role" select and open it. An untouched open
+    /// chat is reused (started over with that role) instead of piling up empty chats.
     pub fn new_chat(&self) {
-        let sess = fresh_session();
+        let role = self.next_role.get_untracked();
+        if !self.session.with_untracked(Session::started) {
+            let same = self.session.with_untracked(|s| {
+                s.prompt
+                    .as_ref()
+                    .is_some_and(|o| o.source == role.source && o.key == role.key)
+            });
+            if !same {
+                self.restart(&role, &Vars::new());
+            }
+            return;
+        }
+        let sess = self
+            .prompts
+            .with_untracked(|p| fresh_session(&role, &Vars::new(), p));
         self.session.set(sess);
         self.draft.set(String::new());
         self.alert.set(None);
         self.save_session();
+    }
+
+    /// Start the open, untouched chat over with `role` and `vars`.
+    pub fn restart(&self, role: &RoleRef, vars: &Vars) {
+        let fresh = self
+            .prompts
+            .with_untracked(|p| fresh_session(role, vars, p));
+        let cmd = Command::Restart {
+            origin: fresh.prompt,
+            preamble: fresh
+                .messages
+                .into_iter()
+                .map(|m| crate::core::session::Preamble {
+                    id: m.id,
+                    role: m.role,
+                    content: m.content,
+                    example: m.example,
+                })
+                .collect(),
+            at: now_ms(),
+        };
+        if self.apply(cmd).is_ok() {
+            self.alert.set(None);
+        }
+    }
+
+    /// Save the user templates; returns whether they were saved. Refused (with the reason in
+    /// the alert) while the stored record is unreadable, so it is never overwritten.
+    pub fn save_prompts(&self, prompts: UserPrompts) -> Result<(), String> {
+        if let Some(why) = self.prompts_problem.get_untracked() {
+            return Err(why);
+        }
+        store()
+            .set(persist::KEY_PROMPTS, &persist::encode_prompts(&prompts))
+            .map_err(|e| describe_storage(&e))?;
+        self.prompts.set(prompts);
+        Ok(())
     }
 
     /// Delete the open chat (its record, draft and index entry) and open the next one.
@@ -375,7 +491,13 @@ impl AppState {
         let next = self.index.with_untracked(|i| i.active.clone());
         let opened = next.is_some_and(|next| self.open(&next));
         if !opened {
-            self.new_chat();
+            let role = self.next_role.get_untracked();
+            let sess = self
+                .prompts
+                .with_untracked(|p| fresh_session(&role, &Vars::new(), p));
+            self.session.set(sess);
+            self.draft.set(String::new());
+            self.save_session();
         }
         self.save_index();
     }

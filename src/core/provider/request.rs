@@ -1,7 +1,7 @@
 //! Building the JSON body of a streaming `POST {base}/chat/completions`.
 //!
 //! Only visible text is sent: reasoning is never sent back, and empty replies (a reply that
-//! failed before any text arrived) are left out. The API key is not part of the body; the
+//! failed before any text arrived) and an emptied system prompt are left out. The API key is not part of the body; the
 //! adapter puts it in the `Authorization` header.
 
 use crate::core::session::{Message, Role};
@@ -39,6 +39,7 @@ pub fn chat_request<'a>(settings: &'a Settings, history: &[&'a Message]) -> Chat
     let messages = history
         .iter()
         .filter(|m| !(m.role == Role::Assistant && m.content.is_empty()))
+        .filter(|m| !(m.role == Role::System && m.content.trim().is_empty()))
         .map(|m| WireMessage {
             role: m.role.as_str(),
             content: &m.content,
@@ -61,6 +62,7 @@ pub fn to_json(req: &ChatRequest<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::session::Preamble;
     use crate::core::session::{Command, Session};
 
     #[test]
@@ -68,8 +70,8 @@ mod tests {
         let mut s = Session::new(
             "s".into(),
             0,
-            "assistant",
-            Some(("sys".into(), "Be brief.".into())),
+            None,
+            vec![Preamble::system("sys", "Be brief.")],
         );
         s.apply(Command::AddUser {
             id: "u".into(),

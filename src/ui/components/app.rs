@@ -3,10 +3,13 @@
 use crate::ui::chat;
 use crate::ui::components::alert::AlertBanner;
 use crate::ui::components::chat_dialogs::{DeleteDialog, RenameDialog};
+use crate::ui::components::chat_setup::ChatSetup;
 use crate::ui::components::composer::Composer;
 use crate::ui::components::conversation::Conversation;
+use crate::ui::components::prompts_dialog::PromptsDialog;
 use crate::ui::components::settings_dialog::SettingsDialog;
 use crate::ui::components::sidebar::Sidebar;
+use crate::ui::components::system_dialog::SystemPromptDialog;
 use crate::ui::state::{AppState, Dialog};
 use leptos::prelude::*;
 
@@ -79,6 +82,7 @@ pub fn App() -> impl IntoView {
                         </button>
                     </div>
                 </header>
+                <ChatSetup />
                 <Conversation />
                 <AlertBanner />
                 <Composer />
@@ -91,6 +95,12 @@ pub fn App() -> impl IntoView {
             </Show>
             <Show when=move || app.dialog.get() == Some(Dialog::Delete)>
                 <DeleteDialog />
+            </Show>
+            <Show when=move || app.dialog.get() == Some(Dialog::Prompts)>
+                <PromptsDialog />
+            </Show>
+            <Show when=move || app.dialog.get() == Some(Dialog::SystemPrompt)>
+                <SystemPromptDialog />
             </Show>
         </div>
     }

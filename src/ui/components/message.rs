@@ -62,9 +62,25 @@ pub fn MessageView(
         }
         .into_any()
     } else if role == Role::System {
+        let empty = msg.content.trim().is_empty();
         view! {
             <details class="system-prompt">
                 <summary>"System prompt"</summary>
+                <p class="hint">{crate::ui::components::system_dialog::origin_text(app)}</p>
+                <div class="content plain">{if empty { "(empty: no system prompt is sent)".to_string() } else { msg.content.clone() }}</div>
+            </details>
+            <button type="button" class="link-btn" on:click=move |_| app.dialog.set(Some(crate::ui::state::Dialog::SystemPrompt))>"Edit system prompt"</button>
+        }
+        .into_any()
+    } else if msg.example {
+        let who = if role == Role::User {
+            "Example question"
+        } else {
+            "Example answer"
+        };
+        view! {
+            <details class="example">
+                <summary>{who}</summary>
                 <div class="content plain">{msg.content.clone()}</div>
             </details>
         }
@@ -118,6 +134,7 @@ pub fn MessageView(
     });
 
     let actions = match role {
+        _ if msg.example => None,
         Role::User => {
             let content = msg.content.clone();
             Some(
@@ -164,8 +181,8 @@ pub fn MessageView(
         <article class="msg" aria-busy={
             let is_live = is_live.clone();
             move || is_live().then_some("true")
-        } data-role=role.as_str() data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
-            <header class="msg-head" class:hidden=role == Role::System>
+        } data-role=role.as_str() data-example=msg.example.then_some("true") data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
+            <header class="msg-head" class:hidden=role == Role::System || msg.example>
                 <span class="who">{role_label(role)}</span>
                 {variants}
                 {badge.map(|(class, text)| view! { <span class=class>{text}</span> })}

@@ -3,9 +3,12 @@
 pub mod alert;
 pub mod app;
 pub mod chat_dialogs;
+pub mod chat_setup;
 pub mod composer;
 pub mod conversation;
 pub mod message;
 pub mod modal;
+pub mod prompts_dialog;
 pub mod settings_dialog;
 pub mod sidebar;
+pub mod system_dialog;

@@ -1,8 +1,8 @@
 //! The chat list ("Chats"): newest first, the open one marked `aria-current="page"`.
 
-use crate::core::session::Role;
+use crate::core::prompts::{self, RoleRef, Vars};
 use crate::ui::chat;
-use crate::ui::state::AppState;
+use crate::ui::state::{AppState, Dialog};
 use leptos::prelude::*;
 
 /// Sidebar with "New chat" and the list of chats.
@@ -19,16 +19,16 @@ pub fn Sidebar(
                 type="button"
                 class="new-chat"
                 on:click=move |_| {
-                    // An untouched chat is already a new chat: don't pile up empty ones.
-                    let used = app.session.with_untracked(|s| s.messages.iter().any(|m| m.role == Role::User));
-                    if used {
-                        chat::stop();
-                        app.new_chat();
-                    }
+                    chat::stop();
+                    app.new_chat();
                     on_pick.run(());
                 }
             >
                 "New chat"
+            </button>
+            <RoleSelect />
+            <button type="button" class="prompts-btn" on:click=move |_| app.dialog.set(Some(Dialog::Prompts))>
+                "Prompts"
             </button>
             <ul class="chat-list">
                 <For
@@ -73,5 +73,59 @@ pub fn Sidebar(
                 />
             </ul>
         </nav>
+    }
+}
+
+/// The "Role" select: the role new chats start with. Each option shows the role's name and
+/// description. Changing it also starts the open chat over if nothing was sent in it yet.
+#[component]
+fn RoleSelect() -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let builtin = prompts::builtin()
+        .templates
+        .iter()
+        .map(|t| {
+            let value = format!("builtin:{}", t.key);
+            view! { <option value=value>{format!("{} — {}", t.key, t.description)}</option> }
+        })
+        .collect_view();
+    let user = move || {
+        app.prompts.with(|p| {
+            (!p.templates.is_empty()).then(|| {
+                let options = p
+                    .templates
+                    .iter()
+                    .map(|t| {
+                        let value = format!("user:{}", t.template.key);
+                        view! { <option value=value>{format!("{} — {}", t.template.key, t.template.description)}</option> }
+                    })
+                    .collect_view();
+                view! { <optgroup label="Your prompts">{options}</optgroup> }
+            })
+        })
+    };
+    view! {
+        <div class="role-pick">
+            <label for="role-select">"Role"</label>
+            <select
+                id="role-select"
+                prop:value=move || {
+                    // Read the options first so the value is applied after they exist.
+                    app.prompts.track();
+                    app.next_role.get().encode()
+                }
+                on:change=move |ev| {
+                    if let Some(role) = RoleRef::decode(&event_target_value(&ev)) {
+                        app.next_role.set(role.clone());
+                        if !app.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
+                            app.restart(&role, &Vars::new());
+                        }
+                    }
+                }
+            >
+                <optgroup label="Built-in">{builtin}</optgroup>
+                {user}
+            </select>
+        </div>
     }
 }

@@ -1,0 +1,478 @@
+//! "Prompts": every built-in and user template with a preview of its system prompt; user
+//! templates can be created, copied, edited (as YAML), deleted, imported and exported.
+//! Built-in templates are read-only (copy one to change it). Imports and edits are read by the
+//! deferred YAML module and saved only when the whole text is valid.
+
+use crate::adapters::yaml_module;
+use crate::core::prompts::{
+    self, emit, RoleRef, Template, UserPrompts, UserTemplate, Vars, What, YamlAnswer,
+};
+use crate::core::session::PromptSource;
+use crate::ui::components::modal::Modal;
+use crate::ui::state::AppState;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The editor: the YAML text, and the key of the user template being changed (`None` for a new
+/// one).
+#[derive(Clone, PartialEq)]
+struct Editor {
+    original: Option<String>,
+    text: String,
+}
+
+const NEW_TEMPLATE: &str = "my-prompt:\n  version: 1\n  description: What this prompt is for.\n  system: |-\n    You are a helpful assistant who …\n";
+
+/// The preview of a template: system prompt and examples rendered with default values (a
+/// required variable shows as its placeholder).
+fn preview(
+    t: &Template,
+    source: PromptSource,
+    user: &UserPrompts,
+) -> Result<Vec<(String, String)>, String> {
+    let vars: Vars = t
+        .variables
+        .iter()
+        .filter(|v| v.default.is_none())
+        .map(|v| (v.name.clone(), format!("{{{}}}", v.name)))
+        .collect();
+    let lib = match source {
+        PromptSource::Builtin => prompts::builtin().clone(),
+        PromptSource::User => user.library(),
+    };
+    lib.render_with(
+        "prompts",
+        &t.key,
+        What::Preamble,
+        &vars,
+        Some(prompts::builtin()),
+    )
+    .map(|r| {
+        r.messages
+            .into_iter()
+            .map(|m| {
+                let who = match (m.role, m.example) {
+                    (prompts::PromptRole::System, _) => "System prompt",
+                    (prompts::PromptRole::User, _) => "Example question",
+                    (prompts::PromptRole::Assistant, _) => "Example answer",
+                };
+                (who.to_string(), m.content)
+            })
+            .collect()
+    })
+    .map_err(|e| e.to_string())
+}
+
+fn describe_errors(answer: YamlAnswer) -> Result<Vec<UserTemplate>, String> {
+    match answer {
+        YamlAnswer::Ok(list) => Ok(list),
+        YamlAnswer::Errors(d) => Err(d
+            .iter()
+            .map(|d| {
+                let key = if d.key.is_empty() {
+                    String::new()
+                } else {
+                    format!("`{}`: ", d.key)
+                };
+                format!(
+                    "{} line {}, column {}: {key}{}",
+                    d.file, d.at.line, d.at.col, d.message
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")),
+    }
+}
+
+async fn read_yaml(file: &str, text: &str, keep_source: bool) -> Result<Vec<UserTemplate>, String> {
+    let json = yaml_module::read(file, text, keep_source)
+        .await
+        .map_err(|e| {
+            format!("The YAML reader could not be loaded ({e}). Reload the page to try again.")
+        })?;
+    let answer: YamlAnswer = serde_json::from_str(&json)
+        .map_err(|e| format!("The YAML reader gave an unexpected answer ({e})."))?;
+    describe_errors(answer)
+}
+
+fn download(name: &str, text: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&text.into());
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("application/yaml");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|_| "could not create the file")?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)
+        .map_err(|_| "could not create the file")?;
+    let a: web_sys::HtmlAnchorElement = document()
+        .create_element("a")
+        .map_err(|_| "could not start the download")?
+        .unchecked_into();
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// The dialog.
+#[component]
+pub fn PromptsDialog() -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let selected = RwSignal::new(app.next_role.get_untracked());
+    let editor: RwSignal<Option<Editor>> = RwSignal::new(None);
+    let confirm_delete = RwSignal::new(false);
+    let status = RwSignal::new(String::new());
+    let error = RwSignal::new(String::new());
+    let busy = RwSignal::new(false);
+
+    let current = move || {
+        let r = selected.get();
+        app.prompts.with(|p| {
+            prompts::user::find(&r, prompts::builtin(), p)
+                .cloned()
+                .map(|t| (r, t))
+        })
+    };
+    let pick = move |r: RoleRef| {
+        selected.set(r);
+        editor.set(None);
+        confirm_delete.set(false);
+        error.set(String::new());
+    };
+
+    let save_editor = move || {
+        let Some(ed) = editor.get_untracked() else {
+            return;
+        };
+        busy.set(true);
+        error.set(String::new());
+        leptos::task::spawn_local(async move {
+            let result = read_yaml("template", &ed.text, true)
+                .await
+                .and_then(|list| match list.as_slice() {
+                    [one] => Ok(one.clone()),
+                    _ => Err(format!(
+                        "The editor holds one template; this text has {}.",
+                        list.len()
+                    )),
+                });
+            busy.set(false);
+            let t = match result {
+                Ok(t) => t,
+                Err(e) => return error.set(e),
+            };
+            let key = t.template.key.clone();
+            let mut all = app.prompts.get_untracked();
+            if ed.original.as_deref() != Some(key.as_str()) && all.get(&key).is_some() {
+                return error.set(format!("You already have a prompt named “{key}”. Choose another name (the first line of the template)."));
+            }
+            if let Some(old) = &ed.original {
+                if *old != key {
+                    all.remove(old);
+                }
+            }
+            all.merge(vec![t]);
+            match app.save_prompts(all) {
+                Ok(()) => {
+                    status.set(format!("Saved “{key}”."));
+                    editor.set(None);
+                    selected.set(RoleRef {
+                        source: PromptSource::User,
+                        key,
+                    });
+                }
+                Err(e) => error.set(e),
+            }
+        });
+    };
+
+    let on_import = move |ev: leptos::ev::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        input.set_value("");
+        let name = file.name();
+        busy.set(true);
+        error.set(String::new());
+        status.set(String::new());
+        leptos::task::spawn_local(async move {
+            let text = wasm_bindgen_futures::JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|v| v.as_string());
+            let result = match text {
+                Some(text) => read_yaml(&name, &text, false).await,
+                None => Err(format!("{name} could not be read as text.")),
+            };
+            busy.set(false);
+            match result {
+                Err(e) => error.set(format!("Nothing was imported.\n{e}")),
+                Ok(list) => {
+                    let n = list.len();
+                    let first = list.first().map(|t| t.template.key.clone());
+                    let mut all = app.prompts.get_untracked();
+                    let replaced = all.merge(list);
+                    match app.save_prompts(all) {
+                        Ok(()) => {
+                            let s = if n == 1 { "" } else { "s" };
+                            let rep = if replaced > 0 {
+                                format!(" ({replaced} replaced a prompt with the same name)")
+                            } else {
+                                String::new()
+                            };
+                            status.set(format!("Imported {n} prompt{s} from {name}{rep}."));
+                            if let Some(key) = first {
+                                selected.set(RoleRef {
+                                    source: PromptSource::User,
+                                    key,
+                                });
+                            }
+                        }
+                        Err(e) => error.set(format!("Nothing was imported: {e}")),
+                    }
+                }
+            }
+        });
+    };
+
+    let export = move |_| {
+        let text = app.prompts.with_untracked(|p| {
+            let list: Vec<Template> = p.templates.iter().map(|t| t.template.clone()).collect();
+            emit::templates(&list)
+        });
+        match download("satori-prompts.yaml", &text) {
+            Ok(()) => status.set("Exported your prompts as satori-prompts.yaml.".into()),
+            Err(e) => error.set(format!("Export failed: {e}.")),
+        }
+    };
+
+    let item = move |r: RoleRef, t: &Template| {
+        let label = t.key.clone();
+        let desc = t.description.clone();
+        let is_sel = {
+            let r = r.clone();
+            move || selected.get() == r
+        };
+        let is_sel2 = is_sel.clone();
+        view! {
+            <li>
+                <button type="button" class="prompt-item" class:active=is_sel2 aria-current=move || is_sel().then_some("true") on:click=move |_| pick(r.clone())>
+                    <span class="prompt-name">{label}</span>
+                    <span class="prompt-desc">{desc}</span>
+                </button>
+            </li>
+        }
+    };
+    let builtin_list = prompts::builtin()
+        .templates
+        .iter()
+        .map(|t| {
+            item(
+                RoleRef {
+                    source: PromptSource::Builtin,
+                    key: t.key.clone(),
+                },
+                t,
+            )
+        })
+        .collect_view();
+    let user_list = move || {
+        app.prompts.with(|p| {
+            if p.templates.is_empty() {
+                view! { <li class="hint">"None yet: create, copy or import one."</li> }.into_any()
+            } else {
+                p.templates
+                    .iter()
+                    .map(|t| {
+                        item(
+                            RoleRef {
+                                source: PromptSource::User,
+                                key: t.template.key.clone(),
+                            },
+                            &t.template,
+                        )
+                    })
+                    .collect_view()
+                    .into_any()
+            }
+        })
+    };
+
+    let detail = move || {
+        if let Some(ed) = editor.get() {
+            let title = if ed.original.is_some() {
+                "Edit prompt"
+            } else {
+                "New prompt"
+            };
+            return view! {
+                <h3>{title}</h3>
+                <label for="prompt-yaml">"Template (YAML)"</label>
+                <textarea id="prompt-yaml" class="code-input" rows="18" spellcheck="false"
+                    prop:value=ed.text.clone()
+                    on:input=move |ev| editor.update(|e| if let Some(e) = e { e.text = event_target_value(&ev) })></textarea>
+                <p class="hint">"Fields: version, description, system (text or a list of parts and `fragment:` references), optional examples, user, variables. Write {{ and }} for literal braces."</p>
+                <div class="dialog-actions">
+                    <button type="button" on:click=move |_| { editor.set(None); error.set(String::new()); }>"Cancel"</button>
+                    <button type="button" class="primary" disabled=move || busy.get() on:click=move |_| save_editor()>"Save prompt"</button>
+                </div>
+            }
+            .into_any();
+        }
+        let Some((r, t)) = current() else {
+            return view! { <p class="hint">"Pick a prompt."</p> }.into_any();
+        };
+        let is_user = r.source == PromptSource::User;
+        let pv = app.prompts.with(|p| preview(&t, r.source, p));
+        let pv = match pv {
+            Ok(parts) => parts
+                .into_iter()
+                .map(|(who, text)| view! { <h4>{who}</h4><pre class="prompt-preview">{text}</pre> })
+                .collect_view()
+                .into_any(),
+            Err(e) => view! { <p class="form-error">{e}</p> }.into_any(),
+        };
+        let vars = (!t.variables.is_empty()).then(|| {
+            let items = t
+                .variables
+                .iter()
+                .map(|v| {
+                    let mut s = v.name.clone();
+                    if let Some(d) = &v.default {
+                        s.push_str(&format!(" (default “{d}”)"));
+                    } else {
+                        s.push_str(" (required)");
+                    }
+                    if !v.description.is_empty() {
+                        s.push_str(&format!(": {}", v.description));
+                    }
+                    view! { <li>{s}</li> }
+                })
+                .collect_view();
+            view! { <h4>"Variables"</h4><ul class="var-list">{items}</ul> }
+        });
+        let t2 = t.clone();
+        let copy = move |_| {
+            let key = app
+                .prompts
+                .with_untracked(|p| p.free_key(&format!("{}-copy", t2.key)));
+            let mut c = t2.clone();
+            c.key = key;
+            editor.set(Some(Editor {
+                original: None,
+                text: emit::template(&c),
+            }));
+            error.set(String::new());
+        };
+        let key = t.key.clone();
+        let edit = {
+            let key = key.clone();
+            move |_| {
+                let text = app
+                    .prompts
+                    .with_untracked(|p| p.get(&key).map(|u| u.source.clone()))
+                    .unwrap_or_default();
+                editor.set(Some(Editor {
+                    original: Some(key.clone()),
+                    text,
+                }));
+                error.set(String::new());
+            }
+        };
+        let delete = {
+            let key = key.clone();
+            move |_| {
+                let mut all = app.prompts.get_untracked();
+                all.remove(&key);
+                match app.save_prompts(all) {
+                    Ok(()) => {
+                        status.set(format!("Deleted “{key}”."));
+                        confirm_delete.set(false);
+                        if app.next_role.get_untracked()
+                            == (RoleRef {
+                                source: PromptSource::User,
+                                key: key.clone(),
+                            })
+                        {
+                            app.next_role.set(crate::ui::state::default_role());
+                        }
+                        selected.set(crate::ui::state::default_role());
+                    }
+                    Err(e) => error.set(e),
+                }
+            }
+        };
+        let use_it = {
+            let r = r.clone();
+            move |_| {
+                app.next_role.set(r.clone());
+                crate::ui::chat::stop();
+                app.new_chat();
+                app.dialog.set(None);
+            }
+        };
+        let kind = if is_user {
+            "Your prompt"
+        } else {
+            "Built-in (read-only)"
+        };
+        view! {
+            <h3>{t.key.clone()}</h3>
+            <p class="hint">{format!("{kind} · version {} · {}", t.version, t.description)}</p>
+            {pv}
+            {vars}
+            <div class="prompt-actions">
+                <button type="button" on:click=use_it>"Use in new chat"</button>
+                <button type="button" on:click=copy>"Copy"</button>
+                {is_user.then(|| view! {
+                    <button type="button" on:click=edit>"Edit"</button>
+                    <button type="button" class="danger" on:click=move |_| confirm_delete.set(true)>"Delete"</button>
+                })}
+            </div>
+            <Show when=move || confirm_delete.get() && is_user>
+                <div class="confirm" role="group" aria-label="Confirm delete">
+                    <p>{format!("Delete “{key}”? Chats started from it keep their system prompt.")}</p>
+                    <button type="button" on:click=move |_| confirm_delete.set(false)>"Cancel"</button>
+                    <button type="button" class="danger" on:click=delete.clone()>"Delete prompt"</button>
+                </div>
+            </Show>
+        }
+        .into_any()
+    };
+
+    view! {
+        <Modal title="Prompts">
+            <div class="prompts-toolbar">
+                <button type="button" on:click=move |_| {
+                    editor.set(Some(Editor { original: None, text: NEW_TEMPLATE.into() }));
+                    error.set(String::new());
+                }>"New prompt"</button>
+                <label class="file-btn">
+                    "Import prompts"
+                    <input type="file" accept=".yaml,.yml,application/yaml,text/yaml" class="visually-hidden" on:change=on_import />
+                </label>
+                <button type="button" disabled=move || app.prompts.with(|p| p.templates.is_empty()) on:click=export>"Export prompts"</button>
+            </div>
+            <p class="status" role="status">{move || status.get()}</p>
+            <p class="form-error pre" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
+            <div class="prompts-body">
+                <div class="prompt-lists">
+                    <h3 id="builtin-prompts">"Built-in"</h3>
+                    <ul class="prompt-list" aria-labelledby="builtin-prompts">{builtin_list}</ul>
+                    <h3 id="user-prompts">"Your prompts"</h3>
+                    <ul class="prompt-list" aria-labelledby="user-prompts">{user_list}</ul>
+                </div>
+                <section class="prompt-detail" aria-label="Prompt details">{detail}</section>
+            </div>
+            <div class="dialog-actions">
+                <button type="button" on:click=move |_| app.dialog.set(None)>"Close"</button>
+            </div>
+        </Modal>
+    }
+}
