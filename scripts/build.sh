@@ -3,8 +3,8 @@
 #   1. trunk (offline, pinned tools) builds the app itself;
 #   2. the markdown renderer (src/bin/satori-markdown.rs) becomes its own wasm module in
 #      dist/md-<hash>/, loaded after the app is interactive (keeps the parser off the first load),
-#      and the YAML reader for user prompts (src/bin/satori-yaml.rs) another in dist/yaml-<hash>/,
-#      loaded only when the user imports or saves a prompt template;
+#      and the prompts module (src/bin/satori-prompts.rs: template engine, YAML reader, "Prompts"
+#      dialog) another in dist/prompts-<hash>/, loaded only when needed;
 #   3. scripts/postbuild.mjs moves trunk's inline loader into a file (CSP without
 #      'unsafe-inline') and names both modules in index.html.
 set -euo pipefail
@@ -32,6 +32,6 @@ build_module() {
 
 build_module satori-markdown md
 MD_MODULE="$MODULE_PATH"
-build_module satori-yaml yaml
-YAML_MODULE="$MODULE_PATH"
-node scripts/postbuild.mjs dist "$MD_MODULE" "$YAML_MODULE"
+build_module satori-prompts prompts
+PROMPTS_MODULE="$MODULE_PATH"
+node scripts/postbuild.mjs dist "$MD_MODULE" "$PROMPTS_MODULE"

@@ -3,5 +3,5 @@
 pub mod clock;
 pub mod fetch;
 pub mod markdown_module;
+pub mod prompts_module;
 pub mod storage;
-pub mod yaml_module;

@@ -134,6 +134,11 @@ fn decode<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
     }
 }
 
+/// Decode any versioned record into `T` (fields `T` does not name are ignored).
+pub fn decode_record<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
+    decode(text)
+}
+
 /// Encode a session record.
 pub fn encode_session(session: &Session) -> String {
     encode(session)

@@ -7,13 +7,15 @@
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::fetch::{post_stream, FetchError};
+use crate::core::prompts::catalog::StartAnswer;
+use crate::core::prompts::RoleRef;
 use crate::core::provider::error::{backoff_seconds, classify, not_a_stream, ApiError};
 use crate::core::provider::request::{chat_request, to_json};
 use crate::core::provider::stream::{parse_event, StreamUpdate};
-use crate::core::session::{Command, MessageId, Role, Status};
+use crate::core::session::{Command, MessageId, Preamble, Role, Status};
 use crate::core::sse::{SseDecoder, SseItem};
 use crate::ui::error_text::{describe, ErrorContext};
-use crate::ui::state::{Alert, AppState, Live};
+use crate::ui::state::{start_of, Alert, AppState, Live};
 use leptos::prelude::*;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -48,26 +50,64 @@ pub fn send(app: AppState, text: String) {
     if is_streaming(&app) || text.trim().is_empty() {
         return;
     }
-    // A chat whose role still needs a variable value has no system prompt yet: say what is
-    // missing instead of sending without it.
+    // A chat whose role still needs a variable value has no system prompt yet: render it
+    // now, or say what is missing instead of sending without it.
     let pending = app
         .session
-        .with_untracked(|s| (s.messages.is_empty()).then(|| s.prompt.clone()).flatten());
+        .with_untracked(|s| s.messages.is_empty().then(|| s.prompt.clone()).flatten());
     if let Some(o) = pending {
-        let role = crate::core::prompts::RoleRef {
-            source: o.source,
-            key: o.key,
-        };
-        if let Err(e) = app
-            .prompts
-            .with_untracked(|p| crate::ui::state::start_check(&role, &o.vars, p))
-        {
+        leptos::task::spawn_local(async move {
+            let role = RoleRef {
+                source: o.source,
+                key: o.key.clone(),
+            };
+            let answer = start_of(&role, &o.vars).await;
+            let problem = match answer {
+                StartAnswer {
+                    origin: Some(origin),
+                    missing: None,
+                    error: None,
+                    messages,
+                } => {
+                    let preamble = messages
+                        .into_iter()
+                        .map(|m| Preamble {
+                            id: new_id(),
+                            role: m.role,
+                            content: m.content,
+                            example: m.example,
+                        })
+                        .collect();
+                    match app.apply(Command::Restart {
+                        origin: Some(origin),
+                        preamble,
+                        at: now_ms(),
+                    }) {
+                        Ok(()) => return send_now(app, text),
+                        Err(e) => e.to_string(),
+                    }
+                }
+                StartAnswer {
+                    missing: Some(m), ..
+                } => {
+                    app.setup_problem.set(Some(m.clone()));
+                    m
+                }
+                other => other.error.unwrap_or_else(|| "no answer".into()),
+            };
             app.alert.set(Some(Alert {
-                text: format!("This chat cannot start yet: {e}. Fill it in under Chat setup, or pick another Role."),
+                text: format!("This chat cannot start yet: {problem}. Fill it in under Chat setup, or pick another Role."),
                 ..Alert::default()
             }));
-            return;
-        }
+        });
+        return;
+    }
+    send_now(app, text);
+}
+
+fn send_now(app: AppState, text: String) {
+    if is_streaming(&app) {
+        return;
     }
     let id = new_id();
     app.alert.set(None);

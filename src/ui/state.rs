@@ -4,7 +4,9 @@
 use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::storage::{StorageError, Store};
 use crate::core::persist::{self, Index};
-use crate::core::prompts::{self, PromptError, RoleRef, UserPrompts, Vars};
+use crate::core::prompts::catalog::{self, Catalog, StartAnswer};
+use crate::core::prompts::{self, RoleRef, Vars};
+use crate::core::session::Preamble;
 use crate::core::session::{Command, MessageId, PromptSource, Session, SessionError};
 use crate::core::settings::Settings;
 use crate::ui::error_text::describe_storage;
@@ -43,8 +45,8 @@ pub enum Dialog {
     Rename,
     /// Confirm deleting the active chat.
     Delete,
-    /// The prompt library ("Prompts").
-    Prompts,
+    /// A dialog of the prompts module ("Prompts", "Chat setup") is open.
+    External,
     /// View and edit the open chat's system prompt.
     SystemPrompt,
 }
@@ -74,11 +76,10 @@ pub struct AppState {
     pub status: RwSignal<String>,
     /// Whether the markdown renderer module has loaded (replies show plain text until then).
     pub markdown_ready: RwSignal<bool>,
-    /// The user's prompt templates.
-    pub prompts: RwSignal<UserPrompts>,
-    /// Why the stored user templates could not be read (saving them is refused then, so the
-    /// stored record is never overwritten).
-    pub prompts_problem: RwSignal<Option<String>>,
+    /// Every role the "Role" select offers (built-in and the user's templates).
+    pub catalog: RwSignal<Catalog>,
+    /// Why the open, untouched chat cannot start yet (a template variable needs a value).
+    pub setup_problem: RwSignal<Option<String>>,
     /// The role the next new chat starts with (the "Role" select).
     pub next_role: RwSignal<RoleRef>,
 }
@@ -95,31 +96,43 @@ pub fn default_role() -> RoleRef {
     }
 }
 
-/// A fresh session for `role` with `vars`. If the template cannot be rendered yet (a variable
-/// without a default), the session records the template and starts empty; the chat setup shows
-/// what is missing and sending waits for it. An unknown role falls back to the default.
-pub fn fresh_session(role: &RoleRef, vars: &Vars, user: &UserPrompts) -> Session {
-    match prompts::user::start(role, vars, prompts::builtin(), user, new_id) {
-        Ok((origin, preamble)) => Session::new(new_id(), now_ms(), Some(origin), preamble),
-        Err(PromptError::MissingVariables { .. }) => {
-            let origin = crate::core::session::PromptOrigin {
-                source: role.source,
-                key: role.key.clone(),
-                version: prompts::user::find(role, prompts::builtin(), user)
-                    .map_or(0, |t| t.version),
-                vars: vars.clone(),
-                system_edited: false,
-            };
-            Session::new(new_id(), now_ms(), Some(origin), Vec::new())
-        }
-        Err(_) if *role != default_role() => fresh_session(&default_role(), &Vars::new(), user),
-        Err(_) => Session::new(new_id(), now_ms(), None, Vec::new()),
+/// A fresh session with the default role (pre-rendered at build time: no template engine is
+/// needed for it).
+pub fn fresh_session() -> Session {
+    match catalog::builtin_start(prompts::DEFAULT_ROLE, &Vars::new(), new_id) {
+        Some((origin, preamble)) => Session::new(new_id(), now_ms(), Some(origin), preamble),
+        None => Session::new(new_id(), now_ms(), None, Vec::new()),
     }
 }
 
-/// Render `role` with `vars` for the start of a chat (for the setup panel and sending).
-pub fn start_check(role: &RoleRef, vars: &Vars, user: &UserPrompts) -> Result<(), PromptError> {
-    prompts::user::start(role, vars, prompts::builtin(), user, String::new).map(|_| ())
+/// How a chat with `role` and `vars` starts: directly for a built-in role with default values,
+/// otherwise asked of the prompts module.
+pub async fn start_of(role: &RoleRef, vars: &Vars) -> StartAnswer {
+    if role.source == PromptSource::Builtin {
+        if let Some((origin, preamble)) = catalog::builtin_start(&role.key, vars, String::new) {
+            return StartAnswer {
+                origin: Some(origin),
+                messages: preamble
+                    .into_iter()
+                    .map(|p| catalog::StartMessage {
+                        role: p.role,
+                        content: p.content,
+                        example: p.example,
+                    })
+                    .collect(),
+                ..Default::default()
+            };
+        }
+    }
+    let vars_json = serde_json::to_string(vars).unwrap_or_else(|_| "{}".into());
+    match crate::adapters::prompts_module::start(&role.encode(), &vars_json).await {
+        Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| {
+            StartAnswer::error(format!(
+                "the prompts module gave an unexpected answer ({e})"
+            ))
+        }),
+        Err(e) => StartAnswer::error(format!("the prompts module could not be loaded ({e})")),
+    }
 }
 
 impl AppState {
@@ -214,24 +227,12 @@ impl AppState {
                 Err(e) => problems.push(describe_storage(&e)),
             }
         }
-        let (user_prompts, prompts_problem) = match s.get(persist::KEY_PROMPTS) {
-            Ok(Some(text)) => match persist::decode_prompts(&text) {
-                Ok(p) => (p, None),
-                Err(e) => {
-                    let why = format!("Your prompt templates could not be read ({e}); they were left untouched in storage, and changes to them cannot be saved until this is fixed.");
-                    problems.push(why.clone());
-                    (UserPrompts::default(), Some(why))
-                }
-            },
-            Ok(None) => (UserPrompts::default(), None),
-            Err(e) => {
-                let why = describe_storage(&e);
-                problems.push(why.clone());
-                (UserPrompts::default(), Some(why))
-            }
-        };
-        let mut session =
-            session.unwrap_or_else(|| fresh_session(&default_role(), &Vars::new(), &user_prompts));
+        let record = s.get(persist::KEY_PROMPTS).ok().flatten();
+        let (catalog, problem) = Catalog::load(record.as_deref());
+        if let Some(e) = problem {
+            problems.push(format!("Your prompt templates could not be read ({e}); they were left untouched in storage."));
+        }
+        let mut session = session.unwrap_or_else(fresh_session);
         let next_role = session
             .prompt
             .as_ref()
@@ -239,7 +240,7 @@ impl AppState {
                 source: o.source,
                 key: o.key.clone(),
             })
-            .filter(|r| prompts::user::find(r, prompts::builtin(), &user_prompts).is_some())
+            .filter(|r| catalog.find(r.source, &r.key).is_some())
             .unwrap_or_else(default_role);
         let recovered = session.recover_interrupted();
         index.active = Some(session.id.clone());
@@ -262,8 +263,8 @@ impl AppState {
             draft: RwSignal::new(draft),
             status: RwSignal::new(String::new()),
             markdown_ready: RwSignal::new(false),
-            prompts: RwSignal::new(user_prompts),
-            prompts_problem: RwSignal::new(prompts_problem),
+            catalog: RwSignal::new(catalog),
+            setup_problem: RwSignal::new(None),
             next_role: RwSignal::new(next_role),
         };
         if recovered {
@@ -404,6 +405,7 @@ impl AppState {
                     .and_then(|t| persist::decode_draft(&t).ok())
                     .unwrap_or_default();
                 self.session.set(sess);
+                self.setup_problem.set(None);
                 self.draft.set(draft);
                 self.index.update(|i| i.active = Some(id.to_string()));
                 self.save_index();
@@ -431,54 +433,82 @@ impl AppState {
                     .is_some_and(|o| o.source == role.source && o.key == role.key)
             });
             if !same {
-                self.restart(&role, &Vars::new());
+                self.start_chat(role, Vars::new(), true);
             }
             return;
         }
-        let sess = self
-            .prompts
-            .with_untracked(|p| fresh_session(&role, &Vars::new(), p));
-        self.session.set(sess);
-        self.draft.set(String::new());
-        self.alert.set(None);
-        self.save_session();
+        self.start_chat(role, Vars::new(), false);
     }
 
-    /// Start the open, untouched chat over with `role` and `vars`.
-    pub fn restart(&self, role: &RoleRef, vars: &Vars) {
-        let fresh = self
-            .prompts
-            .with_untracked(|p| fresh_session(role, vars, p));
-        let cmd = Command::Restart {
-            origin: fresh.prompt,
-            preamble: fresh
-                .messages
+    /// Start a chat with `role` and `vars`: over the open, untouched chat (`restart`) or as a
+    /// new one. Built-in roles with default values start at once; anything else waits for the
+    /// prompts module.
+    pub fn start_chat(&self, role: RoleRef, vars: Vars, restart: bool) {
+        let app = *self;
+        let session_id = self.session.with_untracked(|s| s.id.clone());
+        leptos::task::spawn_local(async move {
+            let answer = start_of(&role, &vars).await;
+            let (origin, messages, problem) = match answer {
+                StartAnswer {
+                    origin: Some(origin),
+                    error: None,
+                    messages,
+                    missing,
+                } => (origin, messages, missing),
+                other => {
+                    let e = other.error.unwrap_or_else(|| "no answer".into());
+                    app.alert.set(Some(Alert {
+                        text: format!("That role could not be used: {e}."),
+                        ..Alert::default()
+                    }));
+                    return;
+                }
+            };
+            let preamble: Vec<Preamble> = messages
                 .into_iter()
-                .map(|m| crate::core::session::Preamble {
-                    id: m.id,
+                .map(|m| Preamble {
+                    id: new_id(),
                     role: m.role,
                     content: m.content,
                     example: m.example,
                 })
-                .collect(),
-            at: now_ms(),
-        };
-        if self.apply(cmd).is_ok() {
-            self.alert.set(None);
-        }
+                .collect();
+            if restart {
+                // The user may have switched chats meanwhile: only the chat asked about changes.
+                if app.session.with_untracked(|s| s.id != session_id) {
+                    return;
+                }
+                if app
+                    .apply(Command::Restart {
+                        origin: Some(origin),
+                        preamble,
+                        at: now_ms(),
+                    })
+                    .is_ok()
+                {
+                    app.setup_problem.set(problem);
+                    app.alert.set(None);
+                }
+            } else {
+                app.session
+                    .set(Session::new(new_id(), now_ms(), Some(origin), preamble));
+                app.setup_problem.set(problem);
+                app.draft.set(String::new());
+                app.alert.set(None);
+                app.save_session();
+            }
+        });
     }
 
-    /// Save the user templates; returns whether they were saved. Refused (with the reason in
-    /// the alert) while the stored record is unreadable, so it is never overwritten.
-    pub fn save_prompts(&self, prompts: UserPrompts) -> Result<(), String> {
-        if let Some(why) = self.prompts_problem.get_untracked() {
-            return Err(why);
+    /// Re-read the roles after the user templates changed (in the prompts module).
+    pub fn reload_catalog(&self) {
+        let record = store().get(persist::KEY_PROMPTS).ok().flatten();
+        let (catalog, _) = Catalog::load(record.as_deref());
+        let next = self.next_role.get_untracked();
+        if catalog.find(next.source, &next.key).is_none() {
+            self.next_role.set(default_role());
         }
-        store()
-            .set(persist::KEY_PROMPTS, &persist::encode_prompts(&prompts))
-            .map_err(|e| describe_storage(&e))?;
-        self.prompts.set(prompts);
-        Ok(())
+        self.catalog.set(catalog);
     }
 
     /// Delete the open chat (its record, draft and index entry) and open the next one.
@@ -491,13 +521,10 @@ impl AppState {
         let next = self.index.with_untracked(|i| i.active.clone());
         let opened = next.is_some_and(|next| self.open(&next));
         if !opened {
-            let role = self.next_role.get_untracked();
-            let sess = self
-                .prompts
-                .with_untracked(|p| fresh_session(&role, &Vars::new(), p));
-            self.session.set(sess);
+            self.session.set(fresh_session());
             self.draft.set(String::new());
             self.save_session();
+            self.start_chat(self.next_role.get_untracked(), Vars::new(), true);
         }
         self.save_index();
     }

@@ -10,6 +10,7 @@
 //! The built-in library is the build script's output: validated templates and fragments as
 //! JSON, parsed on first use.
 
+pub mod catalog;
 pub mod emit;
 pub mod node;
 pub mod template;

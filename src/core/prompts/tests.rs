@@ -592,3 +592,98 @@ mod writer_properties {
         }
     }
 }
+
+#[test]
+fn prerendered_builtin_starts_match_the_template_engine() {
+    use super::catalog::{builtin_start, Catalog, BUILTIN_ROLES};
+    assert_eq!(BUILTIN_ROLES.len(), builtin().templates.len());
+    for t in &builtin().templates {
+        let user = UserPrompts::default();
+        let role = RoleRef {
+            source: PromptSource::Builtin,
+            key: t.key.clone(),
+        };
+        let engine = user::start(&role, &Vars::new(), builtin(), &user, String::new);
+        let fast = builtin_start(&t.key, &Vars::new(), String::new);
+        match (engine, fast) {
+            (Ok((o1, p1)), Some((o2, p2))) => {
+                assert_eq!(o1, o2, "{}", t.key);
+                assert_eq!(p1, p2, "{}", t.key);
+            }
+            (Err(PromptError::MissingVariables { .. }), None) => {}
+            (e, f) => panic!("{}: engine {e:?} vs prerendered {f:?}", t.key),
+        }
+        // Other values are left to the engine.
+        if let Some(v) = t.variables.iter().find(|v| v.options.len() > 1) {
+            let other = v
+                .options
+                .iter()
+                .find(|o| Some(*o) != v.default.as_ref())
+                .unwrap();
+            assert!(builtin_start(&t.key, &vars(&[(&v.name, other)]), String::new).is_none());
+        }
+    }
+    assert!(builtin_start("nope", &Vars::new(), String::new).is_none());
+
+    let (c, problem) = Catalog::load(None);
+    assert_eq!((c.roles.len(), problem), (BUILTIN_ROLES.len(), None));
+    let mut user = UserPrompts::default();
+    let text = "mine:\n  version: 2\n  description: Mine.\n  system: \"Hi {who}\"\n  variables:\n    who: {default: you, options: [you, me]}\n";
+    user.merge(vec![UserTemplate {
+        template: templates_from_yaml("m.yaml", text, &builtin().fragments)
+            .unwrap()
+            .remove(0),
+        source: text.into(),
+    }]);
+    let (c, problem) = Catalog::load(Some(&crate::core::persist::encode_prompts(&user)));
+    assert_eq!(problem, None);
+    let mine = c
+        .find(PromptSource::User, "mine")
+        .expect("user role listed");
+    assert_eq!(
+        (
+            mine.version,
+            mine.description.as_str(),
+            mine.variables[0].options.len()
+        ),
+        (2, "Mine.", 2)
+    );
+    let (c, problem) = Catalog::load(Some("{not json"));
+    assert_eq!(
+        c.roles.len(),
+        BUILTIN_ROLES.len(),
+        "a bad record leaves the built-in roles"
+    );
+    assert!(problem.is_some());
+}
+
+#[test]
+fn start_answers_for_the_app() {
+    use super::catalog::StartAnswer;
+    let user = UserPrompts::default();
+    let role = |k: &str| RoleRef {
+        source: PromptSource::Builtin,
+        key: k.into(),
+    };
+    let a = user::start_answer(
+        &role("assistant"),
+        &vars(&[("reply_language", "Chinese")]),
+        builtin(),
+        &user,
+    );
+    assert!(a.messages[0].content.contains("简体中文") && a.error.is_none() && a.missing.is_none());
+    let back: StartAnswer = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
+    assert_eq!(back, a);
+    let a = user::start_answer(&role("nope"), &Vars::new(), builtin(), &user);
+    assert_eq!(
+        a.error.as_deref(),
+        Some("there is no prompt `nope` in `built-in prompts`")
+    );
+    let a = user::start_answer(
+        &role("assistant"),
+        &vars(&[("reply_language", "Klingon")]),
+        builtin(),
+        &user,
+    );
+    assert!(a.error.unwrap().contains("not an allowed value"));
+}

@@ -174,3 +174,71 @@ pub fn start(
         .collect();
     Ok((origin, preamble))
 }
+
+/// The prompts module's answer to "start a chat with `role` and `vars`" (see
+/// [`super::catalog::StartAnswer`]).
+pub fn start_answer(
+    role: &RoleRef,
+    vars: &Vars,
+    builtin: &Library,
+    user: &UserPrompts,
+) -> super::catalog::StartAnswer {
+    use super::catalog::{StartAnswer, StartMessage};
+    match start(role, vars, builtin, user, String::new) {
+        Ok((origin, preamble)) => StartAnswer {
+            origin: Some(origin),
+            messages: preamble
+                .into_iter()
+                .map(|p| StartMessage {
+                    role: p.role,
+                    content: p.content,
+                    example: p.example,
+                })
+                .collect(),
+            ..Default::default()
+        },
+        Err(e @ PromptError::MissingVariables { .. }) => StartAnswer {
+            origin: Some(PromptOrigin {
+                source: role.source,
+                key: role.key.clone(),
+                version: find(role, builtin, user).map_or(0, |t| t.version),
+                vars: vars.clone(),
+                system_edited: false,
+            }),
+            missing: Some(e.to_string()),
+            ..Default::default()
+        },
+        Err(e) => StartAnswer::error(e.to_string()),
+    }
+}
+
+/// Read user templates from YAML text (an imported file, or the editor when `keep_source`:
+/// a single template keeps its text as its source; otherwise each source is written anew).
+pub fn read_yaml(
+    file: &str,
+    text: &str,
+    keep_source: bool,
+    fragments: &std::collections::BTreeMap<String, super::Fragment>,
+) -> YamlAnswer {
+    match super::templates_from_yaml(file, text, fragments) {
+        Ok(list) => {
+            let single = list.len() == 1;
+            YamlAnswer::Ok(
+                list.into_iter()
+                    .map(|t| {
+                        let source = if keep_source && single {
+                            text.to_string()
+                        } else {
+                            super::emit::template(&t)
+                        };
+                        UserTemplate {
+                            template: t,
+                            source,
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        Err(d) => YamlAnswer::Errors(d),
+    }
+}

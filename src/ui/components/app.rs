@@ -6,7 +6,6 @@ use crate::ui::components::chat_dialogs::{DeleteDialog, RenameDialog};
 use crate::ui::components::chat_setup::ChatSetup;
 use crate::ui::components::composer::Composer;
 use crate::ui::components::conversation::Conversation;
-use crate::ui::components::prompts_dialog::PromptsDialog;
 use crate::ui::components::settings_dialog::SettingsDialog;
 use crate::ui::components::sidebar::Sidebar;
 use crate::ui::components::system_dialog::SystemPromptDialog;
@@ -50,7 +49,42 @@ pub fn App() -> impl IntoView {
             chat::stop();
         }
     });
+    // Messages from the "Prompts" dialog, which runs in the prompts module.
+    use crate::adapters::prompts_module::{
+        detail, EVENT_CHANGED, EVENT_CLOSED, EVENT_SETUP, EVENT_USE,
+    };
+    let changed = window_event_listener_untyped(EVENT_CHANGED, move |_| app.reload_catalog());
+    let used = window_event_listener_untyped(EVENT_USE, move |ev| {
+        app.reload_catalog();
+        if let Some(role) = crate::core::prompts::RoleRef::decode(&detail(&ev)) {
+            app.next_role.set(role);
+            chat::stop();
+            app.new_chat();
+        }
+    });
+    let setup = window_event_listener_untyped(EVENT_SETUP, move |ev| {
+        #[derive(serde::Deserialize)]
+        struct Setup {
+            role: String,
+            vars: crate::core::prompts::Vars,
+        }
+        let asked: Option<Setup> = serde_json::from_str(&detail(&ev)).ok();
+        if let Some(role) = asked
+            .as_ref()
+            .and_then(|s| crate::core::prompts::RoleRef::decode(&s.role))
+        {
+            if !app.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
+                app.start_chat(role, asked.map(|s| s.vars).unwrap_or_default(), true);
+            }
+        }
+    });
+    // The module's dialog gives focus back to the element that opened it.
+    let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.dialog.set(None));
     on_cleanup(move || {
+        changed.remove();
+        used.remove();
+        closed.remove();
+        setup.remove();
         handle.remove();
         chat::stop();
     });
@@ -95,9 +129,6 @@ pub fn App() -> impl IntoView {
             </Show>
             <Show when=move || app.dialog.get() == Some(Dialog::Delete)>
                 <DeleteDialog />
-            </Show>
-            <Show when=move || app.dialog.get() == Some(Dialog::Prompts)>
-                <PromptsDialog />
             </Show>
             <Show when=move || app.dialog.get() == Some(Dialog::SystemPrompt)>
                 <SystemPromptDialog />

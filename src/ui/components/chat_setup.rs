@@ -1,101 +1,71 @@
-//! "Chat setup": before the first message, the role's variables (e.g. the reply language) can
-//! be set; each change starts the untouched chat over so its system prompt shows the result.
+//! Before the first message, a line under the header shows the values of the role's variables
+//! (e.g. the reply language) with a "Chat setup" button. The dialog itself lives in the
+//! deferred prompts module (`setup_dialog.rs`); its answer starts the untouched chat over.
 
-use crate::core::prompts::{self, RoleRef, Vars};
-use crate::ui::chat;
-use crate::ui::state::{start_check, AppState};
+use crate::core::prompts::RoleRef;
+use crate::ui::state::{AppState, Dialog};
 use leptos::prelude::*;
 
-/// `reply_language` → "Reply language".
+/// `reply_language` → "Reply language". Variable names are ASCII; ASCII case mapping keeps
+/// the Unicode case tables out of the app.
 pub fn label_of(name: &str) -> String {
-    let words = name.replace('_', " ");
-    let mut chars = words.trim().chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
+    let mut words = name.replace('_', " ").trim().to_string();
+    if let Some(first) = words.get_mut(0..1) {
+        first.make_ascii_uppercase();
+    }
+    words
 }
 
-/// The setup panel (shown only for an untouched chat whose role has variables).
+/// Open the "Chat setup" dialog for the open chat.
+fn open_setup(app: AppState) {
+    let Some(o) = app.session.with_untracked(|s| s.prompt.clone()) else {
+        return;
+    };
+    let role = RoleRef {
+        source: o.source,
+        key: o.key,
+    }
+    .encode();
+    let vars = serde_json::to_string(&o.vars).unwrap_or_else(|_| "{}".into());
+    app.dialog.set(Some(Dialog::External));
+    leptos::task::spawn_local(async move {
+        if let Err(e) = crate::adapters::prompts_module::open_setup(&role, &vars).await {
+            app.dialog.set(None);
+            app.alert.set(Some(crate::ui::state::Alert {
+                text: format!("Chat setup could not be opened: the prompts module did not load ({e}). Reload the page to try again."),
+                ..Default::default()
+            }));
+        }
+    });
+}
+
+/// The summary line (only for an untouched chat whose role has variables).
 #[component]
 pub fn ChatSetup() -> impl IntoView {
     let app = expect_context::<AppState>();
-    let origin = move || {
-        app.session
-            .with(|s| if s.started() { None } else { s.prompt.clone() })
-    };
-    let template = move || {
-        origin().and_then(|o| {
-            let role = RoleRef {
-                source: o.source,
-                key: o.key.clone(),
-            };
-            app.prompts
-                .with(|p| prompts::user::find(&role, prompts::builtin(), p).cloned())
-                .map(|t| (role, o.vars, t))
-        })
-    };
-    move || {
-        let (role, vars, t) = template()?;
-        if t.variables.is_empty() {
-            return None;
-        }
-        let problem = app
-            .prompts
-            .with(|p| start_check(&role, &vars, p).err())
-            .map(|e| format!("This role cannot start yet: {e}."));
-        let fields = t
-            .variables
-            .iter()
-            .map(|v| {
-                let id = format!("var-{}", v.name);
-                let hint_id = format!("{id}-hint");
-                let name = v.name.clone();
-                let value = vars.get(&v.name).cloned().unwrap_or_default();
-                let (role, vars) = (role.clone(), vars.clone());
-                let set = move |new: String| {
-                    if chat::is_streaming(&app) {
-                        return;
-                    }
-                    let mut vars: Vars = vars.clone();
-                    vars.insert(name.clone(), new);
-                    app.restart(&role, &vars);
-                };
-                let control = if v.options.is_empty() {
-                    view! {
-                        <input id=id.clone() type="text" aria-describedby=hint_id.clone() prop:value=value on:change=move |ev| set(event_target_value(&ev)) />
-                    }
-                    .into_any()
-                } else {
-                    let options = v
-                        .options
-                        .iter()
-                        .map(|o| view! { <option value=o.clone() selected=*o == value>{o.clone()}</option> })
-                        .collect_view();
-                    view! {
-                        <select id=id.clone() aria-describedby=hint_id.clone() on:change=move |ev| set(event_target_value(&ev))>{options}</select>
-                    }
-                    .into_any()
-                };
-                view! {
-                    <div class="setup-field">
-                        <label for=id>{label_of(&v.name)}</label>
-                        {control}
-                        <span class="hint" id=hint_id>{v.description.clone()}</span>
-                    </div>
-                }
+    let summary = move || {
+        let o = app
+            .session
+            .with(|s| (!s.started()).then(|| s.prompt.clone()).flatten())?;
+        let vars = app.catalog.with(|c| {
+            c.find(o.source, &o.key).map(|r| {
+                r.variables
+                    .iter()
+                    .map(|v| {
+                        let value = o.vars.get(&v.name).map(String::as_str).unwrap_or("");
+                        let value = if value.is_empty() { "(none)" } else { value };
+                        format!("{}: {value}", label_of(&v.name))
+                    })
+                    .collect::<Vec<_>>()
             })
-            .collect_view();
-        Some(view! {
-            <section class="chat-setup" aria-label="Chat setup">
-                <p class="setup-role">
-                    <strong>{t.key.clone()}</strong>
-                    " — "
-                    {t.description.clone()}
-                </p>
-                <div class="setup-fields">{fields}</div>
-                {problem.map(|p| view! { <p class="form-error">{p}</p> })}
-            </section>
-        })
+        })?;
+        (!vars.is_empty()).then(|| format!("{} — {}", o.key, vars.join(" · ")))
+    };
+    view! {
+        <section class="chat-setup" aria-label="Chat setup" class:hidden=move || summary().is_none()>
+            <span class="setup-summary">{summary}</span>
+            <button type="button" class="link-btn" on:click=move |_| open_setup(app)>"Chat setup"</button>
+            <span class="form-error">{move || app.setup_problem.get().map(|e| format!("This chat cannot start yet: {e}."))}</span>
+        </section>
     }
 }

@@ -10,5 +10,6 @@ pub mod message;
 pub mod modal;
 pub mod prompts_dialog;
 pub mod settings_dialog;
+pub mod setup_dialog;
 pub mod sidebar;
 pub mod system_dialog;

@@ -15,10 +15,16 @@ thread_local! {
 pub fn Modal(
     /// Heading text, also the dialog's accessible name.
     title: &'static str,
+    /// Called when the dialog closes (default: clear the app's open dialog).
+    #[prop(optional)]
+    on_close: Option<Callback<()>>,
     /// Contents.
     children: Children,
 ) -> impl IntoView {
-    let app = expect_context::<AppState>();
+    let on_close = on_close.unwrap_or_else(|| {
+        let app = expect_context::<AppState>();
+        Callback::new(move |_| app.dialog.set(None))
+    });
     let dialog: NodeRef<html::Dialog> = NodeRef::new();
     let opener = document()
         .active_element()
@@ -43,7 +49,7 @@ pub fn Modal(
             node_ref=dialog
             class="modal"
             aria-labelledby=labelled_by
-            on:close=move |_| app.dialog.set(None)
+            on:close=move |_| on_close.run(())
         >
             <h2 id=heading_id>{title}</h2>
             {children()}

@@ -1,17 +1,73 @@
 //! "Prompts": every built-in and user template with a preview of its system prompt; user
 //! templates can be created, copied, edited (as YAML), deleted, imported and exported.
-//! Built-in templates are read-only (copy one to change it). Imports and edits are read by the
-//! deferred YAML module and saved only when the whole text is valid.
+//! Built-in templates are read-only (copy one to change it). Imports and edits are saved only
+//! when the whole text is valid.
+//!
+//! This dialog runs inside the deferred prompts module (`src/bin/satori-prompts.rs`), not in
+//! the app: it owns the `satori.prompts` record while it is open and tells the app about
+//! changes through window events (see `crate::adapters::prompts_module`).
 
-use crate::adapters::yaml_module;
+use crate::adapters::prompts_module::{notify, EVENT_CHANGED};
+use crate::adapters::storage::Store;
+use crate::core::persist;
 use crate::core::prompts::{
     self, emit, RoleRef, Template, UserPrompts, UserTemplate, Vars, What, YamlAnswer,
 };
 use crate::core::session::PromptSource;
 use crate::ui::components::modal::Modal;
-use crate::ui::state::AppState;
+use crate::ui::error_text::describe_storage;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
+
+/// What the dialog works with.
+#[derive(Clone, Copy)]
+pub struct PromptsCtx {
+    /// The user templates.
+    pub prompts: RwSignal<UserPrompts>,
+    /// Why the stored record could not be read (saving is refused then, so it is never
+    /// overwritten).
+    pub problem: RwSignal<Option<String>>,
+    /// "Use in new chat".
+    pub on_use: Callback<RoleRef>,
+    /// The dialog closed.
+    pub on_close: Callback<()>,
+}
+
+impl PromptsCtx {
+    /// Read the user templates from storage.
+    pub fn load(on_use: Callback<RoleRef>, on_close: Callback<()>) -> Self {
+        let (prompts, problem) = match Store::local().get(persist::KEY_PROMPTS) {
+            Ok(Some(text)) => match persist::decode_prompts(&text) {
+                Ok(p) => (p, None),
+                Err(e) => (
+                    UserPrompts::default(),
+                    Some(format!("Your prompt templates could not be read ({e}); they were left untouched in storage, and changes cannot be saved until this is fixed.")),
+                ),
+            },
+            Ok(None) => (UserPrompts::default(), None),
+            Err(e) => (UserPrompts::default(), Some(describe_storage(&e))),
+        };
+        PromptsCtx {
+            prompts: RwSignal::new(prompts),
+            problem: RwSignal::new(problem),
+            on_use,
+            on_close,
+        }
+    }
+
+    /// Save the user templates and tell the app. Refused while the stored record is unreadable.
+    pub fn save(&self, prompts: UserPrompts) -> Result<(), String> {
+        if let Some(why) = self.problem.get_untracked() {
+            return Err(why);
+        }
+        Store::local()
+            .set(persist::KEY_PROMPTS, &persist::encode_prompts(&prompts))
+            .map_err(|e| describe_storage(&e))?;
+        self.prompts.set(prompts);
+        notify(EVENT_CHANGED, "");
+        Ok(())
+    }
+}
 
 /// The editor: the YAML text, and the key of the user template being changed (`None` for a new
 /// one).
@@ -84,15 +140,13 @@ fn describe_errors(answer: YamlAnswer) -> Result<Vec<UserTemplate>, String> {
     }
 }
 
-async fn read_yaml(file: &str, text: &str, keep_source: bool) -> Result<Vec<UserTemplate>, String> {
-    let json = yaml_module::read(file, text, keep_source)
-        .await
-        .map_err(|e| {
-            format!("The YAML reader could not be loaded ({e}). Reload the page to try again.")
-        })?;
-    let answer: YamlAnswer = serde_json::from_str(&json)
-        .map_err(|e| format!("The YAML reader gave an unexpected answer ({e})."))?;
-    describe_errors(answer)
+fn read_yaml(file: &str, text: &str, keep_source: bool) -> Result<Vec<UserTemplate>, String> {
+    describe_errors(prompts::user::read_yaml(
+        file,
+        text,
+        keep_source,
+        &prompts::builtin().fragments,
+    ))
 }
 
 fn download(name: &str, text: &str) -> Result<(), String> {
@@ -116,9 +170,12 @@ fn download(name: &str, text: &str) -> Result<(), String> {
 
 /// The dialog.
 #[component]
-pub fn PromptsDialog() -> impl IntoView {
-    let app = expect_context::<AppState>();
-    let selected = RwSignal::new(app.next_role.get_untracked());
+pub fn PromptsDialog(
+    /// The template shown first.
+    selected: RoleRef,
+) -> impl IntoView {
+    let ctx = expect_context::<PromptsCtx>();
+    let selected = RwSignal::new(selected);
     let editor: RwSignal<Option<Editor>> = RwSignal::new(None);
     let confirm_delete = RwSignal::new(false);
     let status = RwSignal::new(String::new());
@@ -127,7 +184,7 @@ pub fn PromptsDialog() -> impl IntoView {
 
     let current = move || {
         let r = selected.get();
-        app.prompts.with(|p| {
+        ctx.prompts.with(|p| {
             prompts::user::find(&r, prompts::builtin(), p)
                 .cloned()
                 .map(|t| (r, t))
@@ -146,10 +203,9 @@ pub fn PromptsDialog() -> impl IntoView {
         };
         busy.set(true);
         error.set(String::new());
-        leptos::task::spawn_local(async move {
-            let result = read_yaml("template", &ed.text, true)
-                .await
-                .and_then(|list| match list.as_slice() {
+        {
+            let result =
+                read_yaml("template", &ed.text, true).and_then(|list| match list.as_slice() {
                     [one] => Ok(one.clone()),
                     _ => Err(format!(
                         "The editor holds one template; this text has {}.",
@@ -162,7 +218,7 @@ pub fn PromptsDialog() -> impl IntoView {
                 Err(e) => return error.set(e),
             };
             let key = t.template.key.clone();
-            let mut all = app.prompts.get_untracked();
+            let mut all = ctx.prompts.get_untracked();
             if ed.original.as_deref() != Some(key.as_str()) && all.get(&key).is_some() {
                 return error.set(format!("You already have a prompt named “{key}”. Choose another name (the first line of the template)."));
             }
@@ -172,7 +228,7 @@ pub fn PromptsDialog() -> impl IntoView {
                 }
             }
             all.merge(vec![t]);
-            match app.save_prompts(all) {
+            match ctx.save(all) {
                 Ok(()) => {
                     status.set(format!("Saved “{key}”."));
                     editor.set(None);
@@ -183,7 +239,7 @@ pub fn PromptsDialog() -> impl IntoView {
                 }
                 Err(e) => error.set(e),
             }
-        });
+        }
     };
 
     let on_import = move |ev: leptos::ev::Event| {
@@ -207,7 +263,7 @@ pub fn PromptsDialog() -> impl IntoView {
                 .ok()
                 .and_then(|v| v.as_string());
             let result = match text {
-                Some(text) => read_yaml(&name, &text, false).await,
+                Some(text) => read_yaml(&name, &text, false),
                 None => Err(format!("{name} could not be read as text.")),
             };
             busy.set(false);
@@ -216,9 +272,9 @@ pub fn PromptsDialog() -> impl IntoView {
                 Ok(list) => {
                     let n = list.len();
                     let first = list.first().map(|t| t.template.key.clone());
-                    let mut all = app.prompts.get_untracked();
+                    let mut all = ctx.prompts.get_untracked();
                     let replaced = all.merge(list);
-                    match app.save_prompts(all) {
+                    match ctx.save(all) {
                         Ok(()) => {
                             let s = if n == 1 { "" } else { "s" };
                             let rep = if replaced > 0 {
@@ -242,7 +298,7 @@ pub fn PromptsDialog() -> impl IntoView {
     };
 
     let export = move |_| {
-        let text = app.prompts.with_untracked(|p| {
+        let text = ctx.prompts.with_untracked(|p| {
             let list: Vec<Template> = p.templates.iter().map(|t| t.template.clone()).collect();
             emit::templates(&list)
         });
@@ -283,7 +339,7 @@ pub fn PromptsDialog() -> impl IntoView {
         })
         .collect_view();
     let user_list = move || {
-        app.prompts.with(|p| {
+        ctx.prompts.with(|p| {
             if p.templates.is_empty() {
                 view! { <li class="hint">"None yet: create, copy or import one."</li> }.into_any()
             } else {
@@ -329,7 +385,7 @@ pub fn PromptsDialog() -> impl IntoView {
             return view! { <p class="hint">"Pick a prompt."</p> }.into_any();
         };
         let is_user = r.source == PromptSource::User;
-        let pv = app.prompts.with(|p| preview(&t, r.source, p));
+        let pv = ctx.prompts.with(|p| preview(&t, r.source, p));
         let pv = match pv {
             Ok(parts) => parts
                 .into_iter()
@@ -359,7 +415,7 @@ pub fn PromptsDialog() -> impl IntoView {
         });
         let t2 = t.clone();
         let copy = move |_| {
-            let key = app
+            let key = ctx
                 .prompts
                 .with_untracked(|p| p.free_key(&format!("{}-copy", t2.key)));
             let mut c = t2.clone();
@@ -374,7 +430,7 @@ pub fn PromptsDialog() -> impl IntoView {
         let edit = {
             let key = key.clone();
             move |_| {
-                let text = app
+                let text = ctx
                     .prompts
                     .with_untracked(|p| p.get(&key).map(|u| u.source.clone()))
                     .unwrap_or_default();
@@ -388,21 +444,16 @@ pub fn PromptsDialog() -> impl IntoView {
         let delete = {
             let key = key.clone();
             move |_| {
-                let mut all = app.prompts.get_untracked();
+                let mut all = ctx.prompts.get_untracked();
                 all.remove(&key);
-                match app.save_prompts(all) {
+                match ctx.save(all) {
                     Ok(()) => {
                         status.set(format!("Deleted “{key}”."));
                         confirm_delete.set(false);
-                        if app.next_role.get_untracked()
-                            == (RoleRef {
-                                source: PromptSource::User,
-                                key: key.clone(),
-                            })
-                        {
-                            app.next_role.set(crate::ui::state::default_role());
-                        }
-                        selected.set(crate::ui::state::default_role());
+                        selected.set(RoleRef {
+                            source: PromptSource::Builtin,
+                            key: prompts::DEFAULT_ROLE.into(),
+                        });
                     }
                     Err(e) => error.set(e),
                 }
@@ -410,12 +461,7 @@ pub fn PromptsDialog() -> impl IntoView {
         };
         let use_it = {
             let r = r.clone();
-            move |_| {
-                app.next_role.set(r.clone());
-                crate::ui::chat::stop();
-                app.new_chat();
-                app.dialog.set(None);
-            }
+            move |_| ctx.on_use.run(r.clone())
         };
         let kind = if is_user {
             "Your prompt"
@@ -447,7 +493,7 @@ pub fn PromptsDialog() -> impl IntoView {
     };
 
     view! {
-        <Modal title="Prompts">
+        <Modal title="Prompts" on_close=ctx.on_close>
             <div class="prompts-toolbar">
                 <button type="button" on:click=move |_| {
                     editor.set(Some(Editor { original: None, text: NEW_TEMPLATE.into() }));
@@ -457,7 +503,7 @@ pub fn PromptsDialog() -> impl IntoView {
                     "Import prompts"
                     <input type="file" accept=".yaml,.yml,application/yaml,text/yaml" class="visually-hidden" on:change=on_import />
                 </label>
-                <button type="button" disabled=move || app.prompts.with(|p| p.templates.is_empty()) on:click=export>"Export prompts"</button>
+                <button type="button" disabled=move || ctx.prompts.with(|p| p.templates.is_empty()) on:click=export>"Export prompts"</button>
             </div>
             <p class="status" role="status">{move || status.get()}</p>
             <p class="form-error pre" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
@@ -471,7 +517,7 @@ pub fn PromptsDialog() -> impl IntoView {
                 <section class="prompt-detail" aria-label="Prompt details">{detail}</section>
             </div>
             <div class="dialog-actions">
-                <button type="button" on:click=move |_| app.dialog.set(None)>"Close"</button>
+                <button type="button" on:click=move |_| ctx.on_close.run(())>"Close"</button>
             </div>
         </Modal>
     }

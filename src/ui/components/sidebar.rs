@@ -1,9 +1,25 @@
 //! The chat list ("Chats"): newest first, the open one marked `aria-current="page"`.
 
-use crate::core::prompts::{self, RoleRef, Vars};
+use crate::core::prompts::{RoleRef, Vars};
+use crate::core::session::PromptSource;
 use crate::ui::chat;
 use crate::ui::state::{AppState, Dialog};
 use leptos::prelude::*;
+
+/// Open the "Prompts" dialog (in the prompts module, loaded now if needed).
+fn open_prompts(app: AppState) {
+    app.dialog.set(Some(Dialog::External));
+    let selected = app.next_role.get_untracked().encode();
+    leptos::task::spawn_local(async move {
+        if let Err(e) = crate::adapters::prompts_module::open(&selected).await {
+            app.dialog.set(None);
+            app.alert.set(Some(crate::ui::state::Alert {
+                text: format!("Prompts could not be opened: the prompts module did not load ({e}). Reload the page to try again."),
+                ..Default::default()
+            }));
+        }
+    });
+}
 
 /// Sidebar with "New chat" and the list of chats.
 #[component]
@@ -27,7 +43,7 @@ pub fn Sidebar(
                 "New chat"
             </button>
             <RoleSelect />
-            <button type="button" class="prompts-btn" on:click=move |_| app.dialog.set(Some(Dialog::Prompts))>
+            <button type="button" class="prompts-btn" on:click=move |_| open_prompts(app)>
                 "Prompts"
             </button>
             <ul class="chat-list">
@@ -81,28 +97,21 @@ pub fn Sidebar(
 #[component]
 fn RoleSelect() -> impl IntoView {
     let app = expect_context::<AppState>();
-    let builtin = prompts::builtin()
-        .templates
-        .iter()
-        .map(|t| {
-            let value = format!("builtin:{}", t.key);
-            view! { <option value=value>{format!("{} — {}", t.key, t.description)}</option> }
+    let options = move |source: PromptSource| {
+        app.catalog.with(|c| {
+            c.roles
+                .iter()
+                .filter(|r| r.source == source)
+                .map(|r| {
+                    let value = RoleRef { source, key: r.key.clone() }.encode();
+                    view! { <option value=value>{format!("{} — {}", r.key, r.description)}</option> }
+                })
+                .collect_view()
         })
-        .collect_view();
-    let user = move || {
-        app.prompts.with(|p| {
-            (!p.templates.is_empty()).then(|| {
-                let options = p
-                    .templates
-                    .iter()
-                    .map(|t| {
-                        let value = format!("user:{}", t.template.key);
-                        view! { <option value=value>{format!("{} — {}", t.template.key, t.template.description)}</option> }
-                    })
-                    .collect_view();
-                view! { <optgroup label="Your prompts">{options}</optgroup> }
-            })
-        })
+    };
+    let has_user = move || {
+        app.catalog
+            .with(|c| c.roles.iter().any(|r| r.source == PromptSource::User))
     };
     view! {
         <div class="role-pick">
@@ -110,21 +119,23 @@ fn RoleSelect() -> impl IntoView {
             <select
                 id="role-select"
                 prop:value=move || {
-                    // Read the options first so the value is applied after they exist.
-                    app.prompts.track();
+                    // Track the options so the value is set again once they exist.
+                    app.catalog.track();
                     app.next_role.get().encode()
                 }
                 on:change=move |ev| {
                     if let Some(role) = RoleRef::decode(&event_target_value(&ev)) {
                         app.next_role.set(role.clone());
                         if !app.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
-                            app.restart(&role, &Vars::new());
+                            app.start_chat(role, Vars::new(), true);
                         }
                     }
                 }
             >
-                <optgroup label="Built-in">{builtin}</optgroup>
-                {user}
+                <optgroup label="Built-in">{move || options(PromptSource::Builtin)}</optgroup>
+                <Show when=has_user>
+                    <optgroup label="Your prompts">{move || options(PromptSource::User)}</optgroup>
+                </Show>
             </select>
         </div>
     }

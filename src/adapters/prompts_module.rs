@@ -1,0 +1,81 @@
+//! The prompts module (`src/bin/satori-prompts.rs`) is a separate wasm module holding the
+//! template engine, the YAML reader and the "Prompts" dialog. The app loads it on demand and
+//! talks to it through these calls and through window events:
+//! - [`EVENT_CHANGED`]: the user templates record was saved (detail: empty),
+//! - [`EVENT_USE`]: "Use in new chat" (detail: a `RoleRef` as `builtin:key` / `user:key`),
+//! - [`EVENT_SETUP`]: "Chat setup" applied (detail: `{"role": "builtin:key", "vars": {…}}`),
+//! - [`EVENT_CLOSED`]: a dialog closed.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The user templates changed.
+pub const EVENT_CHANGED: &str = "satori:prompts-changed";
+/// Start a new chat with a role.
+pub const EVENT_USE: &str = "satori:prompts-use";
+/// "Chat setup" was applied.
+pub const EVENT_SETUP: &str = "satori:prompts-setup";
+/// A dialog of the module closed.
+pub const EVENT_CLOSED: &str = "satori:prompts-closed";
+
+#[wasm_bindgen(module = "/src/adapters/prompts_module.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = loadPrompts, catch)]
+    async fn load_prompts() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = startChat, catch)]
+    fn start_chat(role: &str, vars: &str) -> Result<String, JsValue>;
+    #[wasm_bindgen(js_name = openManager, catch)]
+    fn open_manager(selected: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_name = openSetup, catch)]
+    fn open_setup_dialog(role: &str, vars: &str) -> Result<(), JsValue>;
+}
+
+fn message(e: JsValue) -> String {
+    js_sys::Reflect::get(&e, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .unwrap_or_else(|| "unknown error".into())
+}
+
+/// Load the module (once).
+pub async fn load() -> Result<(), String> {
+    load_prompts().await.map(|_| ()).map_err(message)
+}
+
+/// Ask the module how a chat with `role` (`builtin:key` / `user:key`) and `vars` (a JSON
+/// object) starts; the answer is a `core::prompts::catalog::StartAnswer` as JSON.
+pub async fn start(role: &str, vars: &str) -> Result<String, String> {
+    load().await?;
+    start_chat(role, vars).map_err(message)
+}
+
+/// Open the "Prompts" dialog showing `selected` first.
+pub async fn open(selected: &str) -> Result<(), String> {
+    load().await?;
+    open_manager(selected).map_err(message)
+}
+
+/// Open "Chat setup" for `role` with the current `vars` (a JSON object).
+pub async fn open_setup(role: &str, vars: &str) -> Result<(), String> {
+    load().await?;
+    open_setup_dialog(role, vars).map_err(message)
+}
+
+/// Dispatch one of the events above on `window` (used by the module).
+pub fn notify(name: &str, detail: &str) {
+    let init = web_sys::CustomEventInit::new();
+    init.set_detail(&JsValue::from_str(detail));
+    if let (Some(w), Ok(ev)) = (
+        web_sys::window(),
+        web_sys::CustomEvent::new_with_event_init_dict(name, &init),
+    ) {
+        let _ = w.dispatch_event(&ev);
+    }
+}
+
+/// The detail string of an event sent with [`notify`].
+pub fn detail(ev: &web_sys::Event) -> String {
+    ev.dyn_ref::<web_sys::CustomEvent>()
+        .and_then(|c| c.detail().as_string())
+        .unwrap_or_default()
+}

@@ -1,0 +1,127 @@
+//! The prompts module: the template engine (rendering user templates and non-default values),
+//! the YAML reader, and the "Prompts" dialog, as a wasm module of its own that the app loads
+//! on demand. None of it is on the first-load path: the app starts chats from the built-in
+//! roles' pre-rendered messages (see `core::prompts::catalog`). `scripts/build.sh` builds it
+//! into `dist/prompts-<hash>/`; `src/adapters/prompts_module.rs` loads it.
+
+use leptos::prelude::*;
+use satori::adapters::prompts_module::{notify, EVENT_CLOSED, EVENT_SETUP, EVENT_USE};
+use satori::adapters::storage::Store;
+use satori::core::persist;
+use satori::core::prompts::catalog::StartAnswer;
+use satori::core::prompts::{self, RoleRef, UserPrompts, Vars};
+use satori::ui::components::prompts_dialog::{PromptsCtx, PromptsDialog};
+use satori::ui::components::setup_dialog::SetupDialog;
+use std::cell::RefCell;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+thread_local! {
+    static MOUNTED: RefCell<Option<(leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>, web_sys::Element)>> = const { RefCell::new(None) };
+}
+
+/// How a chat with `role` (`builtin:key` / `user:key`) and `vars` (JSON object) starts, as a
+/// `StartAnswer` in JSON.
+#[wasm_bindgen]
+pub fn start(role: &str, vars: &str) -> String {
+    let answer = match (RoleRef::decode(role), serde_json::from_str::<Vars>(vars)) {
+        (Some(role), Ok(vars)) => {
+            let user = match Store::local().get(persist::KEY_PROMPTS) {
+                Ok(Some(text)) => persist::decode_prompts(&text)
+                    .map_err(|e| format!("your prompt templates could not be read ({e})")),
+                Ok(None) => Ok(UserPrompts::default()),
+                Err(e) => Err(e.to_string()),
+            };
+            match user {
+                Ok(user) => prompts::user::start_answer(&role, &vars, prompts::builtin(), &user),
+                Err(e) => StartAnswer::error(e),
+            }
+        }
+        _ => StartAnswer::error(format!("bad request for role `{role}`")),
+    };
+    serde_json::to_string(&answer).unwrap_or_default()
+}
+
+fn close() {
+    // Unmount after the current event has finished with the dialog's nodes.
+    let _ = leptos::prelude::set_timeout_with_handle(
+        || {
+            if let Some((handle, host)) = MOUNTED.with(|m| m.borrow_mut().take()) {
+                drop(handle);
+                host.remove();
+            }
+            notify(EVENT_CLOSED, "");
+        },
+        std::time::Duration::ZERO,
+    );
+}
+
+/// Mount `view` in a new element at the end of `<body>` (one dialog at a time).
+fn mount<V: IntoView + 'static>(view: impl FnOnce() -> V + 'static) {
+    if MOUNTED.with(|m| m.borrow().is_some()) {
+        return;
+    }
+    let Some(host) = document().create_element("div").ok() else {
+        return;
+    };
+    host.set_class_name("prompts-host");
+    let Some(body) = document().body() else {
+        return;
+    };
+    let _ = body.append_child(&host);
+    let el: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(host.clone());
+    let handle = leptos::mount::mount_to(el, move || view().into_any());
+    MOUNTED.with(|m| *m.borrow_mut() = Some((handle, host)));
+}
+
+/// Open "Chat setup" for `role` (`builtin:key` / `user:key`) with `vars` (JSON object).
+#[wasm_bindgen]
+pub fn open_setup(role: &str, vars: &str) {
+    let Some(role) = RoleRef::decode(role) else {
+        return;
+    };
+    let vars: Vars = serde_json::from_str(vars).unwrap_or_default();
+    let user = Store::local()
+        .get(persist::KEY_PROMPTS)
+        .ok()
+        .flatten()
+        .and_then(|t| persist::decode_prompts(&t).ok())
+        .unwrap_or_default();
+    mount(move || {
+        let encoded = role.encode();
+        view! {
+            <SetupDialog
+                role=role
+                vars=vars
+                user=user
+                on_apply=Callback::new(move |vars: Vars| {
+                    let detail = serde_json::json!({ "role": encoded, "vars": vars }).to_string();
+                    notify(EVENT_SETUP, &detail);
+                    close();
+                })
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+}
+
+/// Open the "Prompts" dialog with `selected` (`builtin:key` / `user:key`) shown first.
+#[wasm_bindgen]
+pub fn open_manager(selected: &str) {
+    let selected = RoleRef::decode(selected).unwrap_or(RoleRef {
+        source: satori::core::session::PromptSource::Builtin,
+        key: prompts::DEFAULT_ROLE.into(),
+    });
+    mount(move || {
+        let ctx = PromptsCtx::load(
+            Callback::new(|role: RoleRef| {
+                notify(EVENT_USE, &role.encode());
+                close();
+            }),
+            Callback::new(|_| close()),
+        );
+        provide_context(ctx);
+        view! { <PromptsDialog selected=selected.clone() /> }
+    });
+}
+
+fn main() {}
