@@ -370,7 +370,7 @@ pub fn PromptsDialog(
             return view! {
                 <h3>{title}</h3>
                 <label for="prompt-yaml">"Template (YAML)"</label>
-                <textarea id="prompt-yaml" class="code-input" rows="18" spellcheck="false"
+                <textarea id="prompt-yaml" class="code-input" rows="18" spellcheck="false" wrap="off"
                     prop:value=ed.text.clone()
                     on:input=move |ev| editor.update(|e| if let Some(e) = e { e.text = event_target_value(&ev) })></textarea>
                 <p class="hint">"Fields: version, description, system (text or a list of parts and `fragment:` references), optional examples, user, variables. Write {{ and }} for literal braces."</p>

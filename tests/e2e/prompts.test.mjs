@@ -1,0 +1,394 @@
+// Prompt roles and templates: the Role select, Chat setup, a chat's own system prompt, and the
+// "Prompts" dialog (import, use, export, re-import, edit, delete, bad files, a bad record).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { startFakeLlm } from './support/fake-llm.mjs';
+import { startStatic } from './support/static-server.mjs';
+import { requireDist } from './support/env.mjs';
+import {
+  launch,
+  withApp,
+  configure,
+  waitIdle,
+  sendMessage,
+  articles,
+  alerts,
+  byName,
+  poll,
+  reload,
+  localStorageEntries,
+  messageBox,
+} from './support/browser.mjs';
+
+let fake;
+let web;
+let browser;
+
+before(async () => {
+  const dist = requireDist();
+  fake = await startFakeLlm();
+  web = await startStatic({ root: dist });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await web?.close();
+  await fake?.close();
+});
+
+async function setup(page) {
+  fake.reset();
+  await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-prompts' });
+}
+
+const roleSelect = (page) => page.getByRole('combobox', byName('Role'));
+
+/** The stored record of the open chat. */
+async function openSession(page) {
+  const all = await localStorageEntries(page);
+  const index = JSON.parse(all['satori.index']);
+  return JSON.parse(all[`satori.session.${index.active}`]);
+}
+
+async function userPrompts(page) {
+  const text = await page.evaluate(() => localStorage.getItem('satori.prompts'));
+  return text === null ? null : JSON.parse(text);
+}
+
+async function openPrompts(page) {
+  await page.getByRole('button', byName('Prompts')).click();
+  const dialog = page.getByRole('dialog', byName('Prompts'));
+  await dialog.waitFor({ state: 'visible' });
+  return dialog;
+}
+
+async function importFile(dialog, name, text) {
+  await dialog.getByLabel('Import prompts').setInputFiles({ name, mimeType: 'application/yaml', buffer: Buffer.from(text) });
+}
+
+/** Sends `text` and returns the request body the fake server received for it. */
+async function sendAndCapture(page, text) {
+  const before = fake.chatRequests().length;
+  await sendMessage(page, text);
+  await waitIdle(page);
+  await fake.waitFor(() => fake.chatRequests().length > before, { message: 'the chat request' });
+  return fake.chatRequests().at(-1).body;
+}
+
+const TEAM_FILE = `# Two prompts for the support team
+support:
+  version: 3
+  description: Answers customer tickets politely.
+  system:
+    - You answer support tickets for {company}. Be polite and brief.
+    - fragment: honest-uncertainty
+    - text: Sign every answer as "{company} Support".
+      when: sign
+  examples:
+    - input: Where is my order A-1042?
+      output: Order A-1042 shipped on 3 March; it arrives within two days.
+  variables:
+    company: {default: Acme, description: Company name}
+    sign: {default: "yes", options: ["yes", ""]}
+
+reviewer:
+  version: 1
+  description: Reviews a diff.
+  system: |-
+    Review the diff for {project}. Literal braces stay: {{"ok": true}}.
+  variables:
+    project: The project name.
+`;
+
+test('the Role select offers every role with its description; a coder chat sends the coder system prompt first', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    const options = await roleSelect(page).locator('option').allInnerTexts();
+    for (const want of [
+      'assistant — A helpful general assistant.',
+      'coder — A careful programming assistant.',
+      'planner — Turns a goal into a step-by-step plan as JSON.',
+      'summarizer — Summarizes a conversation, keeping every fact that matters.',
+      'translator — Translates text faithfully into a chosen language.',
+    ]) {
+      assert.ok(options.includes(want), `option ${want} in ${JSON.stringify(options)}`);
+    }
+    assert.equal(await roleSelect(page).inputValue(), 'builtin:assistant', 'the default role is selected');
+
+    await roleSelect(page).selectOption('builtin:coder');
+    await poll(async () => (await openSession(page)).prompt?.key === 'coder', { message: 'the untouched chat to take the coder role' });
+    const shown = (await articles(page, 'system').first().locator('.content').textContent()).trim();
+    assert.match(shown, /expert software engineer/);
+
+    const body = await sendAndCapture(page, 'Write a function that adds two numbers.');
+    assert.equal(body.messages[0].role, 'system');
+    assert.equal(body.messages[0].content, shown, 'the system prompt shown is the one sent');
+    assert.match(body.messages[0].content, /Never invent functions/, 'the constraint fragment is assembled in');
+    assert.match(body.messages[0].content, /fenced code blocks/, 'the format fragment is assembled in');
+    assert.deepEqual(body.messages.slice(1).map((m) => m.role), ['user']);
+
+    const session = await openSession(page);
+    assert.equal(session.prompt.source, 'builtin');
+    assert.equal(session.prompt.key, 'coder');
+    assert.equal(session.prompt.version, 2);
+    assert.deepEqual(session.prompt.vars, { language: '' });
+    assert.equal(session.messages[0].role, 'system', 'the system prompt is the first message of the session');
+
+    // New chats keep the chosen role.
+    await page.locator('button.new-chat').click();
+    await poll(async () => (await openSession(page)).id !== session.id, { message: 'a new chat' });
+    assert.equal((await openSession(page)).prompt.key, 'coder');
+  });
+});
+
+test('Chat setup: picking Chinese adds the language rules; a planner chat sends its few-shot example', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    await page.getByRole('button', byName('Chat setup')).click();
+    const dialog = page.getByRole('dialog', byName('Chat setup'));
+    await dialog.waitFor();
+    await dialog.getByRole('combobox', byName('Reply language')).selectOption('Chinese');
+    await poll(async () => /Always reply in Chinese/.test(await dialog.locator('.prompt-preview').innerText()), {
+      message: 'the preview to show the language rule',
+    });
+    await dialog.getByRole('button', byName('Apply')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await poll(async () => (await openSession(page)).prompt?.vars?.reply_language === 'Chinese', { message: 'the chat to restart with Chinese' });
+
+    const body = await sendAndCapture(page, 'Hello');
+    assert.match(body.messages[0].content, /Always reply in Chinese/);
+    assert.match(body.messages[0].content, /简体中文/);
+
+    // Planner: system prompt with the schema, then the example pair, then the user message.
+    await roleSelect(page).selectOption('builtin:planner');
+    await page.locator('button.new-chat').click();
+    await poll(async () => (await openSession(page)).prompt?.key === 'planner', { message: 'a planner chat' });
+    const plan = await sendAndCapture(page, 'Plan a team offsite.');
+    assert.deepEqual(plan.messages.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+    assert.match(plan.messages[0].content, /"required": \["goal", "steps", "questions"\]/);
+    assert.doesNotThrow(() => JSON.parse(plan.messages[2].content), 'the example answer is JSON');
+    assert.equal(plan.messages[3].content, 'Plan a team offsite.');
+    // The examples are shown with the system prompt, not as conversation turns to edit.
+    assert.equal(await articles(page, 'user').and(page.locator('[data-example="true"]')).count(), 1);
+  });
+});
+
+test("editing a chat's system prompt changes what that chat sends, not the template", async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    await page.getByRole('button', byName('Edit system prompt')).click();
+    const dialog = page.getByRole('dialog', byName('System prompt'));
+    await dialog.waitFor();
+    await dialog.getByRole('textbox', byName('System prompt')).fill('You are a pirate. Answer in pirate speak.');
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    const body = await sendAndCapture(page, 'Hello');
+    assert.equal(body.messages[0].content, 'You are a pirate. Answer in pirate speak.');
+    const session = await openSession(page);
+    assert.equal(session.prompt.system_edited, true);
+
+    await reload(page);
+    const again = await sendAndCapture(page, 'Still there?');
+    assert.equal(again.messages[0].content, 'You are a pirate. Answer in pirate speak.', 'the edit survives a reload');
+
+    // The template is untouched: a new chat starts from it.
+    await page.locator('button.new-chat').click();
+    await poll(async () => (await openSession(page)).id !== session.id, { message: 'a new chat' });
+    const fresh = await sendAndCapture(page, 'Hi');
+    assert.match(fresh.messages[0].content, /^You are Satori/);
+  });
+});
+
+test('import a prompt file, use it, export it, delete it, re-import the export', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    let dialog = await openPrompts(page);
+    await importFile(dialog, 'team.yaml', TEAM_FILE);
+    await dialog.getByRole('status').filter({ hasText: 'Imported 2 prompts from team.yaml.' }).waitFor();
+    const stored = await userPrompts(page);
+    assert.equal(stored.v, 1);
+    assert.deepEqual(stored.templates.map((x) => x.template.key), ['support', 'reviewer']);
+    assert.doesNotMatch(JSON.stringify(stored), /sk-e2e-prompts/, 'no API key in the prompts record');
+
+    // Preview of the imported template, rendered with its defaults.
+    await dialog.getByRole('button', { name: /^support/ }).click();
+    const preview = await dialog.locator('.prompt-preview').first().innerText();
+    assert.match(preview, /support tickets for Acme/);
+    assert.match(preview, /If you are not sure, say so/, 'the built-in fragment is included');
+
+    // Use it.
+    await dialog.getByRole('button', byName('Use in new chat')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await poll(async () => (await openSession(page)).prompt?.key === 'support', { message: 'a chat with the imported role' });
+    assert.equal(await roleSelect(page).inputValue(), 'user:support');
+    assert.ok((await roleSelect(page).locator('option').allInnerTexts()).includes('support — Answers customer tickets politely.'));
+    const body = await sendAndCapture(page, 'My parcel is late.');
+    assert.deepEqual(body.messages.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+    assert.match(body.messages[0].content, /^You answer support tickets for Acme\. Be polite and brief\./);
+    assert.match(body.messages[0].content, /Sign every answer as "Acme Support"\.$/);
+    assert.equal(body.messages[1].content, 'Where is my order A-1042?');
+    const session = await openSession(page);
+    assert.deepEqual(
+      { source: session.prompt.source, key: session.prompt.key, version: session.prompt.version, vars: session.prompt.vars },
+      { source: 'user', key: 'support', version: 3, vars: { company: 'Acme', sign: 'yes' } },
+    );
+
+    // Export.
+    dialog = await openPrompts(page);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      dialog.getByRole('button', byName('Export prompts')).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'satori-prompts.yaml');
+    const exported = fs.readFileSync(await download.path(), 'utf8');
+    assert.match(exported, /^support:$/m);
+    assert.match(exported, /^reviewer:$/m);
+    assert.doesNotMatch(exported, /sk-e2e-prompts/);
+
+    // Delete both, then re-import the exported file: the same templates come back.
+    for (const key of ['support', 'reviewer']) {
+      await dialog.getByRole('button', { name: new RegExp(`^${key}`) }).click();
+      await dialog.getByRole('button', byName('Delete')).click();
+      await dialog.getByRole('button', byName('Delete prompt')).click();
+      await dialog.getByRole('status').filter({ hasText: `Deleted “${key}”.` }).waitFor();
+    }
+    assert.deepEqual((await userPrompts(page)).templates, []);
+    await poll(async () => !(await roleSelect(page).locator('option').allInnerTexts()).some((o) => o.startsWith('support')), {
+      message: 'the Role select to drop the deleted prompt',
+    });
+    await importFile(dialog, 'satori-prompts.yaml', exported);
+    await dialog.getByRole('status').filter({ hasText: 'Imported 2 prompts' }).waitFor();
+    const back = await userPrompts(page);
+    assert.deepEqual(back.templates.map((x) => x.template), stored.templates.map((x) => x.template), 'the round trip keeps every template exactly');
+  });
+});
+
+test('bad prompt files are refused with line and column, and nothing is saved', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    const dialog = await openPrompts(page);
+    await importFile(dialog, 'good.yaml', 'keep:\n  version: 1\n  description: Kept.\n  system: Stay.\n');
+    await dialog.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+    const before = await userPrompts(page);
+    const cases = [
+      ['syntax.yaml', 'a:\n  version: 1\n description: d\n', /syntax\.yaml line 3, column 2: invalid YAML/],
+      ['dup.yaml', 'a:\n  version: 1\n  version: 2\n', /dup\.yaml line 3, column 3: invalid YAML: duplicate key `version` \(first written at line 2\)/],
+      ['undeclared.yaml', 'a:\n  version: 1\n  description: d\n  system: "Hi {name}"\n', /undeclared\.yaml line 4, column 11: `a\.system`: placeholder `\{name\}` is not declared/],
+      ['fragment.yaml', 'a:\n  version: 1\n  description: d\n  system:\n    - fragment: nope\n', /fragment\.yaml line 5, column 17: `a\.system\[0\]\.fragment`: unknown fragment `nope`/],
+      ['nosystem.yaml', 'a:\n  version: 1\n  description: d\n', /nosystem\.yaml line 1, column 1: `a`: missing `system`/],
+      ['notyaml.yaml', '\u0000\u0001 binary', /notyaml\.yaml line 1/],
+    ];
+    for (const [name, text, want] of cases) {
+      await importFile(dialog, name, text);
+      const alert = dialog.getByRole('alert');
+      await poll(async () => want.test(await alert.innerText()), { message: `the error for ${name}` });
+      assert.match(await alert.innerText(), /^Nothing was imported\./);
+      assert.deepEqual(await userPrompts(page), before, `${name} saved nothing`);
+    }
+    // The editor refuses the same way.
+    await dialog.getByRole('button', byName('New prompt')).click();
+    await dialog.getByRole('textbox', byName('Template (YAML)')).fill('x:\n  version: 1\n  description: d\n  system: "{ oops"\n');
+    await dialog.getByRole('button', byName('Save prompt')).click();
+    await poll(async () => /line 4, column 11: `x\.system`: line 1 column 1 of this text/.test(await dialog.getByRole('alert').innerText()), {
+      message: 'the editor error',
+    });
+    assert.deepEqual(await userPrompts(page), before);
+  });
+});
+
+test('built-ins are read-only; a copy is saved under its own name and can be edited', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    const dialog = await openPrompts(page);
+    await dialog.getByRole('button', { name: /^coder/ }).click();
+    assert.equal(await dialog.getByRole('button', byName('Edit')).count(), 0, 'no Edit for a built-in');
+    assert.equal(await dialog.getByRole('button', byName('Delete')).count(), 0, 'no Delete for a built-in');
+    await dialog.getByRole('button', byName('Copy')).click();
+    const editor = dialog.getByRole('textbox', byName('Template (YAML)'));
+    const text = await editor.inputValue();
+    assert.match(text, /^coder-copy:\n/);
+    await editor.fill(text.replace('coder-copy:', 'my-coder:').replace(/description: .*/, 'description: "My coder."'));
+    await dialog.getByRole('button', byName('Save prompt')).click();
+    await dialog.getByRole('status').filter({ hasText: 'Saved “my-coder”.' }).waitFor();
+    let stored = await userPrompts(page);
+    assert.deepEqual(stored.templates.map((x) => [x.template.key, x.template.description]), [['my-coder', 'My coder.']]);
+    // The copy keeps the built-in fragments and renders like the original.
+    const original = await page.evaluate(() => document.querySelector('.prompt-preview')?.innerText);
+    assert.match(original, /expert software engineer/);
+
+    // Edit: the stored source is what was typed (comments kept).
+    await dialog.getByRole('button', byName('Edit')).click();
+    const source = await editor.inputValue();
+    await editor.fill(`# mine\n${source.replace('version: 2', 'version: 3')}`);
+    await dialog.getByRole('button', byName('Save prompt')).click();
+    await dialog.getByRole('status').filter({ hasText: 'Saved “my-coder”.' }).waitFor();
+    stored = await userPrompts(page);
+    assert.equal(stored.templates[0].template.version, 3);
+    assert.match(stored.templates[0].source, /^# mine\n/);
+
+    await dialog.getByRole('button', byName('Close')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    // Focus returns to the button that opened the dialog.
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'Prompts');
+  });
+});
+
+test('a template variable without a default: sending waits and names it; Chat setup fills it in', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    const dialog = await openPrompts(page);
+    await importFile(dialog, 'team.yaml', TEAM_FILE);
+    await dialog.getByRole('status').filter({ hasText: 'Imported 2 prompts' }).waitFor();
+    await dialog.getByRole('button', { name: /^reviewer/ }).click();
+    await dialog.getByRole('button', byName('Use in new chat')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByText('This chat cannot start yet: prompt `reviewer` needs a value for variable `project`.').waitFor();
+
+    const before = fake.chatRequests().length;
+    await messageBox(page).fill('Please review.');
+    await messageBox(page).press('Enter');
+    await alerts(page).filter({ hasText: 'needs a value for variable `project`' }).waitFor();
+    assert.equal(fake.chatRequests().length, before, 'nothing was sent');
+    assert.equal(await messageBox(page).inputValue(), 'Please review.', 'the message is kept');
+
+    await page.getByRole('button', byName('Chat setup')).click();
+    const setupDialog = page.getByRole('dialog', byName('Chat setup'));
+    await setupDialog.getByRole('textbox', byName('Project')).fill('Apollo {x}');
+    await setupDialog.getByRole('button', byName('Apply')).click();
+    await setupDialog.waitFor({ state: 'hidden' });
+    await poll(async () => (await openSession(page)).messages.length === 1, { message: 'the chat to get its system prompt' });
+    const body = await sendAndCapture(page, 'Please review.');
+    assert.equal(body.messages[0].content, 'Review the diff for Apollo {x}. Literal braces stay: {"ok": true}.', 'values are inserted verbatim, escapes undone');
+  });
+});
+
+test('an unreadable prompts record is reported, left untouched and never overwritten', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await page.evaluate(() => localStorage.setItem('satori.prompts', '{"v":1,"templates":[{"broken'));
+    await reload(page);
+    await alerts(page).filter({ hasText: 'Your prompt templates could not be read' }).waitFor();
+    const options = await roleSelect(page).locator('option').allInnerTexts();
+    assert.ok(options.some((o) => o.startsWith('coder')), 'built-in roles still work');
+    const dialog = await openPrompts(page);
+    await importFile(dialog, 'good.yaml', 'keep:\n  version: 1\n  description: Kept.\n  system: Stay.\n');
+    await dialog.getByRole('alert').filter({ hasText: 'could not be read' }).waitFor();
+    assert.equal(await page.evaluate(() => localStorage.getItem('satori.prompts')), '{"v":1,"templates":[{"broken');
+  });
+});
+
+test('if the prompts module cannot load: a clear alert, and chats with built-in roles still start', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await page.route('**/prompts-*/**', (route) => route.abort());
+    await setup(page);
+    await page.getByRole('button', byName('Prompts')).click();
+    await alerts(page).filter({ hasText: 'Prompts could not be opened' }).waitFor();
+    // Built-in roles with their defaults need no module.
+    await roleSelect(page).selectOption('builtin:coder');
+    await poll(async () => (await openSession(page)).prompt?.key === 'coder', { message: 'the coder role without the module' });
+    const body = await sendAndCapture(page, 'Hi');
+    assert.match(body.messages[0].content, /expert software engineer/);
+  });
+});
