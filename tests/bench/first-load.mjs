@@ -103,6 +103,36 @@ const split = await splitRequests(app.url);
 const first = table('First load: fetched before the composer is usable', split.critical);
 table('Fetched right after (not needed to start typing)', split.deferred);
 console.log(`\nbudget ${BUDGET_KB} KB compressed for the first load: gzip ${kb(first.gzip)} KB ${first.gzip / 1024 <= BUDGET_KB ? 'within' : 'OVER'}, brotli ${kb(first.brotli)} KB ${first.brotli / 1024 <= BUDGET_KB ? 'within' : 'OVER'}`);
+// 3. On demand: opening "Prompts" fetches the prompts module (template engine, YAML reader,
+// dialogs). Time from the click to the dialog being visible, fresh page each run.
+async function openPrompts(url) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  await page.goto(url, { waitUntil: 'load' });
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await page.waitForLoadState('networkidle');
+  const before = await page.evaluate(() => performance.getEntriesByType('resource').length);
+  const t0 = await page.evaluate(() => performance.now());
+  await page.getByRole('button', { name: 'Prompts', exact: true }).click();
+  await page.getByRole('dialog', { name: 'Prompts' }).waitFor();
+  const { t1, files } = await page.evaluate((n) => ({
+    t1: performance.now(),
+    files: performance.getEntriesByType('resource').slice(n).map((e) => e.name),
+  }), before);
+  await ctx.close();
+  const rel = (u) => decodeURIComponent(new URL(u).pathname.replace(/^\//, ''));
+  return { ms: t1 - t0, files: files.map(rel) };
+}
+const promptRuns = [];
+let promptFiles = [];
+for (let i = 0; i < 5; i++) {
+  const r = await openPrompts(app.url);
+  promptRuns.push(r.ms);
+  promptFiles = r.files;
+}
+table('On demand: fetched when "Prompts" is opened', promptFiles);
+console.log(`click "Prompts" → dialog visible (module fetched, compiled, mounted): median ${median(promptRuns).toFixed(0)} ms (min ${Math.min(...promptRuns).toFixed(0)}, max ${Math.max(...promptRuns).toFixed(0)}), 5 fresh pages`);
+
 const appTimes = [], baseTimes = [];
 await measure(app.url); // warm the server and the browser process, not the page cache
 for (let i = 0; i < runs; i++) {

@@ -1,6 +1,7 @@
 // Accessibility audit with axe-core (WCAG 2.x A/AA rules) of the main states of the app, in light
 // and dark: empty chat, a conversation with markdown (code, table, link), an error alert, and the
-// Settings, Rename and Delete dialogs. Fails on any serious or critical violation.
+// Settings, Rename and Delete dialogs, and the prompt views (System prompt, Chat setup,
+// Prompts). Fails on any serious or critical violation.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -77,6 +78,31 @@ for (const scheme of ['light', 'dark']) {
         await audit(page, `${name} dialog`);
         await page.getByRole('dialog', byName(name)).getByRole('button', byName('Cancel')).click();
       }
+
+      // The prompt views: the system prompt editor, Chat setup and Prompts (list, preview,
+      // editor, an import error) on a fresh chat.
+      await page.getByRole('button', byName('Edit system prompt')).first().click();
+      await page.getByRole('dialog', byName('System prompt')).waitFor();
+      await audit(page, 'System prompt dialog');
+      await page.getByRole('dialog', byName('System prompt')).getByRole('button', byName('Cancel')).click();
+      await page.locator('button.new-chat').click();
+      await page.getByRole('button', byName('Chat setup')).waitFor();
+      await audit(page, 'new chat with Chat setup');
+      await page.getByRole('button', byName('Chat setup')).click();
+      await page.getByRole('dialog', byName('Chat setup')).waitFor();
+      await audit(page, 'Chat setup dialog');
+      await page.getByRole('dialog', byName('Chat setup')).getByRole('button', byName('Cancel')).click();
+      await page.getByRole('dialog', byName('Chat setup')).waitFor({ state: 'detached' });
+      await page.getByRole('button', byName('Prompts')).click();
+      const prompts = page.getByRole('dialog', byName('Prompts'));
+      await prompts.waitFor();
+      await audit(page, 'Prompts dialog');
+      await prompts.getByLabel('Import prompts').setInputFiles({ name: 'bad.yaml', mimeType: 'application/yaml', buffer: Buffer.from('a: [1,\n') });
+      await prompts.getByRole('alert').waitFor();
+      await audit(page, 'Prompts dialog with an import error');
+      await prompts.getByRole('button', byName('Copy')).click();
+      await audit(page, 'Prompts editor');
+      await prompts.getByRole('button', byName('Close')).click();
     } finally {
       await context.close();
     }
