@@ -37,6 +37,10 @@ pub fn origin_text(app: AppState) -> String {
                 o.key, o.version
             )
         }
+        None if !s.role.is_empty() => format!(
+            "From the template “{}” (this chat predates template versions).",
+            s.role
+        ),
         None => "This chat has no template.".to_string(),
     })
 }
