@@ -12,7 +12,7 @@ use crate::core::prompts::RoleRef;
 use crate::core::provider::error::{backoff_seconds, classify, not_a_stream, ApiError};
 use crate::core::provider::request::{chat_request, to_json};
 use crate::core::provider::stream::{parse_event, StreamUpdate};
-use crate::core::session::{Command, MessageId, Preamble, Role, Status};
+use crate::core::session::{Command, MessageId, Role, Status};
 use crate::core::sse::{SseDecoder, SseItem};
 use crate::ui::error_text::{describe, ErrorContext};
 use crate::ui::state::{start_of, Alert, AppState, Live};
@@ -68,25 +68,10 @@ pub fn send(app: AppState, text: String) {
                     missing: None,
                     error: None,
                     messages,
-                } => {
-                    let preamble = messages
-                        .into_iter()
-                        .map(|m| Preamble {
-                            id: new_id(),
-                            role: m.role,
-                            content: m.content,
-                            example: m.example,
-                        })
-                        .collect();
-                    match app.apply(Command::Restart {
-                        origin: Some(origin),
-                        preamble,
-                        at: now_ms(),
-                    }) {
-                        Ok(()) => return send_now(app, text),
-                        Err(e) => e.to_string(),
-                    }
-                }
+                } => match app.restart_with(origin, messages) {
+                    Ok(()) => return send_now(app, text),
+                    Err(e) => e.to_string(),
+                },
                 StartAnswer {
                     missing: Some(m), ..
                 } => {

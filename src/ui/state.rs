@@ -7,7 +7,7 @@ use crate::core::persist::{self, Index};
 use crate::core::prompts::catalog::{self, Catalog, StartAnswer};
 use crate::core::prompts::{self, RoleRef, Vars};
 use crate::core::session::Preamble;
-use crate::core::session::{Command, MessageId, PromptSource, Session, SessionError};
+use crate::core::session::{Command, MessageId, PromptOrigin, PromptSource, Session, SessionError};
 use crate::core::settings::Settings;
 use crate::ui::error_text::describe_storage;
 use leptos::prelude::*;
@@ -103,6 +103,19 @@ pub fn fresh_session() -> Session {
         Some((origin, preamble)) => Session::new(new_id(), now_ms(), Some(origin), preamble),
         None => Session::new(new_id(), now_ms(), None, Vec::new()),
     }
+}
+
+/// Session messages (with new ids) for the start of a chat.
+fn preamble_of(messages: Vec<catalog::StartMessage>) -> Vec<Preamble> {
+    messages
+        .into_iter()
+        .map(|m| Preamble {
+            id: new_id(),
+            role: m.role,
+            content: m.content,
+            example: m.example,
+        })
+        .collect()
 }
 
 /// How a chat with `role` and `vars` starts: directly for a built-in role with default values,
@@ -464,40 +477,41 @@ impl AppState {
                     return;
                 }
             };
-            let preamble: Vec<Preamble> = messages
-                .into_iter()
-                .map(|m| Preamble {
-                    id: new_id(),
-                    role: m.role,
-                    content: m.content,
-                    example: m.example,
-                })
-                .collect();
             if restart {
                 // The user may have switched chats meanwhile: only the chat asked about changes.
                 if app.session.with_untracked(|s| s.id != session_id) {
                     return;
                 }
-                if app
-                    .apply(Command::Restart {
-                        origin: Some(origin),
-                        preamble,
-                        at: now_ms(),
-                    })
-                    .is_ok()
-                {
+                if app.restart_with(origin, messages).is_ok() {
                     app.setup_problem.set(problem);
                     app.alert.set(None);
                 }
             } else {
-                app.session
-                    .set(Session::new(new_id(), now_ms(), Some(origin), preamble));
+                app.session.set(Session::new(
+                    new_id(),
+                    now_ms(),
+                    Some(origin),
+                    preamble_of(messages),
+                ));
                 app.setup_problem.set(problem);
                 app.draft.set(String::new());
                 app.alert.set(None);
                 app.save_session();
             }
         });
+    }
+
+    /// Start the open, untouched chat over with `origin` and `messages`.
+    pub fn restart_with(
+        &self,
+        origin: PromptOrigin,
+        messages: Vec<catalog::StartMessage>,
+    ) -> Result<(), SessionError> {
+        self.apply(Command::Restart {
+            origin: Some(origin),
+            preamble: preamble_of(messages),
+            at: now_ms(),
+        })
     }
 
     /// Re-read the roles after the user templates changed (in the prompts module).

@@ -131,6 +131,25 @@ pub fn find<'a>(
     }
 }
 
+/// Render the template `role` points at (user templates use the built-in fragments).
+pub fn render(
+    role: &RoleRef,
+    what: What,
+    vars: &Vars,
+    builtin: &Library,
+    user: &UserPrompts,
+) -> Result<super::Rendered, PromptError> {
+    let t = find(role, builtin, user).ok_or_else(|| PromptError::UnknownKey {
+        template: match role.source {
+            PromptSource::Builtin => "built-in prompts",
+            PromptSource::User => "your prompts",
+        }
+        .to_string(),
+        key: role.key.clone(),
+    })?;
+    t.render(what, vars, |n| builtin.fragments.get(n))
+}
+
 /// What a session starts with for `role` and `vars`: its origin record and its first messages
 /// (system prompt, then few-shot examples). `new_id` names the messages.
 pub fn start(
@@ -140,21 +159,16 @@ pub fn start(
     user: &UserPrompts,
     mut new_id: impl FnMut() -> String,
 ) -> Result<(PromptOrigin, Vec<Preamble>), PromptError> {
-    let (name, lib, fallback) = match role.source {
-        PromptSource::Builtin => ("built-in prompts", builtin.clone(), None),
-        PromptSource::User => ("your prompts", user.library(), Some(builtin)),
-    };
-    let t = lib.get(&role.key).ok_or_else(|| PromptError::UnknownKey {
-        template: name.to_string(),
-        key: role.key.clone(),
-    })?;
-    let rendered = lib.render_with(name, &role.key, What::Preamble, vars, fallback)?;
-    let mut recorded = t.effective_vars(vars);
+    let rendered = render(role, What::Preamble, vars, builtin, user)?;
+    let version = find(role, builtin, user).map_or(0, |t| t.version);
+    let mut recorded = find(role, builtin, user)
+        .map(|t| t.effective_vars(vars))
+        .unwrap_or_default();
     recorded.remove(super::template::OUTPUT_SCHEMA_VAR);
     let origin = PromptOrigin {
         source: role.source,
         key: role.key.clone(),
-        version: t.version,
+        version,
         vars: recorded,
         system_edited: false,
     };

@@ -92,31 +92,25 @@ fn preview(
         .filter(|v| v.default.is_none())
         .map(|v| (v.name.clone(), format!("{{{}}}", v.name)))
         .collect();
-    let lib = match source {
-        PromptSource::Builtin => prompts::builtin().clone(),
-        PromptSource::User => user.library(),
+    let role = RoleRef {
+        source,
+        key: t.key.clone(),
     };
-    lib.render_with(
-        "prompts",
-        &t.key,
-        What::Preamble,
-        &vars,
-        Some(prompts::builtin()),
-    )
-    .map(|r| {
-        r.messages
-            .into_iter()
-            .map(|m| {
-                let who = match (m.role, m.example) {
-                    (prompts::PromptRole::System, _) => "System prompt",
-                    (prompts::PromptRole::User, _) => "Example question",
-                    (prompts::PromptRole::Assistant, _) => "Example answer",
-                };
-                (who.to_string(), m.content)
-            })
-            .collect()
-    })
-    .map_err(|e| e.to_string())
+    prompts::user::render(&role, What::Preamble, &vars, prompts::builtin(), user)
+        .map(|r| {
+            r.messages
+                .into_iter()
+                .map(|m| {
+                    let who = match (m.role, m.example) {
+                        (prompts::PromptRole::System, _) => "System prompt",
+                        (prompts::PromptRole::User, _) => "Example question",
+                        (prompts::PromptRole::Assistant, _) => "Example answer",
+                    };
+                    (who.to_string(), m.content)
+                })
+                .collect()
+        })
+        .map_err(|e| e.to_string())
 }
 
 fn describe_errors(answer: YamlAnswer) -> Result<Vec<UserTemplate>, String> {

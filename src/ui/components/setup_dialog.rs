@@ -2,38 +2,22 @@
 //! role, with a live preview of the system prompt. "Apply" sends the values to the app, which
 //! starts the chat over with them (see `crate::adapters::prompts_module::EVENT_SETUP`).
 
-use crate::core::prompts::{self, RoleRef, Template, UserPrompts, Vars, What};
-use crate::core::session::PromptSource;
+use crate::core::prompts::{self, RoleRef, UserPrompts, Vars, What};
 use crate::ui::components::chat_setup::label_of;
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
 
-/// The template `role` names, and where its fragments come from.
-fn preview(
-    role: &RoleRef,
-    t: &Template,
-    user: &UserPrompts,
-    vars: &Vars,
-) -> Result<String, String> {
-    let lib = match role.source {
-        PromptSource::Builtin => prompts::builtin().clone(),
-        PromptSource::User => user.library(),
-    };
-    lib.render_with(
-        "prompts",
-        &t.key,
-        What::Preamble,
-        vars,
-        Some(prompts::builtin()),
-    )
-    .map(|r| {
-        r.messages
-            .into_iter()
-            .next()
-            .map(|m| m.content)
-            .unwrap_or_default()
-    })
-    .map_err(|e| e.to_string())
+/// The system prompt `role` renders to with `vars`.
+fn preview(role: &RoleRef, user: &UserPrompts, vars: &Vars) -> Result<String, String> {
+    prompts::user::render(role, What::System, vars, prompts::builtin(), user)
+        .map(|r| {
+            r.messages
+                .into_iter()
+                .next()
+                .map(|m| m.content)
+                .unwrap_or_default()
+        })
+        .map_err(|e| e.to_string())
 }
 
 /// The dialog.
@@ -94,8 +78,8 @@ pub fn SetupDialog(
             }
         })
         .collect_view();
-    let (t2, role2) = (t.clone(), role.clone());
-    let shown = move || values.with(|v| preview(&role2, &t2, &user, v));
+    let role2 = role.clone();
+    let shown = move || values.with(|v| preview(&role2, &user, v));
     view! {
         <Modal title="Chat setup" on_close=on_close>
             <p class="hint">{format!("{} — {}", t.key, t.description)}</p>
