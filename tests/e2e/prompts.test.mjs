@@ -392,3 +392,52 @@ test('if the prompts module cannot load: a clear alert, and chats with built-in 
     assert.match(body.messages[0].content, /expert software engineer/);
   });
 });
+
+test('a prompt file too large, or storage too full, is refused without losing anything', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    const dialog = await openPrompts(page);
+    await importFile(dialog, 'huge.yaml', `big:\n  version: 1\n  description: d\n  system: "${'x'.repeat(600 * 1024)}"\n`);
+    await dialog.getByRole('alert').filter({ hasText: 'a prompt file may be at most 512 KB' }).waitFor();
+    assert.equal(await userPrompts(page), null, 'nothing saved');
+
+    await importFile(dialog, 'good.yaml', 'keep:\n  version: 1\n  description: Kept.\n  system: Stay.\n');
+    await dialog.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+    const before = await page.evaluate(() => localStorage.getItem('satori.prompts'));
+    // Fill the rest of the quota (real localStorage, real QuotaExceededError).
+    await page.evaluate(() => {
+      let size = 1 << 20;
+      for (let i = 0; size >= 16; i++) {
+        try { localStorage.setItem(`filler.${i}`, 'x'.repeat(size)); } catch { size = size >> 1; }
+      }
+    });
+    await importFile(dialog, 'more.yaml', `more:\n  version: 1\n  description: More.\n  system: "${'y'.repeat(4096)}"\n`);
+    await dialog.getByRole('alert').filter({ hasText: /storage is full/i }).waitFor();
+    assert.match(await dialog.getByRole('alert').innerText(), /^Nothing was imported/);
+    assert.equal(await page.evaluate(() => localStorage.getItem('satori.prompts')), before, 'the stored templates are unchanged');
+    assert.equal(await dialog.getByRole('button', { name: /^more/ }).count(), 0, 'the refused template is not listed');
+    await page.evaluate(() => { for (const k of Object.keys(localStorage)) if (k.startsWith('filler.')) localStorage.removeItem(k); });
+  });
+});
+
+test('template text is shown as text: markup in a user prompt neither runs nor fetches anything', async (t) => {
+  await withApp(browser, web.url, t, async ({ page, requests }) => {
+    await setup(page);
+    const hostile = '<img src="http://127.0.0.2:9/x.png" onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+    const file = `evil:\n  version: 1\n  description: '${hostile}'\n  system: '${hostile} [link](javascript:alert(1))'\n`;
+    const dialog = await openPrompts(page);
+    await importFile(dialog, 'evil.yaml', file);
+    await dialog.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+    await dialog.getByRole('button', { name: /^evil/ }).click();
+    assert.match(await dialog.locator('.prompt-preview').first().innerText(), /<script>window.__pwned=2<\/script>/, 'shown literally');
+    await dialog.getByRole('button', byName('Use in new chat')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await poll(async () => (await openSession(page)).prompt?.key === 'evil', { message: 'a chat with the role' });
+    await page.locator('details.system-prompt summary').click();
+    assert.match(await articles(page, 'system').first().locator('.content').innerText(), /<img src=/);
+    assert.ok((await roleSelect(page).locator('option').allInnerTexts()).some((o) => o.includes('<img src=')), 'the option shows the text');
+    assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script ran');
+    assert.equal(await page.locator('img').count(), 0, 'no image element was created');
+    assert.ok(!requests.some((u) => u.includes('127.0.0.2')), 'nothing was fetched from the markup');
+  });
+});

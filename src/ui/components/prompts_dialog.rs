@@ -77,6 +77,10 @@ struct Editor {
     text: String,
 }
 
+/// Largest prompt file accepted for import (prompt files are a few KB; this keeps a wrong file
+/// from freezing the page or filling storage).
+const MAX_IMPORT_BYTES: f64 = 512.0 * 1024.0;
+
 const NEW_TEMPLATE: &str = "my-prompt:\n  version: 1\n  description: What this prompt is for.\n  system: |-\n    You are a helpful assistant who …\n";
 
 /// The preview of a template: system prompt and examples rendered with default values (a
@@ -248,6 +252,15 @@ pub fn PromptsDialog(
         };
         input.set_value("");
         let name = file.name();
+        status.set(String::new());
+        if file.size() > MAX_IMPORT_BYTES {
+            error.set(format!(
+                "Nothing was imported.\n{name} is {:.1} MB; a prompt file may be at most {} KB.",
+                file.size() / 1_048_576.0,
+                MAX_IMPORT_BYTES / 1024.0
+            ));
+            return;
+        }
         busy.set(true);
         error.set(String::new());
         status.set(String::new());
