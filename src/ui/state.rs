@@ -105,6 +105,10 @@ pub fn fresh_session() -> Session {
     }
 }
 
+fn chat_is_busy(app: &AppState) -> bool {
+    app.live.with_untracked(Option::is_some)
+}
+
 /// Session messages (with new ids) for the start of a chat.
 fn preamble_of(messages: Vec<catalog::StartMessage>) -> Vec<Preamble> {
     messages
@@ -512,6 +516,33 @@ impl AppState {
             preamble: preamble_of(messages),
             at: now_ms(),
         })
+    }
+
+    /// After the user templates changed: an open chat that has not started, comes from a user
+    /// template and still has that template's system prompt is started over from the template as
+    /// it is now (or from the default role if it was deleted).
+    pub fn refresh_untouched(&self) {
+        let origin = self.session.with_untracked(|s| {
+            s.prompt
+                .clone()
+                .filter(|o| !s.started() && o.source == PromptSource::User && !o.system_edited)
+        });
+        let Some(o) = origin else { return };
+        if chat_is_busy(self) {
+            return;
+        }
+        let exists = self
+            .catalog
+            .with_untracked(|c| c.find(PromptSource::User, &o.key).is_some());
+        if exists {
+            let role = RoleRef {
+                source: o.source,
+                key: o.key,
+            };
+            self.start_chat(role, o.vars, true);
+        } else {
+            self.start_chat(default_role(), Vars::new(), true);
+        }
     }
 
     /// Re-read the roles after the user templates changed (in the prompts module).

@@ -441,3 +441,39 @@ test('template text is shown as text: markup in a user prompt neither runs nor f
     assert.ok(!requests.some((u) => u.includes('127.0.0.2')), 'nothing was fetched from the markup');
   });
 });
+
+test('an untouched chat follows edits to its user template; a started chat keeps what it sent', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    let dialog = await openPrompts(page);
+    await importFile(dialog, 'mine.yaml', 'mine:\n  version: 1\n  description: Mine.\n  system: Old text.\n');
+    await dialog.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+    await dialog.getByRole('button', byName('Use in new chat')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await poll(async () => (await openSession(page)).messages[0]?.content === 'Old text.', { message: 'the chat to start from the template' });
+
+    dialog = await openPrompts(page);
+    await dialog.getByRole('button', { name: /^mine/ }).click();
+    await dialog.getByRole('button', byName('Edit')).click();
+    await dialog.getByRole('textbox', byName('Template (YAML)')).fill('mine:\n  version: 2\n  description: Mine.\n  system: New text.\n');
+    await dialog.getByRole('button', byName('Save prompt')).click();
+    await dialog.getByRole('status').filter({ hasText: 'Saved “mine”.' }).waitFor();
+    await dialog.getByRole('button', byName('Close')).click();
+    await poll(async () => (await openSession(page)).messages[0]?.content === 'New text.', { message: 'the untouched chat to follow the edit' });
+    assert.equal((await openSession(page)).prompt.version, 2);
+    const body = await sendAndCapture(page, 'Hi');
+    assert.equal(body.messages[0].content, 'New text.');
+
+    // Once started, the chat keeps its system prompt.
+    dialog = await openPrompts(page);
+    await dialog.getByRole('button', { name: /^mine/ }).click();
+    await dialog.getByRole('button', byName('Edit')).click();
+    await dialog.getByRole('textbox', byName('Template (YAML)')).fill('mine:\n  version: 3\n  description: Mine.\n  system: Newest text.\n');
+    await dialog.getByRole('button', byName('Save prompt')).click();
+    await dialog.getByRole('status').filter({ hasText: 'Saved “mine”.' }).waitFor();
+    await dialog.getByRole('button', byName('Close')).click();
+    const again = await sendAndCapture(page, 'Still you?');
+    assert.equal(again.messages[0].content, 'New text.');
+    assert.equal((await openSession(page)).prompt.version, 2);
+  });
+});

@@ -53,7 +53,10 @@ pub fn App() -> impl IntoView {
     use crate::adapters::prompts_module::{
         detail, EVENT_CHANGED, EVENT_CLOSED, EVENT_SETUP, EVENT_USE,
     };
-    let changed = window_event_listener_untyped(EVENT_CHANGED, move |_| app.reload_catalog());
+    let changed = window_event_listener_untyped(EVENT_CHANGED, move |_| {
+        app.reload_catalog();
+        app.refresh_untouched();
+    });
     let used = window_event_listener_untyped(EVENT_USE, move |ev| {
         app.reload_catalog();
         if let Some(role) = crate::core::prompts::RoleRef::decode(&detail(&ev)) {
