@@ -319,9 +319,14 @@ test('built-ins are read-only; a copy is saved under its own name and can be edi
     const original = await page.evaluate(() => document.querySelector('.prompt-preview')?.innerText);
     assert.match(original, /expert software engineer/);
 
-    // Edit: the stored source is what was typed (comments kept).
+    // Edit: focus is in the editor, typing keeps the caret, and the stored source is what was
+    // typed (comments kept).
     await dialog.getByRole('button', byName('Edit')).click();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'prompt-yaml', 'focus moves into the editor');
     const source = await editor.inputValue();
+    await editor.press('Control+Home');
+    await page.keyboard.type('# mine\n', { delay: 20 });
+    assert.equal(await editor.inputValue(), `# mine\n${source}`, 'key by key typing lands where the caret is');
     await editor.fill(`# mine\n${source.replace('version: 2', 'version: 3')}`);
     await dialog.getByRole('button', byName('Save prompt')).click();
     await dialog.getByRole('status').filter({ hasText: 'Saved “my-coder”.' }).waitFor();

@@ -174,7 +174,17 @@ pub fn PromptsDialog(
 ) -> impl IntoView {
     let ctx = expect_context::<PromptsCtx>();
     let selected = RwSignal::new(selected);
+    // The open editor (which template it changes) and its text, kept apart so that typing does
+    // not re-render the editor (which would lose the caret).
     let editor: RwSignal<Option<Editor>> = RwSignal::new(None);
+    let editor_text = RwSignal::new(String::new());
+    // Focus moves into the editor when it opens (it may be below the list on a narrow screen).
+    let editor_ref: NodeRef<leptos::html::Textarea> = NodeRef::new();
+    Effect::new(move |_| {
+        if let Some(el) = editor_ref.get() {
+            let _ = el.focus();
+        }
+    });
     let confirm_delete = RwSignal::new(false);
     let status = RwSignal::new(String::new());
     let error = RwSignal::new(String::new());
@@ -196,9 +206,10 @@ pub fn PromptsDialog(
     };
 
     let save_editor = move || {
-        let Some(ed) = editor.get_untracked() else {
+        let Some(mut ed) = editor.get_untracked() else {
             return;
         };
+        ed.text = editor_text.get_untracked();
         busy.set(true);
         error.set(String::new());
         {
@@ -369,6 +380,7 @@ pub fn PromptsDialog(
 
     let detail = move || {
         if let Some(ed) = editor.get() {
+            editor_text.set(ed.text.clone());
             let title = if ed.original.is_some() {
                 "Edit prompt"
             } else {
@@ -377,9 +389,9 @@ pub fn PromptsDialog(
             return view! {
                 <h3>{title}</h3>
                 <label for="prompt-yaml">"Template (YAML)"</label>
-                <textarea id="prompt-yaml" class="code-input" rows="18" spellcheck="false" wrap="off"
+                <textarea node_ref=editor_ref id="prompt-yaml" class="code-input" rows="18" spellcheck="false" wrap="off"
                     prop:value=ed.text.clone()
-                    on:input=move |ev| editor.update(|e| if let Some(e) = e { e.text = event_target_value(&ev) })></textarea>
+                    on:input=move |ev| editor_text.set(event_target_value(&ev))></textarea>
                 <p class="hint">"Fields: version, description, system (text or a list of parts and `fragment:` references), optional examples, user, variables. Write {{ and }} for literal braces."</p>
                 <div class="dialog-actions">
                     <button type="button" on:click=move |_| { editor.set(None); error.set(String::new()); }>"Cancel"</button>
