@@ -283,8 +283,8 @@ pub enum Command {
         /// Time, ms since epoch.
         at: i64,
     },
-    /// Start an untouched session (no user message yet) over from another template or other
-    /// variables.
+    /// Start an untouched session (no user message yet, system prompt not edited) over from
+    /// another template or other variables.
     Restart {
         /// The new origin.
         origin: Option<PromptOrigin>,
@@ -316,6 +316,9 @@ pub enum SessionError {
     /// The session already has user messages.
     #[error("the chat has already started")]
     Started,
+    /// The user edited the session's system prompt; starting over would discard it.
+    #[error("the chat's system prompt was edited")]
+    SystemEdited,
 }
 
 /// Longest automatic title, in characters.
@@ -582,6 +585,9 @@ impl Session {
                 self.leaf = Some(self.newest_leaf_under(&id));
             }
             Command::SetSystem { id, text, at } => {
+                if self.system().is_some_and(|m| m.content == text) {
+                    return Ok(()); // unchanged: not an edit
+                }
                 let root = self.system().map(|m| m.id.clone());
                 match root {
                     Some(root) => {
@@ -614,6 +620,9 @@ impl Session {
             } => {
                 if self.started() {
                     return Err(SessionError::Started);
+                }
+                if self.prompt.as_ref().is_some_and(|o| o.system_edited) {
+                    return Err(SessionError::SystemEdited);
                 }
                 self.messages.clear();
                 self.leaf = None;
@@ -887,6 +896,40 @@ mod tests {
         );
         assert_eq!(ids(&s), vec!["sys", "u1"]);
         assert!(s.prompt.as_ref().unwrap().system_edited);
+        // Saving the same text again is not an edit.
+        let mut same = session();
+        same.prompt = Some(PromptOrigin {
+            source: PromptSource::Builtin,
+            key: "assistant".into(),
+            version: 1,
+            vars: BTreeMap::new(),
+            system_edited: false,
+        });
+        let text = same.system().unwrap().content.clone();
+        same.apply(Command::SetSystem {
+            id: "n".into(),
+            text,
+            at: 3,
+        })
+        .unwrap();
+        assert!(!same.prompt.as_ref().unwrap().system_edited);
+        // An untouched chat whose system prompt was edited is not started over (that would
+        // discard the edit).
+        same.apply(Command::SetSystem {
+            id: "n".into(),
+            text: "Mine.".into(),
+            at: 4,
+        })
+        .unwrap();
+        assert_eq!(
+            same.apply(Command::Restart {
+                origin: None,
+                preamble: vec![],
+                at: 5
+            }),
+            Err(SessionError::SystemEdited)
+        );
+        assert_eq!(same.system().unwrap().content, "Mine.");
         // A session without a system prompt gets one as its new root.
         let mut bare = Session::new("b".into(), 0, None, vec![]);
         bare.apply(user("u1", "hi")).unwrap();

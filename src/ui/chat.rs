@@ -45,23 +45,53 @@ pub fn stop() {
     });
 }
 
+/// Longest wait for a chat start (the prompts module) before sending, in 50 ms steps.
+const START_WAIT_STEPS: u32 = 300;
+
 /// Send the composer text as a new user message and stream the answer.
 pub fn send(app: AppState, text: String) {
     if is_streaming(&app) || text.trim().is_empty() {
         return;
     }
+    // A role change or Chat setup still being rendered: send once the chat has its prompt,
+    // so the message never goes out under the previous one.
+    if app.starting.get_untracked() > 0 {
+        leptos::task::spawn_local(async move {
+            for _ in 0..START_WAIT_STEPS {
+                if app.starting.get_untracked() == 0 {
+                    return send(app, text);
+                }
+                gloo_timers::future::TimeoutFuture::new(50).await;
+            }
+            app.alert.set(Some(Alert {
+                text: "This chat is still being set up (its prompt module has not answered). Try again in a moment.".into(),
+                ..Alert::default()
+            }));
+        });
+        return;
+    }
     // A chat whose role still needs a variable value has no system prompt yet: render it
     // now, or say what is missing instead of sending without it.
-    let pending = app
-        .session
-        .with_untracked(|s| s.messages.is_empty().then(|| s.prompt.clone()).flatten());
-    if let Some(o) = pending {
+    let pending = app.session.with_untracked(|s| {
+        s.messages
+            .is_empty()
+            .then(|| s.prompt.clone().map(|o| (s.id.clone(), o)))
+            .flatten()
+    });
+    if let Some((session_id, o)) = pending {
+        app.starting.update(|n| *n += 1);
         leptos::task::spawn_local(async move {
             let role = RoleRef {
                 source: o.source,
                 key: o.key.clone(),
             };
             let answer = start_of(&role, &o.vars).await;
+            app.starting.update(|n| *n = n.saturating_sub(1));
+            // The user switched chats meanwhile: this message belongs to the other chat, whose
+            // draft still holds it.
+            if app.session.with_untracked(|s| s.id != session_id) {
+                return;
+            }
             let problem = match answer {
                 StartAnswer {
                     origin: Some(origin),

@@ -82,6 +82,8 @@ pub struct AppState {
     pub setup_problem: RwSignal<Option<String>>,
     /// The role the next new chat starts with (the "Role" select).
     pub next_role: RwSignal<RoleRef>,
+    /// How many chat starts are waiting for the prompts module; sending waits for them.
+    pub starting: RwSignal<u32>,
 }
 
 fn store() -> Store {
@@ -283,6 +285,7 @@ impl AppState {
             catalog: RwSignal::new(catalog),
             setup_problem: RwSignal::new(None),
             next_role: RwSignal::new(next_role),
+            starting: RwSignal::new(0),
         };
         if recovered {
             state.save_session();
@@ -462,9 +465,18 @@ impl AppState {
     /// prompts module.
     pub fn start_chat(&self, role: RoleRef, vars: Vars, restart: bool) {
         let app = *self;
-        let session_id = self.session.with_untracked(|s| s.id.clone());
+        let (session_id, edited) = self.session.with_untracked(|s| {
+            (
+                s.id.clone(),
+                s.prompt.as_ref().is_some_and(|o| o.system_edited),
+            )
+        });
+        // Starting over would discard a system prompt the user edited: open a new chat instead.
+        let restart = restart && !edited;
+        self.starting.update(|n| *n += 1);
         leptos::task::spawn_local(async move {
             let answer = start_of(&role, &vars).await;
+            app.starting.update(|n| *n = n.saturating_sub(1));
             let (origin, messages, problem) = match answer {
                 StartAnswer {
                     origin: Some(origin),
@@ -486,9 +498,15 @@ impl AppState {
                 if app.session.with_untracked(|s| s.id != session_id) {
                     return;
                 }
-                if app.restart_with(origin, messages).is_ok() {
-                    app.setup_problem.set(problem);
-                    app.alert.set(None);
+                match app.restart_with(origin, messages) {
+                    Ok(()) => {
+                        app.setup_problem.set(problem);
+                        app.alert.set(None);
+                    }
+                    Err(e) => app.alert.set(Some(Alert {
+                        text: format!("This chat could not be started over with that role: {e}."),
+                        ..Alert::default()
+                    })),
                 }
             } else {
                 app.session.set(Session::new(

@@ -313,6 +313,9 @@ test('built-ins are read-only; a copy is saved under its own name and can be edi
     await editor.fill(text.replace('coder-copy:', 'my-coder:').replace(/description: .*/, 'description: "My coder."'));
     await dialog.getByRole('button', byName('Save prompt')).click();
     await dialog.getByRole('status').filter({ hasText: 'Saved “my-coder”.' }).waitFor();
+    await poll(async () => page.evaluate(() => document.activeElement?.matches('.prompt-item[aria-current="true"]')), {
+      message: 'focus to move to the saved prompt in the list',
+    });
     let stored = await userPrompts(page);
     assert.deepEqual(stored.templates.map((x) => [x.template.key, x.template.description]), [['my-coder', 'My coder.']]);
     // The copy keeps the built-in fragments and renders like the original.
@@ -480,5 +483,82 @@ test('an untouched chat follows edits to its user template; a started chat keeps
     const again = await sendAndCapture(page, 'Still you?');
     assert.equal(again.messages[0].content, 'New text.');
     assert.equal((await openSession(page)).prompt.version, 2);
+  });
+});
+
+test('importing names you already use asks first: keep both, replace, or cancel', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    const dialog = await openPrompts(page);
+    const v1 = 'support:\n  version: 1\n  description: Mine.\n  system: My own text.\n';
+    const v2 = 'support:\n  version: 2\n  description: Theirs.\n  system: Their text.\nextra:\n  version: 1\n  description: Extra.\n  system: Extra text.\n';
+    await importFile(dialog, 'mine.yaml', v1);
+    await dialog.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+    const before = await userPrompts(page);
+
+    const group = dialog.getByRole('group', byName('Names already in use'));
+    await importFile(dialog, 'theirs.yaml', v2);
+    await group.filter({ hasText: 'theirs.yaml has prompts named like yours: support.' }).waitFor();
+    assert.deepEqual(await userPrompts(page), before, 'nothing is saved before the choice');
+    await group.getByRole('button', byName('Cancel import')).click();
+    await dialog.getByRole('status').filter({ hasText: 'Import cancelled; nothing was changed.' }).waitFor();
+    assert.deepEqual(await userPrompts(page), before);
+
+    await importFile(dialog, 'theirs.yaml', v2);
+    await group.getByRole('button', byName('Keep both')).click();
+    await dialog.getByRole('status').filter({ hasText: 'Imported 2 prompts from theirs.yaml.' }).waitFor();
+    let stored = await userPrompts(page);
+    assert.deepEqual(stored.templates.map((x) => [x.template.key, x.template.description]), [
+      ['support', 'Mine.'], ['support-2', 'Theirs.'], ['extra', 'Extra.'],
+    ]);
+    assert.match(stored.templates[1].source, /^support-2:\n/, 'the YAML of the renamed copy carries its new name');
+
+    await importFile(dialog, 'theirs.yaml', v2);
+    await group.getByRole('button', byName('Replace them')).click();
+    await dialog.getByRole('status').filter({ hasText: '(2 replaced a prompt with the same name)' }).waitFor();
+    stored = await userPrompts(page);
+    assert.deepEqual(stored.templates.map((x) => [x.template.key, x.template.description]), [
+      ['support', 'Theirs.'], ['support-2', 'Theirs.'], ['extra', 'Extra.'],
+    ]);
+  });
+});
+
+test('a chat whose system prompt was edited is never started over: a role change opens a new chat', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    await page.getByRole('button', byName('Edit system prompt')).click();
+    const dialog = page.getByRole('dialog', byName('System prompt'));
+    await dialog.getByRole('textbox', byName('System prompt')).fill('My carefully written prompt.');
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const first = await openSession(page);
+    assert.equal(first.prompt.system_edited, true);
+
+    await roleSelect(page).selectOption('builtin:coder');
+    await poll(async () => (await openSession(page)).id !== first.id, { message: 'a new chat for the new role' });
+    assert.equal((await openSession(page)).prompt.key, 'coder');
+    const kept = JSON.parse(await page.evaluate((k) => localStorage.getItem(k), `satori.session.${first.id}`));
+    assert.equal(kept.messages[0].content, 'My carefully written prompt.', 'the edited chat is kept as it was');
+  });
+});
+
+test('sending right after a role change waits for the new prompt (slow prompts module)', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    await setup(page);
+    // A user template in storage, and a prompts module that arrives late.
+    await page.evaluate(() => localStorage.setItem('satori.prompts', JSON.stringify({
+      v: 1,
+      templates: [{ source: 'late:\n  version: 1\n  description: Late.\n  system: Late prompt.\n',
+        template: { key: 'late', version: 1, description: 'Late.', system: [{ source: { text: 'Late prompt.' } }] } }],
+    })));
+    await reload(page);
+    await page.route('**/prompts-*/**', async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    await roleSelect(page).selectOption('user:late');
+    const body = await sendAndCapture(page, 'Right away');
+    assert.equal(body.messages[0].content, 'Late prompt.', 'the message went out with the new role');
+    assert.equal((await openSession(page)).prompt.key, 'late');
   });
 });

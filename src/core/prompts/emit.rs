@@ -8,7 +8,10 @@ use std::fmt::Write as _;
 
 /// A scalar as it goes after `key: ` at indentation `indent` (the key's column, 0-based).
 fn scalar(s: &str, indent: usize) -> String {
+    // Keep-chomping (`|+`) would swallow the blank line that separates templates in a file, so
+    // text ending in more than one newline is quoted instead.
     let literal_ok = s.contains('\n')
+        && !s.ends_with("\n\n")
         && !s.starts_with([' ', '\t', '\n'])
         && s.chars().all(|c| {
             c == '\n'
@@ -23,11 +26,7 @@ fn scalar(s: &str, indent: usize) -> String {
         return serde_json::to_string(s).unwrap_or_default();
     }
     let body = s.trim_end_matches('\n');
-    let chomp = match s.len() - body.len() {
-        0 => "|-",
-        1 => "|",
-        _ => "|+",
-    };
+    let chomp = if s.len() == body.len() { "|-" } else { "|" };
     let pad = " ".repeat(indent + 2);
     let mut out = String::from(chomp);
     for line in body.split('\n') {
@@ -36,10 +35,6 @@ fn scalar(s: &str, indent: usize) -> String {
             out.push_str(&pad);
             out.push_str(line);
         }
-    }
-    // `|+` keeps the trailing newlines: write them as empty lines.
-    for _ in 1..(s.len() - body.len()) {
-        out.push('\n');
     }
     out
 }

@@ -395,11 +395,16 @@ impl Template {
     }
 
     /// The values rendering uses: defaults, overridden by `given` (unknown names ignored here,
-    /// reported as warnings by [`Template::render`]).
+    /// reported as warnings by [`Template::render`]; an empty value leaves a required variable
+    /// missing).
     pub fn effective_vars(&self, given: &Vars) -> Vars {
         let mut out = Vars::new();
         for v in &self.variables {
-            if let Some(val) = given.get(&v.name).or(v.default.as_ref()) {
+            // An empty value does not satisfy a required variable (one without a default).
+            let given = given
+                .get(&v.name)
+                .filter(|g| !g.is_empty() || v.default.is_some());
+            if let Some(val) = given.or(v.default.as_ref()) {
                 out.insert(v.name.clone(), val.clone());
             }
         }

@@ -208,6 +208,9 @@ const BROKEN: &[(&str, &str)] = &[
     ("a:\n  version: 1\n  description: d\n  system: \"{output_schema}\"\n", "4:11: `a.system`: placeholder `{output_schema}` is not declared"),
     ("a:\n  version: 1\n  description: d\n  system: \"a {b c\"\n", "4:11: `a.system`: line 1 column 3 of this text: `{` does not start a placeholder"),
     ("a:\n  version: 1\n  description: d\n  system: |\n    ok\n    x }\n", "6:7: `a.system`: `}` closes nothing"),
+    ("a:\n  version: 1\n  description: d\n  system: |\n\n    one\n    x { y\n", "7:7: `a.system`: `{` does not start a placeholder"),
+    ("a:\n  version: 1\n  description: d\n  system: |\n    Hello\n    dear {name}\n", "6:10: `a.system`: placeholder `{name}` is not declared"),
+    ("a:\n  version: 1\n  description: d\n  system: s\n  examples:\n    - input: |\n        q {who}\n      output: a\n", "7:11: `a.examples[0].input`: placeholder `{who}` is not declared"),
     ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      when: lang == en\n", "6:13: `a.system[0].when`: condition uses `lang`, which is not declared under `a.variables`"),
     ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      when: lang == fr\n  variables:\n    lang: {options: [en, zh]}\n", "6:13: `a.system[0].when`: `fr` is not one of the options of `lang` (en, zh)"),
     ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      when: 1x == y\n", "6:13: `a.system[0].when`: condition `1x == y` must read"),
@@ -519,8 +522,11 @@ mod writer_properties {
     fn text() -> impl Strategy<Value = String> {
         // Printable text, newlines, tabs, spaces at awkward places, quotes, braces (escaped
         // afterwards), unicode, and characters YAML treats specially.
-        proptest::string::string_regex("[ -~\\n\\t\u{a0}é中😀\u{2028}\u{85}#:&*!|>'\"%@`-]{0,40}")
-            .unwrap()
+        // Trailing newlines (up to three) test the chomping of block scalars.
+        proptest::string::string_regex(
+            "[ -~\\n\\t\u{a0}é中😀\u{2028}\u{85}#:&*!|>'\"%@`-]{0,40}\\n{0,3}",
+        )
+        .unwrap()
     }
 
     fn template() -> impl Strategy<Value = Template> {
@@ -530,8 +536,9 @@ mod writer_properties {
             proptest::option::of(text()),
             1u32..1000,
             proptest::collection::vec(text(), 0..3),
+            (proptest::option::of(text()), any::<bool>()),
         )
-            .prop_map(|(desc, sys, user, version, options)| {
+            .prop_map(|(desc, sys, user, version, options, (default, restrict))| {
                 let nonempty = |s: String, alt: &str| {
                     if s.trim().is_empty() {
                         alt.to_string()
@@ -542,6 +549,11 @@ mod writer_properties {
                 let options: Vec<String> = options.into_iter().filter(|o| !o.is_empty()).collect();
                 let mut uniq = options.clone();
                 uniq.dedup();
+                // Either a default with any text (then the default can be the last field written,
+                // in a block), or options with the first one as default.
+                if !restrict {
+                    uniq.clear();
+                }
                 // A condition may only compare with an allowed value.
                 let cond_value = uniq.first().cloned().unwrap_or_else(|| "x".into());
                 Template {
@@ -569,7 +581,11 @@ mod writer_properties {
                     variables: vec![Variable {
                         name: "v".into(),
                         description: String::new(),
-                        default: uniq.first().cloned(),
+                        default: if restrict {
+                            uniq.first().cloned()
+                        } else {
+                            default
+                        },
                         options: uniq,
                     }],
                     output_schema: None,
@@ -580,10 +596,16 @@ mod writer_properties {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
         #[test]
-        fn emitted_yaml_reads_back_identical(t in template()) {
+        fn emitted_yaml_reads_back_identical(t in template(), u in template()) {
             let yaml_text = emit::template(&t);
             let back = templates_from_yaml("p.yaml", &yaml_text, &BTreeMap::new());
-            prop_assert_eq!(back, Ok(vec![t]), "{}", yaml_text);
+            prop_assert_eq!(back, Ok(vec![t.clone()]), "{}", yaml_text);
+            // Several templates in one file (an export).
+            let mut u = u;
+            u.key = "second".into();
+            let file = emit::templates(&[t.clone(), u.clone()]);
+            let back = templates_from_yaml("p.yaml", &file, &BTreeMap::new());
+            prop_assert_eq!(back, Ok(vec![t, u]), "{}", file);
         }
 
         #[test]

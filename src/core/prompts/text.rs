@@ -107,6 +107,29 @@ pub fn placeholders(text: &str) -> Vec<&str> {
     names
 }
 
+/// Each placeholder name used in `text` with the 1-based line and column (in characters) of its
+/// first use (empty if the text is invalid).
+pub fn placeholder_positions(text: &str) -> Vec<(&str, usize, usize)> {
+    let mut out: Vec<(&str, usize, usize)> = Vec::new();
+    let mut offset = 0;
+    for piece in parse(text).unwrap_or_default() {
+        match piece {
+            Piece::Text(t) => {
+                // An escaped brace stands for two characters of source.
+                offset += if t == "{" || t == "}" { 2 } else { t.len() };
+            }
+            Piece::Var(name) => {
+                if !out.iter().any(|(n, _, _)| *n == name) {
+                    let e = brace_error(text, offset, String::new());
+                    out.push((name, e.line, e.col));
+                }
+                offset += name.len() + 2;
+            }
+        }
+    }
+    out
+}
+
 /// Substitute `vars` into already validated text. Placeholders without a value are collected in
 /// `missing` (and left out of the output); every name looked up is added to `used`.
 pub fn substitute(
@@ -201,6 +224,10 @@ mod tests {
     #[test]
     fn placeholders_are_listed_once_in_order() {
         assert_eq!(placeholders("{b} {a} {b} {{c}}"), vec!["b", "a"]);
+        assert_eq!(
+            placeholder_positions("{{x}} {b}\n中 {a} {b}"),
+            vec![("b", 1, 7), ("a", 2, 3)]
+        );
     }
 
     #[test]

@@ -87,12 +87,7 @@ impl Ctx<'_> {
         match text::parse(&t) {
             Ok(_) => Some(t),
             Err(e) => {
-                if matches!(node.value, super::node::Value::Scalar { literal: true, .. }) {
-                    // A literal block maps line for line onto the file.
-                    let at = Pos {
-                        line: node.at.line + e.line - 1,
-                        col: node.at.col + e.col - 1,
-                    };
+                if let Some(at) = locate(node, e.line, e.col) {
                     self.err(at, key, e.message);
                 } else {
                     self.err(
@@ -324,11 +319,34 @@ fn condition(cx: &mut Ctx<'_>, f: &Fields<'_>, path: &str, refs: &mut Refs) -> O
     }
 }
 
-fn note_placeholders(refs: &mut Refs, t: &str, at: Pos, path: &str) {
-    for name in text::placeholders(t) {
+/// Record the placeholders of `t` for the cross checks, each at its own position when `node`
+/// (the scalar holding `t`) is a literal block, else at `at`.
+fn note_placeholders(refs: &mut Refs, t: &str, at: Pos, node: Option<&Node>, path: &str) {
+    for (name, line, col) in text::placeholder_positions(t) {
+        let pos = node.and_then(|n| locate(n, line, col)).unwrap_or(at);
         refs.placeholders
-            .push((name.to_string(), at, path.to_string()));
+            .push((name.to_string(), pos, path.to_string()));
     }
+}
+
+/// The file position of `line`/`col` (1-based) of the text of a literal block scalar, whose
+/// lines map one to one onto the file from the node's position (saphyr places the node at its
+/// first non-blank line, so leading blank lines are skipped). `None` for other scalars.
+fn locate(node: &Node, line: usize, col: usize) -> Option<Pos> {
+    let super::node::Value::Scalar {
+        text,
+        literal: true,
+        ..
+    } = &node.value
+    else {
+        return None;
+    };
+    let leading = text.len() - text.trim_start_matches('\n').len();
+    let line = line.checked_sub(1 + leading)?;
+    Some(Pos {
+        line: node.at.line + line,
+        col: node.at.col + col - 1,
+    })
 }
 
 fn system_parts(
@@ -346,7 +364,7 @@ fn system_parts(
         let Some(t) = cx.template_text(node, path) else {
             return Vec::new();
         };
-        note_placeholders(refs, &t, node.at, path);
+        note_placeholders(refs, &t, node.at, Some(node), path);
         return vec![Part {
             source: Source::Text(t),
             when: None,
@@ -368,7 +386,7 @@ fn system_parts(
         let p = format!("{path}[{i}]");
         if item.as_str().is_some() {
             if let Some(t) = cx.template_text(item, &p) {
-                note_placeholders(refs, &t, item.at, &p);
+                note_placeholders(refs, &t, item.at, Some(item), &p);
                 parts.push(Part {
                     source: Source::Text(t),
                     when: None,
@@ -390,10 +408,10 @@ fn system_parts(
         let f = cx.fields(entries, &p, &["text", "fragment", "when"]);
         let when = condition(cx, &f, &p, refs);
         let source = match (f.get("text"), f.get("fragment")) {
-            (Some((_, t)), None) => {
+            (Some((_, node)), None) => {
                 let tp = join(&p, "text");
-                cx.template_text(t, &tp).map(|t| {
-                    note_placeholders(refs, &t, item.at, &tp);
+                cx.template_text(node, &tp).map(|t| {
+                    note_placeholders(refs, &t, node.at, Some(node), &tp);
                     Source::Text(t)
                 })
             }
@@ -413,7 +431,7 @@ fn system_parts(
                         None
                     }
                     Some(fr) => {
-                        note_placeholders(refs, &fr.text, n.at, &format!("{fp} ({name})"));
+                        note_placeholders(refs, &fr.text, n.at, None, &format!("{fp} ({name})"));
                         Some(Source::Fragment(name))
                     }
                 })
@@ -479,8 +497,8 @@ fn example_parts(
                 ),
                 Some(fr) => {
                     for ex in &fr.examples {
-                        note_placeholders(refs, &ex.input, n.at, &format!("{fp} ({name})"));
-                        note_placeholders(refs, &ex.output, n.at, &format!("{fp} ({name})"));
+                        note_placeholders(refs, &ex.input, n.at, None, &format!("{fp} ({name})"));
+                        note_placeholders(refs, &ex.output, n.at, None, &format!("{fp} ({name})"));
                     }
                     out.push(ExamplePart {
                         source: ExampleSource::Fragment(name),
@@ -492,8 +510,16 @@ fn example_parts(
             let f = cx.fields(entries, &p, &["input", "output", "when"]);
             let when = condition(cx, &f, &p, refs);
             if let Some(ex) = example_pair(cx, &f, item.at, &p) {
-                note_placeholders(refs, &ex.input, item.at, &p);
-                note_placeholders(refs, &ex.output, item.at, &p);
+                for field in ["input", "output"] {
+                    if let Some((_, node)) = f.get(field) {
+                        let t = if field == "input" {
+                            &ex.input
+                        } else {
+                            &ex.output
+                        };
+                        note_placeholders(refs, t, node.at, Some(node), &join(&p, field));
+                    }
+                }
                 out.push(ExamplePart {
                     source: ExampleSource::Pair(ex),
                     when,
@@ -673,7 +699,7 @@ pub fn load_templates(
         let user = f.get("user").and_then(|(_, n)| {
             let p = join(key, "user");
             let t = cx.template_text(n, &p)?;
-            note_placeholders(&mut refs, &t, n.at, &p);
+            note_placeholders(&mut refs, &t, n.at, Some(n), &p);
             Some(t)
         });
         let variables = f

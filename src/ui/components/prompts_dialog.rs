@@ -77,6 +77,23 @@ struct Editor {
     text: String,
 }
 
+/// An import waiting for the user's choice about names that clash.
+#[derive(Clone)]
+struct PendingImport {
+    name: String,
+    list: Vec<UserTemplate>,
+    clashes: Vec<String>,
+}
+
+/// What to do with imported templates named like existing ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ImportMode {
+    /// The imported ones replace yours.
+    Replace,
+    /// The imported ones get new names (`name-2`, …).
+    KeepBoth,
+}
+
 /// Largest prompt file accepted for import (prompt files are a few KB; this keeps a wrong file
 /// from freezing the page or filling storage).
 const MAX_IMPORT_BYTES: f64 = 512.0 * 1024.0;
@@ -145,6 +162,24 @@ fn read_yaml(file: &str, text: &str, keep_source: bool) -> Result<Vec<UserTempla
         keep_source,
         &prompts::builtin().fragments,
     ))
+}
+
+/// Put focus on the selected template in the list, after the button that had it went away
+/// (Save, Cancel, Delete), so it does not fall back to the page.
+fn focus_selected() {
+    set_timeout(
+        || {
+            if let Some(el) = document()
+                .query_selector(".prompt-item[aria-current=\"true\"]")
+                .ok()
+                .flatten()
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = el.focus();
+            }
+        },
+        std::time::Duration::ZERO,
+    );
 }
 
 fn download(name: &str, text: &str) -> Result<(), String> {
@@ -241,6 +276,7 @@ pub fn PromptsDialog(
                 Ok(()) => {
                     status.set(format!("Saved “{key}”."));
                     editor.set(None);
+                    focus_selected();
                     selected.set(RoleRef {
                         source: PromptSource::User,
                         key,
@@ -248,6 +284,45 @@ pub fn PromptsDialog(
                 }
                 Err(e) => error.set(e),
             }
+        }
+    };
+
+    // Import: templates whose names clash with yours wait for a choice (replace them or keep
+    // both); nothing is saved before.
+    let pending_import: RwSignal<Option<PendingImport>> = RwSignal::new(None);
+    let finish_import = move |name: String, mut list: Vec<UserTemplate>, mode: ImportMode| {
+        pending_import.set(None);
+        let mut all = ctx.prompts.get_untracked();
+        if mode == ImportMode::KeepBoth {
+            let mut taken = all.clone();
+            for t in &mut list {
+                if taken.get(&t.template.key).is_some() {
+                    t.template.key = taken.free_key(&t.template.key);
+                    t.source = emit::template(&t.template);
+                }
+                taken.merge(vec![t.clone()]);
+            }
+        }
+        let n = list.len();
+        let first = list.first().map(|t| t.template.key.clone());
+        let replaced = all.merge(list);
+        match ctx.save(all) {
+            Ok(()) => {
+                let s = if n == 1 { "" } else { "s" };
+                let rep = if replaced > 0 {
+                    format!(" ({replaced} replaced a prompt with the same name)")
+                } else {
+                    String::new()
+                };
+                status.set(format!("Imported {n} prompt{s} from {name}{rep}."));
+                if let Some(key) = first {
+                    selected.set(RoleRef {
+                        source: PromptSource::User,
+                        key,
+                    });
+                }
+            }
+            Err(e) => error.set(format!("Nothing was imported: {e}")),
         }
     };
 
@@ -288,27 +363,20 @@ pub fn PromptsDialog(
             match result {
                 Err(e) => error.set(format!("Nothing was imported.\n{e}")),
                 Ok(list) => {
-                    let n = list.len();
-                    let first = list.first().map(|t| t.template.key.clone());
-                    let mut all = ctx.prompts.get_untracked();
-                    let replaced = all.merge(list);
-                    match ctx.save(all) {
-                        Ok(()) => {
-                            let s = if n == 1 { "" } else { "s" };
-                            let rep = if replaced > 0 {
-                                format!(" ({replaced} replaced a prompt with the same name)")
-                            } else {
-                                String::new()
-                            };
-                            status.set(format!("Imported {n} prompt{s} from {name}{rep}."));
-                            if let Some(key) = first {
-                                selected.set(RoleRef {
-                                    source: PromptSource::User,
-                                    key,
-                                });
-                            }
-                        }
-                        Err(e) => error.set(format!("Nothing was imported: {e}")),
+                    let clashes: Vec<String> = ctx.prompts.with_untracked(|p| {
+                        list.iter()
+                            .map(|t| t.template.key.clone())
+                            .filter(|k| p.get(k).is_some())
+                            .collect()
+                    });
+                    if clashes.is_empty() {
+                        finish_import(name, list, ImportMode::Replace);
+                    } else {
+                        pending_import.set(Some(PendingImport {
+                            name,
+                            list,
+                            clashes,
+                        }));
                     }
                 }
             }
@@ -394,7 +462,7 @@ pub fn PromptsDialog(
                     on:input=move |ev| editor_text.set(event_target_value(&ev))></textarea>
                 <p class="hint">"Fields: version, description, system (text or a list of parts and `fragment:` references), optional examples, user, variables. Write {{ and }} for literal braces."</p>
                 <div class="dialog-actions">
-                    <button type="button" on:click=move |_| { editor.set(None); error.set(String::new()); }>"Cancel"</button>
+                    <button type="button" on:click=move |_| { editor.set(None); error.set(String::new()); focus_selected(); }>"Cancel"</button>
                     <button type="button" class="primary" disabled=move || busy.get() on:click=move |_| save_editor()>"Save prompt"</button>
                 </div>
             }
@@ -469,6 +537,7 @@ pub fn PromptsDialog(
                     Ok(()) => {
                         status.set(format!("Deleted “{key}”."));
                         confirm_delete.set(false);
+                        focus_selected();
                         selected.set(RoleRef {
                             source: PromptSource::Builtin,
                             key: prompts::DEFAULT_ROLE.into(),
@@ -525,6 +594,21 @@ pub fn PromptsDialog(
                 <button type="button" disabled=move || ctx.prompts.with(|p| p.templates.is_empty()) on:click=export>"Export prompts"</button>
             </div>
             <p class="status" role="status">{move || status.get()}</p>
+            {move || pending_import.get().map(|p| {
+                let names = p.clashes.join(", ");
+                let (a, b) = (p.clone(), p.clone());
+                view! {
+                    <div class="confirm" role="group" aria-label="Names already in use">
+                        <p>{format!("{} has prompts named like yours: {names}.", p.name)}</p>
+                        <button type="button" on:click=move |_| finish_import(a.name.clone(), a.list.clone(), ImportMode::Replace)>"Replace them"</button>
+                        <button type="button" on:click=move |_| finish_import(b.name.clone(), b.list.clone(), ImportMode::KeepBoth)>"Keep both"</button>
+                        <button type="button" on:click=move |_| {
+                            pending_import.set(None);
+                            status.set("Import cancelled; nothing was changed.".into());
+                        }>"Cancel import"</button>
+                    </div>
+                }
+            })}
             <p class="form-error pre" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
             <div class="prompts-body">
                 <div class="prompt-lists">
