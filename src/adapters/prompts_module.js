@@ -28,3 +28,8 @@ export function openSetup(role, vars) {
   if (mod === null) throw new Error('the prompts module is not loaded');
   mod.open_setup(role, vars);
 }
+
+export function openSystem(text, origin) {
+  if (mod === null) throw new Error('the prompts module is not loaded');
+  mod.open_system(text, origin);
+}

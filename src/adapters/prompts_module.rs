@@ -4,6 +4,7 @@
 //! - [`EVENT_CHANGED`]: the user templates record was saved (detail: empty),
 //! - [`EVENT_USE`]: "Use in new chat" (detail: a `RoleRef` as `builtin:key` / `user:key`),
 //! - [`EVENT_SETUP`]: "Chat setup" applied (detail: `{"role": "builtin:key", "vars": {…}}`),
+//! - [`EVENT_SYSTEM`]: "System prompt" saved (detail: the new text),
 //! - [`EVENT_CLOSED`]: a dialog closed.
 
 use wasm_bindgen::prelude::*;
@@ -15,6 +16,8 @@ pub const EVENT_CHANGED: &str = "satori:prompts-changed";
 pub const EVENT_USE: &str = "satori:prompts-use";
 /// "Chat setup" was applied.
 pub const EVENT_SETUP: &str = "satori:prompts-setup";
+/// The open chat's system prompt was saved in the "System prompt" dialog.
+pub const EVENT_SYSTEM: &str = "satori:prompts-system";
 /// A dialog of the module closed.
 pub const EVENT_CLOSED: &str = "satori:prompts-closed";
 
@@ -28,6 +31,8 @@ extern "C" {
     fn open_manager(selected: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = openSetup, catch)]
     fn open_setup_dialog(role: &str, vars: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_name = openSystem, catch)]
+    fn open_system_dialog(text: &str, origin: &str) -> Result<(), JsValue>;
 }
 
 fn message(e: JsValue) -> String {
@@ -59,6 +64,12 @@ pub async fn open(selected: &str) -> Result<(), String> {
 pub async fn open_setup(role: &str, vars: &str) -> Result<(), String> {
     load().await?;
     open_setup_dialog(role, vars).map_err(message)
+}
+
+/// Open "System prompt" with the chat's `text` and a line saying where it came from.
+pub async fn open_system(text: &str, origin: &str) -> Result<(), String> {
+    load().await?;
+    open_system_dialog(text, origin).map_err(message)
 }
 
 /// Dispatch one of the events above on `window` (used by the module).

@@ -5,13 +5,16 @@
 //! into `dist/prompts-<hash>/`; `src/adapters/prompts_module.rs` loads it.
 
 use leptos::prelude::*;
-use satori::adapters::prompts_module::{notify, EVENT_CLOSED, EVENT_SETUP, EVENT_USE};
+use satori::adapters::prompts_module::{
+    notify, EVENT_CLOSED, EVENT_SETUP, EVENT_SYSTEM, EVENT_USE,
+};
 use satori::adapters::storage::Store;
 use satori::core::persist;
 use satori::core::prompts::catalog::StartAnswer;
 use satori::core::prompts::{self, RoleRef, UserPrompts, Vars};
 use satori::ui::components::prompts_dialog::{PromptsCtx, PromptsDialog};
 use satori::ui::components::setup_dialog::SetupDialog;
+use satori::ui::components::system_dialog::SystemPromptDialog;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -96,6 +99,25 @@ pub fn open_setup(role: &str, vars: &str) {
                 on_apply=Callback::new(move |vars: Vars| {
                     let detail = serde_json::json!({ "role": encoded, "vars": vars }).to_string();
                     notify(EVENT_SETUP, &detail);
+                    close();
+                })
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+}
+
+/// Open "System prompt" with the chat's `text` and a line saying where it came from.
+#[wasm_bindgen]
+pub fn open_system(text: &str, origin: &str) {
+    let (text, origin) = (text.to_string(), origin.to_string());
+    mount(move || {
+        view! {
+            <SystemPromptDialog
+                text=text
+                origin=origin
+                on_save=Callback::new(|text: String| {
+                    notify(EVENT_SYSTEM, &text);
                     close();
                 })
                 on_close=Callback::new(|_| close())

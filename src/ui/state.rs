@@ -45,10 +45,8 @@ pub enum Dialog {
     Rename,
     /// Confirm deleting the active chat.
     Delete,
-    /// A dialog of the prompts module ("Prompts", "Chat setup") is open.
+    /// A dialog of the prompts module ("Prompts", "Chat setup", "System prompt") is open.
     External,
-    /// View and edit the open chat's system prompt.
-    SystemPrompt,
 }
 
 /// Everything the components share. Cheap to copy (signals are handles).

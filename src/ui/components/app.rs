@@ -8,7 +8,6 @@ use crate::ui::components::composer::Composer;
 use crate::ui::components::conversation::Conversation;
 use crate::ui::components::settings_dialog::SettingsDialog;
 use crate::ui::components::sidebar::Sidebar;
-use crate::ui::components::system_dialog::SystemPromptDialog;
 use crate::ui::state::{AppState, Dialog};
 use leptos::prelude::*;
 
@@ -51,7 +50,7 @@ pub fn App() -> impl IntoView {
     });
     // Messages from the "Prompts" dialog, which runs in the prompts module.
     use crate::adapters::prompts_module::{
-        detail, EVENT_CHANGED, EVENT_CLOSED, EVENT_SETUP, EVENT_USE,
+        detail, EVENT_CHANGED, EVENT_CLOSED, EVENT_SETUP, EVENT_SYSTEM, EVENT_USE,
     };
     let changed = window_event_listener_untyped(EVENT_CHANGED, move |_| {
         app.reload_catalog();
@@ -81,6 +80,9 @@ pub fn App() -> impl IntoView {
             }
         }
     });
+    let system = window_event_listener_untyped(EVENT_SYSTEM, move |ev| {
+        crate::ui::components::system_dialog::save(app, detail(&ev));
+    });
     // The module's dialog gives focus back to the element that opened it.
     let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.dialog.set(None));
     on_cleanup(move || {
@@ -88,6 +90,7 @@ pub fn App() -> impl IntoView {
         used.remove();
         closed.remove();
         setup.remove();
+        system.remove();
         handle.remove();
         chat::stop();
     });
@@ -132,9 +135,6 @@ pub fn App() -> impl IntoView {
             </Show>
             <Show when=move || app.dialog.get() == Some(Dialog::Delete)>
                 <DeleteDialog />
-            </Show>
-            <Show when=move || app.dialog.get() == Some(Dialog::SystemPrompt)>
-                <SystemPromptDialog />
             </Show>
         </div>
     }

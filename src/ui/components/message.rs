@@ -69,7 +69,7 @@ pub fn MessageView(
                 <p class="hint">{crate::ui::components::system_dialog::origin_text(app)}</p>
                 <div class="content plain">{if empty { "(empty: no system prompt is sent)".to_string() } else { msg.content.clone() }}</div>
             </details>
-            <button type="button" class="link-btn" on:click=move |_| app.dialog.set(Some(crate::ui::state::Dialog::SystemPrompt))>"Edit system prompt"</button>
+            <button type="button" class="link-btn" on:click=move |_| crate::ui::components::system_dialog::open(app)>"Edit system prompt"</button>
         }
         .into_any()
     } else if msg.example {

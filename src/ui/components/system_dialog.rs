@@ -1,11 +1,12 @@
 //! "System prompt": view and edit the open chat's system prompt. Only this chat changes; the
-//! template it came from is left as it is.
+//! template it came from is left as it is. The dialog runs in the prompts module; the app opens
+//! it and applies the saved text (`EVENT_SYSTEM`).
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::core::session::{Command, PromptSource};
 use crate::ui::chat;
 use crate::ui::components::modal::Modal;
-use crate::ui::state::AppState;
+use crate::ui::state::{Alert, AppState, Dialog};
 use leptos::prelude::*;
 
 /// Where the open chat's prompt came from, in words.
@@ -45,34 +46,69 @@ pub fn origin_text(app: AppState) -> String {
     })
 }
 
-/// The dialog.
+/// Open the "System prompt" dialog (in the prompts module) for the open chat.
+pub fn open(app: AppState) {
+    let text = app
+        .session
+        .with_untracked(|s| s.system().map(|m| m.content.clone()).unwrap_or_default());
+    let origin = origin_text(app);
+    app.dialog.set(Some(Dialog::External));
+    leptos::task::spawn_local(async move {
+        if let Err(e) = crate::adapters::prompts_module::open_system(&text, &origin).await {
+            app.dialog.set(None);
+            app.alert.set(Some(Alert {
+                text: format!("The system prompt editor could not be opened: the prompts module did not load ({e}). Reload the page to try again."),
+                ..Alert::default()
+            }));
+        }
+    });
+}
+
+/// Apply the text saved in the dialog to the open chat.
+pub fn save(app: AppState, text: String) {
+    if chat::is_streaming(&app) {
+        app.alert.set(Some(Alert {
+            text: "The system prompt was not changed: wait for the reply to finish, or stop it, and save again.".into(),
+            ..Alert::default()
+        }));
+        return;
+    }
+    if let Err(e) = app.apply(Command::SetSystem {
+        id: new_id(),
+        text,
+        at: now_ms(),
+    }) {
+        app.alert.set(Some(Alert {
+            text: format!("The system prompt could not be changed: {e}."),
+            ..Alert::default()
+        }));
+    }
+}
+
+/// The dialog (runs in the prompts module; the app applies what it saves).
 #[component]
-pub fn SystemPromptDialog() -> impl IntoView {
-    let app = expect_context::<AppState>();
-    let text = RwSignal::new(
-        app.session
-            .with_untracked(|s| s.system().map(|m| m.content.clone()).unwrap_or_default()),
-    );
-    let error = RwSignal::new(String::new());
+pub fn SystemPromptDialog(
+    /// The chat's system prompt.
+    text: String,
+    /// Where it came from, in words.
+    origin: String,
+    /// Save this text.
+    on_save: Callback<String>,
+    /// Closed.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let text = RwSignal::new(text);
     view! {
-        <Modal title="System prompt">
+        <Modal title="System prompt" on_close=on_close>
             <form on:submit=move |ev| {
                 ev.prevent_default();
-                if chat::is_streaming(&app) {
-                    error.set("Wait for the reply to finish, or stop it, before changing the system prompt.".into());
-                    return;
-                }
-                match app.apply(Command::SetSystem { id: new_id(), text: text.get_untracked(), at: now_ms() }) {
-                    Ok(()) => app.dialog.set(None),
-                    Err(e) => error.set(format!("The system prompt could not be changed: {e}.")),
-                }
+                on_save.run(text.get_untracked());
             }>
-                <p class="hint">{origin_text(app)} " Changes apply to this chat only; the template stays as it is."</p>
+                <p class="hint">{origin} " Changes apply to this chat only; the template stays as it is."</p>
                 <label for="system-prompt-text">"System prompt"</label>
                 <textarea id="system-prompt-text" rows="14" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-                <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
                 <div class="dialog-actions">
-                    <button type="button" on:click=move |_| app.dialog.set(None)>"Cancel"</button>
+                    <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
                     <button type="submit" class="primary">"Save"</button>
                 </div>
             </form>
