@@ -1,7 +1,7 @@
 //! What the app itself knows about roles, without parsing any template: the built-in roles as
 //! Rust statics written by `build.rs` (with the messages a chat starts with when every variable
-//! keeps its default), and the names, descriptions and variables of the user's templates read
-//! from their storage record. Rendering anything else is the deferred prompts module's job, so
+//! keeps its default), and the names and descriptions of the user's templates read from their
+//! storage record. Rendering anything else is the deferred prompts module's job, so
 //! the template model stays off the first load.
 
 use crate::core::session::{Preamble, PromptOrigin, PromptSource, Role};
@@ -49,23 +49,8 @@ pub struct BuiltinRole {
 
 include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
 
-/// A variable of any role.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Var {
-    /// Placeholder name.
-    pub name: String,
-    /// What it is for.
-    #[serde(default)]
-    pub description: String,
-    /// Default value (`None`: required).
-    #[serde(default)]
-    pub default: Option<String>,
-    /// Allowed values (empty: any).
-    #[serde(default)]
-    pub options: Vec<String>,
-}
-
-/// A role as the role picker and the chat setup see it.
+/// A role as the role picker sees it (variables are the prompts module's business; a chat's
+/// values are in its session record).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoleInfo {
     /// Built-in or user.
@@ -76,8 +61,6 @@ pub struct RoleInfo {
     pub version: u32,
     /// One-line description.
     pub description: String,
-    /// Declared variables.
-    pub variables: Vec<Var>,
 }
 
 #[derive(Deserialize)]
@@ -96,8 +79,6 @@ struct Info {
     key: String,
     version: u32,
     description: String,
-    #[serde(default)]
-    variables: Vec<Var>,
 }
 
 /// Every role: built-in ones first, then the user's.
@@ -119,16 +100,6 @@ impl Catalog {
                 key: r.key.to_string(),
                 version: r.version,
                 description: r.description.to_string(),
-                variables: r
-                    .variables
-                    .iter()
-                    .map(|v| Var {
-                        name: v.name.to_string(),
-                        description: v.description.to_string(),
-                        default: v.default.map(str::to_string),
-                        options: v.options.iter().map(|o| o.to_string()).collect(),
-                    })
-                    .collect(),
             })
             .collect();
         let mut problem = None;
@@ -139,7 +110,6 @@ impl Catalog {
                     key: e.template.key,
                     version: e.template.version,
                     description: e.template.description,
-                    variables: e.template.variables,
                 })),
                 Err(e) => problem = Some(e.to_string()),
             }

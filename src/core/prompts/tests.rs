@@ -662,14 +662,7 @@ fn prerendered_builtin_starts_match_the_template_engine() {
     let mine = c
         .find(PromptSource::User, "mine")
         .expect("user role listed");
-    assert_eq!(
-        (
-            mine.version,
-            mine.description.as_str(),
-            mine.variables[0].options.len()
-        ),
-        (2, "Mine.", 2)
-    );
+    assert_eq!((mine.version, mine.description.as_str()), (2, "Mine."));
     let (c, problem) = Catalog::load(Some("{not json"));
     assert_eq!(
         c.roles.len(),

@@ -39,27 +39,34 @@ fn open_setup(app: AppState) {
     });
 }
 
-/// The summary line (only for an untouched chat whose role has variables).
+/// The summary line (only for an untouched chat whose role has variables, or still waits for
+/// values).
 #[component]
 pub fn ChatSetup() -> impl IntoView {
     let app = expect_context::<AppState>();
     let summary = move || {
-        let o = app
-            .session
-            .with(|s| (!s.started()).then(|| s.prompt.clone()).flatten())?;
-        let vars = app.catalog.with(|c| {
-            c.find(o.source, &o.key).map(|r| {
-                r.variables
-                    .iter()
-                    .map(|v| {
-                        let value = o.vars.get(&v.name).map(String::as_str).unwrap_or("");
-                        let value = if value.is_empty() { "(none)" } else { value };
-                        format!("{}: {value}", label_of(&v.name))
-                    })
-                    .collect::<Vec<_>>()
-            })
+        let (o, waiting) = app.session.with(|s| {
+            (!s.started())
+                .then(|| s.prompt.clone().map(|o| (o, s.messages.is_empty())))
+                .flatten()
         })?;
-        (!vars.is_empty()).then(|| format!("{} — {}", o.key, vars.join(" · ")))
+        if o.vars.is_empty() && !waiting {
+            return None;
+        }
+        let vars: Vec<String> = o
+            .vars
+            .iter()
+            .map(|(name, value)| {
+                let value = if value.is_empty() { "(none)" } else { value };
+                format!("{}: {value}", label_of(name))
+            })
+            .collect();
+        let vars = if vars.is_empty() {
+            "values needed".to_string()
+        } else {
+            vars.join(" · ")
+        };
+        Some(format!("{} — {vars}", o.key))
     };
     view! {
         <section class="chat-setup" aria-label="Chat setup" class:hidden=move || summary().is_none()>
