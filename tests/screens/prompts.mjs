@@ -52,6 +52,12 @@ try {
       await dlg.getByLabel('Import prompts').setInputFiles(bad);
       await dlg.getByRole('alert').waitFor();
       await page.screenshot({ path: `${out}/${scheme}-${label}-prompts-import-error.png` });
+      const good = { name: 'mine.yaml', mimeType: 'application/yaml', buffer: Buffer.from('mine:\n  version: 1\n  description: Mine.\n  system: Be mine.\n') };
+      await dlg.getByLabel('Import prompts').setInputFiles(good);
+      await dlg.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+      await dlg.getByLabel('Import prompts').setInputFiles(good);
+      await dlg.getByRole('group', { name: 'Names already in use' }).waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-prompts-clash.png` });
       await ctx.close();
     }
   }
