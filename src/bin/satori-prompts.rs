@@ -17,6 +17,7 @@ use satori::ui::components::setup_dialog::SetupDialog;
 use satori::ui::components::system_dialog::SystemPromptDialog;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsCast;
 
 thread_local! {
     static MOUNTED: RefCell<Option<(leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>, web_sys::Element)>> = const { RefCell::new(None) };
@@ -45,14 +46,29 @@ pub fn start(role: &str, vars: &str) -> String {
 }
 
 fn close() {
-    // Unmount after the current event has finished with the dialog's nodes.
+    // Close the native dialog at once, so the page is interactive again right away (a modal
+    // dialog makes everything else inert), then unmount once the current event is done with the
+    // dialog's nodes. Closing fires the dialog's `close` event, which calls this again: only the
+    // first unmount tells the app.
+    let host = MOUNTED.with(|m| m.borrow().as_ref().map(|(_, host)| host.clone()));
+    let Some(host) = host else { return };
+    if let Some(dialog) = host
+        .query_selector("dialog")
+        .ok()
+        .flatten()
+        .and_then(|d| d.dyn_into::<web_sys::HtmlDialogElement>().ok())
+    {
+        if dialog.open() {
+            dialog.close();
+        }
+    }
     let _ = leptos::prelude::set_timeout_with_handle(
         || {
             if let Some((handle, host)) = MOUNTED.with(|m| m.borrow_mut().take()) {
                 drop(handle);
                 host.remove();
+                notify(EVENT_CLOSED, "");
             }
-            notify(EVENT_CLOSED, "");
         },
         std::time::Duration::ZERO,
     );
