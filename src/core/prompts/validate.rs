@@ -299,7 +299,8 @@ fn examples_list(cx: &mut Ctx<'_>, node: &Node, path: &str) -> Vec<Example> {
 
 /// What a template references, with positions, for the cross checks.
 struct Refs {
-    placeholders: Vec<(String, Pos, String)>,
+    /// Name, position, key path, and where in the text when the position is the text's start.
+    placeholders: Vec<(String, Pos, String, String)>,
     conditions: Vec<(Condition, Pos, String)>,
 }
 
@@ -323,9 +324,19 @@ fn condition(cx: &mut Ctx<'_>, f: &Fields<'_>, path: &str, refs: &mut Refs) -> O
 /// (the scalar holding `t`) is a literal block, else at `at`.
 fn note_placeholders(refs: &mut Refs, t: &str, at: Pos, node: Option<&Node>, path: &str) {
     for (name, line, col) in text::placeholder_positions(t) {
-        let pos = node.and_then(|n| locate(n, line, col)).unwrap_or(at);
-        refs.placeholders
-            .push((name.to_string(), pos, path.to_string()));
+        let exact = node.and_then(|n| locate(n, line, col));
+        // Quoted or folded text does not map onto file lines: say where in the text instead.
+        let within = if exact.is_none() && node.is_some() && (line > 1 || col > 1) {
+            format!(" (line {line}, column {col} of this text)")
+        } else {
+            String::new()
+        };
+        refs.placeholders.push((
+            name.to_string(),
+            exact.unwrap_or(at),
+            path.to_string(),
+            within,
+        ));
     }
 }
 
@@ -726,12 +737,14 @@ pub fn load_templates(
             variables.iter().any(|v| v.name == name)
                 || (name == OUTPUT_SCHEMA_VAR && f.contains_key("output_schema"))
         };
-        for (name, at, path) in &refs.placeholders {
+        for (name, at, path, within) in &refs.placeholders {
             if !declared(name) {
                 cx.err(
                     *at,
                     path,
-                    format!("placeholder `{{{name}}}` is not declared under `{key}.variables`"),
+                    format!(
+                        "placeholder `{{{name}}}` is not declared under `{key}.variables`{within}"
+                    ),
                 );
             }
         }
