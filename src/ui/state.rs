@@ -105,10 +105,6 @@ pub fn fresh_session() -> Session {
     }
 }
 
-fn chat_is_busy(app: &AppState) -> bool {
-    app.live.with_untracked(Option::is_some)
-}
-
 /// Session messages (with new ids) for the start of a chat.
 fn preamble_of(messages: Vec<catalog::StartMessage>) -> Vec<Preamble> {
     messages
@@ -544,7 +540,7 @@ impl AppState {
                 .filter(|o| !s.started() && o.source == PromptSource::User && !o.system_edited)
         });
         let Some(o) = origin else { return };
-        if chat_is_busy(self) {
+        if crate::ui::chat::is_streaming(self) {
             return;
         }
         let exists = self
@@ -559,6 +555,26 @@ impl AppState {
         } else {
             self.start_chat(default_role(), Vars::new(), true);
         }
+    }
+
+    /// Open a dialog of the prompts module (`what` names it in the error): the app treats it
+    /// as an open dialog until the module says it closed.
+    pub fn open_external(
+        &self,
+        what: &'static str,
+        open: impl std::future::Future<Output = Result<(), String>> + 'static,
+    ) {
+        let app = *self;
+        app.dialog.set(Some(Dialog::External));
+        leptos::task::spawn_local(async move {
+            if let Err(e) = open.await {
+                app.dialog.set(None);
+                app.alert.set(Some(Alert {
+                    text: format!("{what} could not be opened: the prompts module did not load ({e}). Reload the page to try again."),
+                    ..Alert::default()
+                }));
+            }
+        });
     }
 
     /// Re-read the roles after the user templates changed (in the prompts module).

@@ -240,14 +240,7 @@ impl fmt::Display for Condition {
     }
 }
 
-/// Whether `s` can name a variable (`[A-Za-z_][A-Za-z0-9_]*`).
-pub fn is_var_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
+pub use super::text::is_var_name;
 
 /// Whether `s` can name a template or fragment (letters, digits, `-`, `_`; starts with a letter
 /// or digit; at most 64 characters).
@@ -389,11 +382,6 @@ pub enum What {
 pub type Vars = BTreeMap<String, String>;
 
 impl Template {
-    /// The declared variable with this name.
-    pub fn variable(&self, name: &str) -> Option<&Variable> {
-        self.variables.iter().find(|v| v.name == name)
-    }
-
     /// The values rendering uses: defaults, overridden by `given` (unknown names ignored here,
     /// reported as warnings by [`Template::render`]; an empty value leaves a required variable
     /// missing).

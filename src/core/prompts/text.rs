@@ -25,7 +25,8 @@ pub struct BraceError {
     pub message: String,
 }
 
-fn is_name(s: &str) -> bool {
+/// Whether `s` can name a variable (`[A-Za-z_][A-Za-z0-9_]*`).
+pub fn is_var_name(s: &str) -> bool {
     let mut chars = s.chars();
     chars
         .next()
@@ -61,7 +62,7 @@ pub fn parse(text: &str) -> Result<Vec<Piece<'_>>, BraceError> {
                 let close = text[i + 1..].find('}').map(|j| i + 1 + j);
                 let name = close.map(|c| &text[i + 1..c]);
                 match (close, name) {
-                    (Some(c), Some(name)) if is_name(name) => {
+                    (Some(c), Some(name)) if is_var_name(name) => {
                         if start < i {
                             out.push(Piece::Text(&text[start..i]));
                         }

@@ -34,14 +34,6 @@ pub enum YamlAnswer {
 }
 
 impl UserPrompts {
-    /// The templates as a library (for rendering).
-    pub fn library(&self) -> Library {
-        Library {
-            templates: self.templates.iter().map(|t| t.template.clone()).collect(),
-            fragments: Default::default(),
-        }
-    }
-
     /// The template with this key.
     pub fn get(&self, key: &str) -> Option<&UserTemplate> {
         self.templates.iter().find(|t| t.template.key == key)
@@ -131,6 +123,22 @@ pub fn find<'a>(
     }
 }
 
+/// The template `role` points at, or the error naming it.
+fn lookup<'a>(
+    role: &RoleRef,
+    builtin: &'a Library,
+    user: &'a UserPrompts,
+) -> Result<&'a Template, PromptError> {
+    find(role, builtin, user).ok_or_else(|| PromptError::UnknownKey {
+        template: match role.source {
+            PromptSource::Builtin => "built-in prompts",
+            PromptSource::User => "your prompts",
+        }
+        .to_string(),
+        key: role.key.clone(),
+    })
+}
+
 /// Render the template `role` points at (user templates use the built-in fragments).
 pub fn render(
     role: &RoleRef,
@@ -139,15 +147,7 @@ pub fn render(
     builtin: &Library,
     user: &UserPrompts,
 ) -> Result<super::Rendered, PromptError> {
-    let t = find(role, builtin, user).ok_or_else(|| PromptError::UnknownKey {
-        template: match role.source {
-            PromptSource::Builtin => "built-in prompts",
-            PromptSource::User => "your prompts",
-        }
-        .to_string(),
-        key: role.key.clone(),
-    })?;
-    t.render(what, vars, |n| builtin.fragments.get(n))
+    lookup(role, builtin, user)?.render(what, vars, |n| builtin.fragments.get(n))
 }
 
 /// What a session starts with for `role` and `vars`: its origin record and its first messages
@@ -159,16 +159,14 @@ pub fn start(
     user: &UserPrompts,
     mut new_id: impl FnMut() -> String,
 ) -> Result<(PromptOrigin, Vec<Preamble>), PromptError> {
-    let rendered = render(role, What::Preamble, vars, builtin, user)?;
-    let version = find(role, builtin, user).map_or(0, |t| t.version);
-    let mut recorded = find(role, builtin, user)
-        .map(|t| t.effective_vars(vars))
-        .unwrap_or_default();
+    let t = lookup(role, builtin, user)?;
+    let rendered = t.render(What::Preamble, vars, |n| builtin.fragments.get(n))?;
+    let mut recorded = t.effective_vars(vars);
     recorded.remove(super::template::OUTPUT_SCHEMA_VAR);
     let origin = PromptOrigin {
         source: role.source,
         key: role.key.clone(),
-        version,
+        version: t.version,
         vars: recorded,
         system_edited: false,
     };

@@ -3,7 +3,7 @@
 //! deferred prompts module (`setup_dialog.rs`); its answer starts the untouched chat over.
 
 use crate::core::prompts::RoleRef;
-use crate::ui::state::{AppState, Dialog};
+use crate::ui::state::AppState;
 use leptos::prelude::*;
 
 /// `reply_language` → "Reply language". Variable names are ASCII; ASCII case mapping keeps
@@ -27,15 +27,8 @@ fn open_setup(app: AppState) {
     }
     .encode();
     let vars = serde_json::to_string(&o.vars).unwrap_or_else(|_| "{}".into());
-    app.dialog.set(Some(Dialog::External));
-    leptos::task::spawn_local(async move {
-        if let Err(e) = crate::adapters::prompts_module::open_setup(&role, &vars).await {
-            app.dialog.set(None);
-            app.alert.set(Some(crate::ui::state::Alert {
-                text: format!("Chat setup could not be opened: the prompts module did not load ({e}). Reload the page to try again."),
-                ..Default::default()
-            }));
-        }
+    app.open_external("Chat setup", async move {
+        crate::adapters::prompts_module::open_setup(&role, &vars).await
     });
 }
 

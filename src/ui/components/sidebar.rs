@@ -3,21 +3,14 @@
 use crate::core::prompts::{RoleRef, Vars};
 use crate::core::session::PromptSource;
 use crate::ui::chat;
-use crate::ui::state::{AppState, Dialog};
+use crate::ui::state::AppState;
 use leptos::prelude::*;
 
 /// Open the "Prompts" dialog (in the prompts module, loaded now if needed).
 fn open_prompts(app: AppState) {
-    app.dialog.set(Some(Dialog::External));
     let selected = app.next_role.get_untracked().encode();
-    leptos::task::spawn_local(async move {
-        if let Err(e) = crate::adapters::prompts_module::open(&selected).await {
-            app.dialog.set(None);
-            app.alert.set(Some(crate::ui::state::Alert {
-                text: format!("Prompts could not be opened: the prompts module did not load ({e}). Reload the page to try again."),
-                ..Default::default()
-            }));
-        }
+    app.open_external("Prompts", async move {
+        crate::adapters::prompts_module::open(&selected).await
     });
 }
 

@@ -6,7 +6,7 @@ use crate::adapters::clock::{new_id, now_ms};
 use crate::core::session::{Command, PromptSource};
 use crate::ui::chat;
 use crate::ui::components::modal::Modal;
-use crate::ui::state::{Alert, AppState, Dialog};
+use crate::ui::state::{Alert, AppState};
 use leptos::prelude::*;
 
 /// Where the open chat's prompt came from, in words.
@@ -52,15 +52,8 @@ pub fn open(app: AppState) {
         .session
         .with_untracked(|s| s.system().map(|m| m.content.clone()).unwrap_or_default());
     let origin = origin_text(app);
-    app.dialog.set(Some(Dialog::External));
-    leptos::task::spawn_local(async move {
-        if let Err(e) = crate::adapters::prompts_module::open_system(&text, &origin).await {
-            app.dialog.set(None);
-            app.alert.set(Some(Alert {
-                text: format!("The system prompt editor could not be opened: the prompts module did not load ({e}). Reload the page to try again."),
-                ..Alert::default()
-            }));
-        }
+    app.open_external("The system prompt editor", async move {
+        crate::adapters::prompts_module::open_system(&text, &origin).await
     });
 }
 
