@@ -3,13 +3,18 @@
 //! Every request takes an `AbortSignal` (Stop and page cleanup abort it). Waiting for the
 //! response headers and for each body chunk is raced against a stall timer: when no byte
 //! arrives within the timeout the caller gets [`FetchError::Stalled`] and should abort.
-//! The API key only ever goes into the `Authorization` header.
+//! The API key only ever goes into the `Authorization` header, and no request follows a
+//! redirect (`redirect: "manual"`): a redirect is reported as [`FetchError::Redirected`], so the
+//! key never travels to an address the user did not configure.
 
 use futures::future::{select, Either};
 use gloo_timers::future::TimeoutFuture;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, ReadableStreamDefaultReader, Request, RequestInit, Response};
+use web_sys::{
+    AbortSignal, ReadableStreamDefaultReader, Request, RequestInit, RequestRedirect, Response,
+    ResponseType,
+};
 
 /// Why a request or stream failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -38,6 +43,9 @@ pub enum FetchError {
         /// Response body.
         body: String,
     },
+    /// The server answered with a redirect, which is never followed.
+    #[error("redirected")]
+    Redirected,
     /// Nothing arrived within the stall timeout.
     #[error("stalled")]
     Stalled,
@@ -86,6 +94,7 @@ fn build_request(
     let init = RequestInit::new();
     init.set_method(method);
     init.set_signal(Some(signal));
+    init.set_redirect(RequestRedirect::Manual);
     if let Some(b) = body {
         init.set_body(&JsValue::from_str(b));
     }
@@ -129,6 +138,9 @@ async fn body_text(resp: &Response, stall_ms: Option<u32>) -> Result<String, Fet
 async fn check_status(resp: &Response, stall_ms: Option<u32>) -> Result<(), FetchError> {
     if resp.ok() {
         return Ok(());
+    }
+    if resp.type_() == ResponseType::Opaqueredirect {
+        return Err(FetchError::Redirected);
     }
     let retry_after = resp.headers().get("retry-after").ok().flatten();
     let body = body_text(resp, stall_ms).await.unwrap_or_default();

@@ -46,6 +46,10 @@ pub enum ApiError {
         /// Server's message.
         message: Option<String>,
     },
+    /// The server answered with a redirect; Satori does not follow redirects, so the API key
+    /// never reaches an address that was not configured.
+    #[error("redirected")]
+    Redirected,
     /// The request never got an answer: server down, wrong address, or blocked by CORS.
     #[error("network error")]
     Network,

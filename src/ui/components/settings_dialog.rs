@@ -2,6 +2,7 @@
 //! temperature, max reply tokens, stall timeout.
 
 use crate::adapters::fetch::get_models;
+use crate::core::key_binding::{plain_http_remote, KeyField};
 use crate::core::settings::{models_url, preset, Settings, PRESETS};
 use crate::ui::components::modal::Modal;
 use crate::ui::state::AppState;
@@ -23,7 +24,12 @@ pub fn SettingsDialog() -> impl IntoView {
     let current = app.settings.get_untracked();
     let provider = RwSignal::new(current.provider.clone());
     let base_url = RwSignal::new(current.base_url.clone());
-    let api_key = RwSignal::new(app.api_key.get_untracked());
+    // The stored key and the base URL it belongs to; the field only ever shows a key that
+    // belongs to the base URL field's current value.
+    let stored_key = StoredValue::new(app.api_key.get_untracked());
+    let key =
+        RwSignal::new(stored_key.with_value(|r| KeyField::load(r.as_ref(), &current.base_url)));
+    let key_cleared = RwSignal::new(false);
     let model = RwSignal::new(current.model.clone());
     let temperature = RwSignal::new(
         current
@@ -42,7 +48,6 @@ pub fn SettingsDialog() -> impl IntoView {
     let models = RwSignal::new(Vec::<String>::new());
     let models_note = RwSignal::new(String::new());
 
-    let saved_base = StoredValue::new(current.base_url.clone());
     // Only the newest model-list request may update the list (answers can arrive out of order).
     let generation = StoredValue::new(0u32);
     let load_models = move || {
@@ -57,19 +62,14 @@ pub fn SettingsDialog() -> impl IntoView {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return;
         }
-        // The key is only sent to the server it was saved for, never to a server the user is
-        // merely trying out in this dialog.
-        let key = if saved_base.with_value(|b| *b == base) {
-            api_key.get_untracked()
-        } else {
-            String::new()
-        };
+        // The key goes only to the server it belongs to, never to one merely typed in here.
+        let key = key.with_untracked(|k| k.usable_for(&base).map(str::to_string));
         models_note.set("Loading the server's model list…".into());
         leptos::task::spawn_local(async move {
             let Ok(ctrl) = web_sys::AbortController::new() else {
                 return;
             };
-            let result = get_models(&url, Some(&key), &ctrl.signal()).await;
+            let result = get_models(&url, key.as_deref(), &ctrl.signal()).await;
             if generation.try_get_value() != Some(mine) {
                 return;
             }
@@ -88,15 +88,20 @@ pub fn SettingsDialog() -> impl IntoView {
     };
     load_models();
 
+    // The base URL field changed (typed or by a preset): a key never follows it elsewhere.
+    let base_changed = move |new_base: String| {
+        let before = key.get_untracked();
+        let after = stored_key.with_value(|r| before.follow_base(&new_base, r.as_ref()));
+        key_cleared.set(!before.text.trim().is_empty() && after.text.trim().is_empty());
+        key.set(after);
+        base_url.set(new_base);
+    };
+
     let on_preset = move |ev| {
         let id = event_target_value(&ev);
         if let Some(p) = preset(&id) {
             if !p.base_url.is_empty() {
-                base_url.set(p.base_url.to_string());
-            }
-            // Keys belong to one provider: don't carry the old one over to another by accident.
-            if saved_base.with_value(|b| *b != base_url.get_untracked()) {
-                api_key.set(String::new());
+                base_changed(p.base_url.to_string());
             }
             if !p.model.is_empty() {
                 model.set(p.model.to_string());
@@ -127,7 +132,7 @@ pub fn SettingsDialog() -> impl IntoView {
         match candidate.validated() {
             Ok(s) => {
                 app.alert.set(None);
-                app.save_settings(s, api_key.get_untracked());
+                app.save_settings(s, &key.get_untracked());
                 app.dialog.set(None);
             }
             Err(e) => {
@@ -158,7 +163,7 @@ pub fn SettingsDialog() -> impl IntoView {
                         type="url"
                         placeholder="https://api.example.com/v1"
                         prop:value=move || base_url.get()
-                        on:input=move |ev| base_url.set(event_target_value(&ev))
+                        on:input=move |ev| base_changed(event_target_value(&ev))
                         on:change=move |_| load_models()
                     />
                 </label>
@@ -168,10 +173,19 @@ pub fn SettingsDialog() -> impl IntoView {
                         type="password"
                         autocomplete="off"
                         placeholder="Not needed for local servers"
-                        prop:value=move || api_key.get()
-                        on:input=move |ev| api_key.set(event_target_value(&ev))
+                        prop:value=move || key.with(|k| k.text.clone())
+                        on:input=move |ev| {
+                            key_cleared.set(false);
+                            key.set(KeyField::typed(&event_target_value(&ev), &base_url.get_untracked()));
+                        }
                     />
                 </label>
+                <p class="hint" role="status">
+                    {move || key_cleared.get().then_some("The API key field was emptied: a key belongs to the server it was entered for. Enter the key for this server.")}
+                </p>
+                <p class="form-warning" class:hidden=move || !key.with(|k| !k.text.trim().is_empty()) || !base_url.with(|b| plain_http_remote(b))>
+                    "This server is reached over plain http://, so the API key would travel unencrypted. Use https:// unless the server is on a network you trust."
+                </p>
                 <label>
                     "Model"
                     <input
