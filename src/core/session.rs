@@ -7,6 +7,7 @@
 //!
 //! All changes go through [`Session::apply`] with a [`Command`]; time and ids are arguments.
 
+use crate::core::provider::stream::Usage;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -97,6 +98,25 @@ pub struct Message {
     /// prompt, never edited or regenerated).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub example: bool,
+    /// Token counts the server reported for a reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Tool calls a reply asked for, in the order the server numbered them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+}
+
+/// A tool call of a reply, assembled from its streamed fragments.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The server's number for the call within the reply.
+    pub index: u64,
+    /// The call's id (a `tool` message answers it by this id).
+    pub id: String,
+    /// Function name.
+    pub name: String,
+    /// Arguments as the JSON text the model wrote (not validated here).
+    pub arguments: String,
 }
 
 /// Where a session's prompt came from.
@@ -172,6 +192,8 @@ impl Message {
             model: None,
             created_at: at,
             example: false,
+            usage: None,
+            tool_calls: Vec::new(),
         }
     }
 }
@@ -262,6 +284,20 @@ pub enum Command {
         note: Option<String>,
         /// Time, ms since epoch.
         at: i64,
+    },
+    /// Record the token counts the server reported for a streaming reply.
+    SetUsage {
+        /// The reply.
+        id: MessageId,
+        /// The counts.
+        usage: Usage,
+    },
+    /// Replace the tool calls of a streaming reply with everything received so far.
+    SetToolCalls {
+        /// The reply.
+        id: MessageId,
+        /// The calls.
+        tool_calls: Vec<ToolCall>,
     },
     /// Remove a reply that failed before any text arrived (it holds nothing to keep).
     DiscardEmptyReply {
@@ -379,10 +415,10 @@ impl Session {
             .find(|m| m.role == Role::System && m.parent.is_none())
     }
 
-    /// Title for display: the stored one, or "New chat".
+    /// Title for display: the stored one, or "Untitled chat".
     pub fn display_title(&self) -> &str {
         if self.title.is_empty() {
-            "New chat"
+            "Untitled chat"
         } else {
             &self.title
         }
@@ -401,16 +437,14 @@ impl Session {
     pub fn path(&self) -> Vec<&Message> {
         let by_id: HashMap<&str, &Message> =
             self.messages.iter().map(|m| (m.id.as_str(), m)).collect();
-        let mut out = Vec::new();
+        let mut out: Vec<&Message> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut cursor = self.leaf.as_deref();
-        while let Some(id) = cursor {
-            match by_id.get(id) {
-                Some(m) if out.len() <= self.messages.len() => {
-                    out.push(*m);
-                    cursor = m.parent.as_deref();
-                }
-                _ => break,
-            }
+        // Corrupt data may hold a cycle: the walk stops where it would repeat a message.
+        while let Some(id) = cursor.filter(|id| seen.insert(*id)) {
+            let Some(m) = by_id.get(id) else { break };
+            out.push(m);
+            cursor = m.parent.as_deref();
         }
         out.reverse();
         out
@@ -542,6 +576,12 @@ impl Session {
                 m.content = content;
                 m.reasoning = reasoning;
             }
+            Command::SetUsage { id, usage } => {
+                self.streaming_reply(&id)?.usage = Some(usage);
+            }
+            Command::SetToolCalls { id, tool_calls } => {
+                self.streaming_reply(&id)?.tool_calls = tool_calls;
+            }
             Command::FinishReply {
                 id,
                 status,
@@ -562,7 +602,7 @@ impl Session {
                 if m.role != Role::Assistant {
                     return Err(SessionError::WrongRole(id));
                 }
-                if !m.content.is_empty() || !m.reasoning.is_empty() {
+                if !m.content.is_empty() || !m.reasoning.is_empty() || !m.tool_calls.is_empty() {
                     return Err(SessionError::WrongStatus(id));
                 }
                 if self
@@ -1002,13 +1042,26 @@ mod tests {
             },
         ]);
         assert_eq!(s.display_title(), "Bread");
-        assert_eq!(session().display_title(), "New chat");
+        assert_eq!(session().display_title(), "Untitled chat");
     }
 
     #[test]
-    fn path_survives_a_cycle_in_corrupt_data() {
+    fn path_shows_each_message_once_when_corrupt_data_has_a_cycle() {
+        // The root is its own parent: the system prompt is shown once.
         let mut s = session();
         s.messages[0].parent = Some("sys".into());
-        assert!(s.path().len() <= s.messages.len() + 1);
+        assert_eq!(ids(&s), ["sys"]);
+        // A loop below the root (u1 → a1 → u1 …): the walk from the leaf stops where it would
+        // repeat a message.
+        let mut s = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            set("a1", "yo"),
+            finish("a1", Status::Complete),
+        ]);
+        if let Some(u1) = s.messages.iter_mut().find(|m| m.id == "u1") {
+            u1.parent = Some("a1".into());
+        }
+        assert_eq!(ids(&s), ["u1", "a1"]);
     }
 }

@@ -1,52 +1,73 @@
-//! Sending messages and reading streamed replies: the glue between the composer, the session
-//! reducer, the fetch adapter and the SSE decoder.
+//! Sending messages and running turns: the shell around the turn machine
+//! ([`crate::core::turn`]).
 //!
-//! While a reply streams, text collects in a buffer and reaches the screen at most once per
-//! animation frame (only the live message re-renders); the session record is checkpointed to
-//! storage about once a second so a closed tab keeps the partial reply.
+//! The machine decides (accumulation, retries, status, checkpoints, endings); this file only
+//! runs its effects — the request with its `AbortController`, the retry countdown, rendering at
+//! most once per animation frame (only the live message re-renders), checkpoints to storage,
+//! and recording the ending in the session. Each turn is a [`Running`] of its own chat.
 
 use crate::adapters::clock::{new_id, now_ms};
-use crate::adapters::fetch::{post_stream, FetchError};
+use crate::adapters::fetch::{post_stream, ChatStream, FetchError};
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
-use crate::core::provider::error::{backoff_seconds, classify, not_a_stream, ApiError};
+use crate::core::provider::error::{classify, not_a_stream, ApiError};
 use crate::core::provider::request::{chat_request, to_json};
-use crate::core::provider::stream::{parse_event, StreamUpdate};
-use crate::core::session::{Command, MessageId, Role, Status};
-use crate::core::sse::{SseDecoder, SseItem};
-use crate::ui::error_text::{describe, ErrorContext};
+use crate::core::session::{Command, MessageId, Role};
+use crate::core::turn::{Effect, Ending, Event, Turn, TurnConfig};
+use crate::ui::error_text::{
+    cannot_start, describe, note_text, retry_status, ErrorContext, STILL_STARTING,
+};
 use crate::ui::state::{start_of, Alert, AppState, Live};
 use leptos::prelude::*;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
-thread_local! {
-    /// Abort handle of the request in flight, and whether the user asked to stop it.
-    static IN_FLIGHT: RefCell<Option<(web_sys::AbortController, Rc<std::cell::Cell<bool>>)>> = const { RefCell::new(None) };
+/// A turn in progress: the chat it belongs to, the abort handle of its request in flight, and
+/// its state machine (borrowed only between awaits, never across one).
+struct Running {
+    session_id: String,
+    controller: RefCell<Option<web_sys::AbortController>>,
+    turn: RefCell<Turn>,
 }
 
-/// How many times a rate-limited request is retried automatically.
-const RATE_LIMIT_RETRIES: u32 = 3;
-/// Minimum time between mid-stream checkpoints, ms.
-const CHECKPOINT_MS: f64 = 1000.0;
+impl Running {
+    fn on(&self, event: Event) -> Vec<Effect> {
+        self.turn.borrow_mut().on(event, now_ms())
+    }
+
+    fn abort(&self) {
+        if let Some(c) = self.controller.borrow().as_ref() {
+            c.abort();
+        }
+    }
+}
+
+thread_local! {
+    /// Every turn in progress (a chat has at most one).
+    static TURNS: RefCell<Vec<Rc<Running>>> = const { RefCell::new(Vec::new()) };
+}
 
 /// Whether a reply is streaming.
 pub fn is_streaming(app: &AppState) -> bool {
     app.live.with(Option::is_some)
 }
 
-/// Stop the reply in flight (Stop button, Esc). The partial text is kept, marked stopped.
+/// Stop the reply in flight (Stop button, Esc, leaving the chat). The partial text is kept,
+/// marked stopped.
 pub fn stop() {
-    IN_FLIGHT.with(|f| {
-        if let Some((controller, stopped)) = f.borrow().as_ref() {
-            stopped.set(true);
-            controller.abort();
+    let running: Vec<Rc<Running>> = TURNS.with(|t| t.borrow().clone());
+    for r in running {
+        for effect in r.on(Event::Stop) {
+            if effect == Effect::Abort {
+                r.abort();
+            }
         }
-    });
+    }
 }
 
-/// Longest wait for a chat start (the prompts module) before sending, in 50 ms steps.
-const START_WAIT_STEPS: u32 = 300;
+/// Longest wait for a chat start (the prompts module) before sending, ms.
+const START_WAIT_MS: u32 = 15_000;
 
 /// Send the composer text as a new user message and stream the answer.
 pub fn send(app: AppState, text: String) {
@@ -57,16 +78,15 @@ pub fn send(app: AppState, text: String) {
     // so the message never goes out under the previous one.
     if app.starting.get_untracked() > 0 {
         leptos::task::spawn_local(async move {
-            for _ in 0..START_WAIT_STEPS {
-                if app.starting.get_untracked() == 0 {
-                    return send(app, text);
-                }
-                gloo_timers::future::TimeoutFuture::new(50).await;
+            let settled = Box::pin(app.starts_settled());
+            let timeout = gloo_timers::future::TimeoutFuture::new(START_WAIT_MS);
+            match futures::future::select(settled, timeout).await {
+                futures::future::Either::Left(_) => send(app, text),
+                futures::future::Either::Right(_) => app.alert.set(Some(Alert {
+                    text: STILL_STARTING.into(),
+                    ..Alert::default()
+                })),
             }
-            app.alert.set(Some(Alert {
-                text: "This chat is still being set up (its prompt module has not answered). Try again in a moment.".into(),
-                ..Alert::default()
-            }));
         });
         return;
     }
@@ -79,14 +99,14 @@ pub fn send(app: AppState, text: String) {
             .flatten()
     });
     if let Some((session_id, o)) = pending {
-        app.starting.update(|n| *n += 1);
+        app.start_begun();
         leptos::task::spawn_local(async move {
             let role = RoleRef {
                 source: o.source,
                 key: o.key.clone(),
             };
             let answer = start_of(&role, &o.vars).await;
-            app.starting.update(|n| *n = n.saturating_sub(1));
+            app.start_done();
             // The user switched chats meanwhile: this message belongs to the other chat, whose
             // draft still holds it.
             if app.session.with_untracked(|s| s.id != session_id) {
@@ -111,7 +131,7 @@ pub fn send(app: AppState, text: String) {
                 other => other.error.unwrap_or_else(|| "no answer".into()),
             };
             app.alert.set(Some(Alert {
-                text: format!("This chat cannot start yet: {problem}. Fill it in under Chat setup, or pick another Role."),
+                text: cannot_start(&problem),
                 ..Alert::default()
             }));
         });
@@ -190,9 +210,6 @@ fn answer(app: AppState, parent: MessageId) {
     if is_streaming(&app) {
         return;
     }
-    let Ok(controller) = web_sys::AbortController::new() else {
-        return;
-    };
     let settings = app.settings.get_untracked();
     let reply_id = new_id();
     app.alert.set(None);
@@ -214,25 +231,21 @@ fn answer(app: AppState, parent: MessageId) {
     });
     let session_id = app.session.with_untracked(|s| s.id.clone());
     app.live.set(Some(Live {
-        session_id,
+        session_id: session_id.clone(),
         id: reply_id.clone(),
         ..Live::default()
     }));
-    let stopped = Rc::new(std::cell::Cell::new(false));
-    IN_FLIGHT.with(|f| *f.borrow_mut() = Some((controller.clone(), stopped.clone())));
-    leptos::task::spawn_local(async move {
-        let outcome = run(app, &settings, &body, &controller).await;
-        IN_FLIGHT.with(|f| *f.borrow_mut() = None);
-        finish(app, reply_id, outcome, stopped.get(), &settings);
+    let (turn, first) = Turn::new(reply_id, TurnConfig::new(settings.stall_seconds), now_ms());
+    let running = Rc::new(Running {
+        session_id,
+        controller: RefCell::new(None),
+        turn: RefCell::new(turn),
     });
-}
-
-/// How a reply ended.
-struct Outcome {
-    /// `Ok(finish_reason)` when the stream ended properly.
-    result: Result<Option<String>, ApiError>,
-    /// True if the user stopped it.
-    aborted: bool,
+    TURNS.with(|t| t.borrow_mut().push(running.clone()));
+    leptos::task::spawn_local(async move {
+        drive(app, &settings, &body, &running, first).await;
+        TURNS.with(|t| t.borrow_mut().retain(|r| !Rc::ptr_eq(r, &running)));
+    });
 }
 
 fn to_api_error(e: FetchError, stall_seconds: u32) -> ApiError {
@@ -244,6 +257,7 @@ fn to_api_error(e: FetchError, stall_seconds: u32) -> ApiError {
         } => classify(status, retry_after.as_deref(), &body),
         FetchError::NotStream { content_type, body } => not_a_stream(&content_type, &body),
         FetchError::Network(_) => ApiError::Network,
+        FetchError::Redirected => ApiError::Redirected,
         FetchError::Stalled => ApiError::Stalled {
             seconds: stall_seconds,
         },
@@ -251,200 +265,137 @@ fn to_api_error(e: FetchError, stall_seconds: u32) -> ApiError {
     }
 }
 
-async fn run(
+/// The event a failed fetch or read means for the turn.
+fn event_of(e: FetchError, stall_seconds: u32) -> Event {
+    match e {
+        FetchError::Aborted => Event::Aborted,
+        other => Event::Failed(to_api_error(other, stall_seconds)),
+    }
+}
+
+/// Runs the effects of one turn until it finishes: the only place a turn touches the network,
+/// timers, storage and the screen.
+async fn drive(
     app: AppState,
     settings: &crate::core::settings::Settings,
     body: &str,
-    controller: &web_sys::AbortController,
-) -> Outcome {
-    let key = app.api_key.get_untracked();
+    running: &Rc<Running>,
+    first: Vec<Effect>,
+) {
+    let key = app.key_for(&settings.base_url);
     let stall_ms = settings.stall_seconds.saturating_mul(1000);
-    let signal = controller.signal();
-    let mut attempt = 0;
-    let mut stream = loop {
-        match post_stream(&settings.chat_url(), Some(&key), body, &signal, stall_ms).await {
-            Ok(s) => break s,
-            Err(FetchError::Aborted) => {
-                return Outcome {
-                    result: Ok(None),
-                    aborted: true,
-                }
-            }
-            Err(e) => {
-                let err = to_api_error(e, settings.stall_seconds);
-                if let ApiError::RateLimited { retry_after, .. } = &err {
-                    if attempt < RATE_LIMIT_RETRIES {
-                        let wait = backoff_seconds(*retry_after, attempt);
-                        attempt += 1;
-                        for left in (1..=wait).rev() {
-                            app.status.set(format!(
-                                "Rate limited by the server; retrying in {left} s (attempt {attempt} of {RATE_LIMIT_RETRIES})."
-                            ));
-                            gloo_timers::future::TimeoutFuture::new(1000).await;
-                            if signal.aborted() {
-                                app.status.set(String::new());
-                                return Outcome {
-                                    result: Ok(None),
-                                    aborted: true,
-                                };
-                            }
-                        }
-                        app.status.set(String::new());
-                        continue;
-                    }
-                }
-                if matches!(err, ApiError::Stalled { .. }) {
-                    controller.abort();
-                }
-                return Outcome {
-                    result: Err(err),
-                    aborted: false,
-                };
-            }
-        }
-    };
-
-    let mut decoder = SseDecoder::new();
-    let mut finish_reason: Option<String> = None;
-    let mut last_checkpoint = now_ms() as f64;
-    let pending = Rc::new(RefCell::new((String::new(), String::new())));
-    let frame_scheduled = Rc::new(std::cell::Cell::new(false));
-    let flush = {
-        let pending = pending.clone();
-        move || {
-            let (c, r) = std::mem::take(&mut *pending.borrow_mut());
-            if !c.is_empty() || !r.is_empty() {
-                app.live.update(|l| {
-                    if let Some(l) = l {
-                        l.content.push_str(&c);
-                        l.reasoning.push_str(&r);
-                    }
-                });
-            }
-        }
-    };
-    let result = 'read: loop {
-        let items = match stream.next().await {
-            Ok(Some(bytes)) => decoder.push(&bytes),
-            Ok(None) => {
-                let rest = decoder.finish();
-                if rest.is_empty() {
-                    break 'read if finish_reason.is_some() {
-                        Ok(finish_reason.clone())
-                    } else {
-                        Err(ApiError::Cut)
-                    };
-                }
-                rest
-            }
-            Err(FetchError::Aborted) => break 'read Ok(None),
-            Err(e) => {
-                if e == FetchError::Stalled {
-                    controller.abort();
-                }
-                break 'read Err(to_api_error(e, settings.stall_seconds));
-            }
+    let mut queue: VecDeque<Effect> = first.into();
+    let mut stream = None;
+    let frame_scheduled = Rc::new(Cell::new(false));
+    loop {
+        let Some(effect) = queue.pop_front() else {
+            // Nothing to do but read on.
+            let Some(open) = stream.as_mut() else {
+                return;
+            };
+            let event = match ChatStream::next(open).await {
+                Ok(Some(bytes)) => Event::Bytes(bytes),
+                Ok(None) => Event::End,
+                Err(e) => event_of(e, settings.stall_seconds),
+            };
+            queue.extend(running.on(event));
+            continue;
         };
-        for item in items {
-            let SseItem::Event(event) = item else {
-                continue;
-            };
-            let updates = match parse_event(&event) {
-                Ok(u) => u,
-                Err(e) => break 'read Err(ApiError::BadChunk(e.to_string())),
-            };
-            for u in updates {
-                match u {
-                    StreamUpdate::Content(t) => pending.borrow_mut().0.push_str(&t),
-                    StreamUpdate::Reasoning(t) => pending.borrow_mut().1.push_str(&t),
-                    StreamUpdate::Finish(r) => finish_reason = Some(r),
-                    StreamUpdate::Usage(_) => {}
-                    StreamUpdate::Error { message, .. } => {
-                        break 'read Err(ApiError::InStream { message })
-                    }
-                    StreamUpdate::Done => break 'read Ok(finish_reason.clone()),
+        match effect {
+            Effect::Request => {
+                let Ok(controller) = web_sys::AbortController::new() else {
+                    queue.extend(running.on(Event::Failed(ApiError::Network)));
+                    continue;
+                };
+                let signal = controller.signal();
+                *running.controller.borrow_mut() = Some(controller);
+                match post_stream(
+                    &settings.chat_url(),
+                    key.as_deref(),
+                    body,
+                    &signal,
+                    stall_ms,
+                )
+                .await
+                {
+                    Ok(s) => stream = Some(s),
+                    Err(e) => queue.extend(running.on(event_of(e, settings.stall_seconds))),
                 }
             }
+            Effect::Wait {
+                seconds,
+                attempt,
+                of,
+            } => {
+                for left in (1..=seconds).rev() {
+                    app.status.set(retry_status(left, attempt, of));
+                    gloo_timers::future::TimeoutFuture::new(1000).await;
+                    if running.turn.borrow().stopping() {
+                        break;
+                    }
+                }
+                app.status.set(String::new());
+                queue.extend(running.on(Event::Waited));
+            }
+            Effect::Abort => running.abort(),
+            Effect::Render => {
+                if !frame_scheduled.get() {
+                    frame_scheduled.set(true);
+                    let running = running.clone();
+                    let scheduled = frame_scheduled.clone();
+                    request_animation_frame(move || {
+                        scheduled.set(false);
+                        show(app, &running);
+                    });
+                }
+            }
+            Effect::Checkpoint => {
+                show(app, running);
+                app.save_session();
+            }
+            Effect::Finish(ending) => {
+                // Dropping the stream releases the connection.
+                drop(stream.take());
+                show(app, running);
+                finish(app, running, &ending, settings);
+                return;
+            }
         }
-        if !frame_scheduled.get() {
-            frame_scheduled.set(true);
-            let flush = flush.clone();
-            let scheduled = frame_scheduled.clone();
-            request_animation_frame(move || {
-                scheduled.set(false);
-                flush();
-            });
+    }
+}
+
+/// Append what arrived since the last frame to the live reply.
+fn show(app: AppState, running: &Running) {
+    let mut turn = running.turn.borrow_mut();
+    let (c, r) = turn.unrendered();
+    if c.is_empty() && r.is_empty() {
+        return;
+    }
+    app.live.update(|l| {
+        if let Some(l) = l {
+            l.content.push_str(c);
+            l.reasoning.push_str(r);
         }
-        let now = now_ms() as f64;
-        if now - last_checkpoint >= CHECKPOINT_MS {
-            last_checkpoint = now;
-            flush();
-            app.save_session();
-        }
-    };
-    flush();
-    let aborted = signal.aborted() && !matches!(result, Err(ApiError::Stalled { .. }));
-    Outcome { result, aborted }
+    });
 }
 
 fn finish(
     app: AppState,
-    id: MessageId,
-    outcome: Outcome,
-    user_stopped: bool,
+    running: &Running,
+    ending: &Ending,
     settings: &crate::core::settings::Settings,
 ) {
     let live = app.live.get_untracked().unwrap_or_default();
     app.live.set(None);
     app.status.set(String::new());
-    let empty = live.content.is_empty() && live.reasoning.is_empty();
-    let (status, finish_reason, note, error) = match outcome.result {
-        Ok(reason) if outcome.aborted || user_stopped => (Status::Stopped, reason, None, None),
-        Ok(reason) => {
-            let note = match reason.as_deref() {
-                Some("length") => {
-                    Some("Truncated: the reply reached the max tokens limit.".to_string())
-                }
-                Some("content_filter") => {
-                    Some("Cut short by the provider's content filter.".to_string())
-                }
-                _ if live.content.is_empty() => {
-                    Some("The model returned no visible answer.".to_string())
-                }
-                _ => None,
-            };
-            (Status::Complete, reason, note, None)
-        }
-        Err(_) if user_stopped => (Status::Stopped, None, None, None),
-        Err(err) => (Status::Incomplete, None, Some(short_note(&err)), Some(err)),
+    let cmds = {
+        let turn = running.turn.borrow();
+        ending.commands(&turn, ending.note.as_ref().map(note_text), now_ms())
     };
-    let mut cmds = vec![Command::SetReply {
-        id: id.clone(),
-        content: live.content.clone(),
-        reasoning: live.reasoning.clone(),
-    }];
-    if error.is_some() && empty {
-        cmds.push(Command::FinishReply {
-            id: id.clone(),
-            status: Status::Incomplete,
-            finish_reason: None,
-            note: None,
-            at: now_ms(),
-        });
-        cmds.push(Command::DiscardEmptyReply { id: id.clone() });
-    } else {
-        cmds.push(Command::FinishReply {
-            id: id.clone(),
-            status,
-            finish_reason,
-            note,
-            at: now_ms(),
-        });
-    }
     let open_id = app.session.with_untracked(|s| s.id.clone());
-    if open_id != live.session_id {
+    if open_id != running.session_id || live.session_id != running.session_id {
         // The user switched chats (which stops the reply) before it ended: finish it in storage.
-        app.apply_to_stored(&live.session_id, cmds);
+        app.apply_to_stored(&running.session_id, cmds);
         return;
     }
     app.session.update(|s| {
@@ -453,33 +404,16 @@ fn finish(
         }
     });
     app.save_session();
-    if let Some(err) = error {
+    if let Some(err) = &ending.error {
         let ctx = ErrorContext {
             base_url: settings.base_url.clone(),
             model: settings.model.clone(),
             using_default: !app.settings_saved.get_untracked(),
         };
-        let settings_action = matches!(
-            err,
-            ApiError::Auth { .. }
-                | ApiError::NotFound { .. }
-                | ApiError::Network
-                | ApiError::NotAStream { .. }
-                | ApiError::Http { .. }
-        );
         app.alert.set(Some(Alert {
-            text: describe(&err, &ctx),
-            settings: settings_action,
-            retry: empty,
+            text: describe(err, &ctx),
+            settings: ending.offer_settings,
+            retry: ending.offer_retry,
         }));
-    }
-}
-
-fn short_note(err: &ApiError) -> String {
-    match err {
-        ApiError::Stalled { seconds } => format!("stalled: nothing arrived for {seconds} s"),
-        ApiError::InStream { message } => format!("the server reported an error: {message}"),
-        ApiError::Cut => "the connection broke before the reply ended".into(),
-        other => other.to_string(),
     }
 }

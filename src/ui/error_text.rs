@@ -2,6 +2,7 @@
 
 use crate::adapters::storage::StorageError;
 use crate::core::provider::error::ApiError;
+use crate::core::turn::Note;
 
 /// What the user was talking to when the error happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +59,10 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
             "Could not reach {}. Check that the server is running and the API base URL is right. If it is running, it must allow requests from this page (CORS) — for Ollama set OLLAMA_ORIGINS to this page's origin.",
             ctx.base_url
         ),
+        ApiError::Redirected => format!(
+            "The server at {} answered with a redirect. Satori does not follow redirects, so your API key never goes to an address you did not enter. Put the final address (https://, exact path) in the API base URL in Settings.",
+            ctx.base_url
+        ),
         ApiError::NotAStream { content_type, snippet } => {
             let ct = if content_type.is_empty() { "no content type" } else { content_type.as_str() };
             let mut text = format!(
@@ -77,6 +82,39 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
         ApiError::Cut => "The connection broke before the reply ended. The partial reply is kept; you can retry.".into(),
         ApiError::BadChunk(detail) => format!("The server sent a stream Satori could not read ({detail}). The partial reply is kept."),
     }
+}
+
+/// The note stored on a reply that ended with `note`.
+pub fn note_text(note: &Note) -> String {
+    match note {
+        Note::Truncated => "Truncated: the reply reached the max tokens limit.".into(),
+        Note::Filtered => "Cut short by the provider's content filter.".into(),
+        Note::NoAnswer => "The model returned no visible answer.".into(),
+        Note::Failed(ApiError::Stalled { seconds }) => {
+            format!("stalled: nothing arrived for {seconds} s")
+        }
+        Note::Failed(ApiError::InStream { message }) => {
+            format!("the server reported an error: {message}")
+        }
+        Note::Failed(ApiError::Cut) => "the connection broke before the reply ended".into(),
+        Note::Failed(other) => other.to_string(),
+    }
+}
+
+/// The status line while a rate-limited request waits to be retried.
+pub fn retry_status(left: u32, attempt: u32, of: u32) -> String {
+    format!("Rate limited by the server; retrying in {left} s (attempt {attempt} of {of}).")
+}
+
+/// A message was typed while the chat's prompt was still being prepared, for too long.
+pub const STILL_STARTING: &str =
+    "This chat is still being set up (its prompt module has not answered). Try again in a moment.";
+
+/// The chat's prompt cannot be rendered yet (`problem` says why).
+pub fn cannot_start(problem: &str) -> String {
+    format!(
+        "This chat cannot start yet: {problem}. Fill it in under Chat setup, or pick another Role."
+    )
 }
 
 /// Words for a storage failure while saving.
@@ -130,6 +168,7 @@ mod tests {
             ),
             (ApiError::Network, false, "CORS"),
             (ApiError::Network, true, "open Settings"),
+            (ApiError::Redirected, false, "does not follow redirects"),
             (
                 ApiError::NotAStream {
                     content_type: "text/html".into(),

@@ -3,6 +3,7 @@
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::storage::{StorageError, Store};
+use crate::core::key_binding::{key_save, KeyField, KeySave};
 use crate::core::persist::{self, Index};
 use crate::core::prompts::catalog::{self, Catalog, StartAnswer};
 use crate::core::prompts::{self, RoleRef, Vars};
@@ -60,8 +61,8 @@ pub struct AppState {
     pub settings: RwSignal<Settings>,
     /// Whether the user has saved settings (else the embedded default is in use).
     pub settings_saved: RwSignal<bool>,
-    /// The API key (kept in its own storage record only).
-    pub api_key: RwSignal<String>,
+    /// The stored API key and the base URL it belongs to (its own storage record only).
+    pub api_key: RwSignal<Option<persist::ApiKeyRecord>>,
     /// The reply arriving now, if any.
     pub live: RwSignal<Option<Live>>,
     /// The alert banner.
@@ -82,6 +83,12 @@ pub struct AppState {
     pub next_role: RwSignal<RoleRef>,
     /// How many chat starts are waiting for the prompts module; sending waits for them.
     pub starting: RwSignal<u32>,
+}
+
+thread_local! {
+    /// Who waits for the pending chat starts to end.
+    static START_WAITERS: std::cell::RefCell<Vec<futures::channel::oneshot::Sender<()>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 fn store() -> Store {
@@ -204,18 +211,15 @@ impl AppState {
         // The key is used only with the base URL it was saved for.
         let api_key = match s.get(persist::KEY_API_KEY) {
             Ok(Some(text)) => match persist::decode_api_key(&text) {
-                Ok(record) => record
-                    .key_for(&settings.base_url)
-                    .unwrap_or_default()
-                    .to_string(),
+                Ok(record) => Some(record),
                 Err(e) => {
                     problems.push(format!(
                         "The saved API key could not be read ({e}); enter it again in Settings."
                     ));
-                    String::new()
+                    None
                 }
             },
-            _ => String::new(),
+            _ => None,
         };
 
         let mut session = None;
@@ -367,24 +371,63 @@ impl AppState {
         self.save_session_text(&sess, &persist::encode_session(&sess));
     }
 
-    /// Save the settings (validated by the caller) and the API key, each in its own record.
-    pub fn save_settings(&self, settings: Settings, api_key: String) {
+    /// A chat start (which may wait for the prompts module) began.
+    pub fn start_begun(&self) {
+        self.starting.update(|n| *n += 1);
+    }
+
+    /// A chat start ended; when none is left, everyone waiting in [`Self::starts_settled`] goes on.
+    pub fn start_done(&self) {
+        self.starting.update(|n| *n = n.saturating_sub(1));
+        if self.starting.get_untracked() == 0 {
+            for waiter in START_WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+                let _ = waiter.send(());
+            }
+        }
+    }
+
+    /// Resolves once no chat start is pending.
+    pub async fn starts_settled(self) {
+        if self.starting.get_untracked() == 0 {
+            return;
+        }
+        let (tx, rx) = futures::channel::oneshot::channel();
+        START_WAITERS.with(|w| w.borrow_mut().push(tx));
+        let _ = rx.await;
+    }
+
+    /// Save the settings (validated by the caller) and the key field, each in its own record.
+    /// The key is bound only to the base URL it was typed for ([`key_save`]).
+    pub fn save_settings(&self, settings: Settings, field: &KeyField) {
         let s = store();
         let r = s.set(persist::KEY_SETTINGS, &persist::encode_settings(&settings));
         self.report_storage(r);
-        let r = if api_key.trim().is_empty() {
-            s.remove(persist::KEY_API_KEY)
-        } else {
-            let record = persist::ApiKeyRecord {
-                key: api_key.trim().to_string(),
-                base_url: settings.base_url.clone(),
-            };
-            s.set(persist::KEY_API_KEY, &persist::encode_api_key(&record))
-        };
-        self.report_storage(r);
+        let decision = self
+            .api_key
+            .with_untracked(|stored| key_save(field, &settings.base_url, stored.as_ref()));
+        match decision {
+            KeySave::Write(record) => {
+                let r = s.set(persist::KEY_API_KEY, &persist::encode_api_key(&record));
+                self.report_storage(r);
+                self.api_key.set(Some(record));
+            }
+            KeySave::Remove => {
+                self.report_storage(s.remove(persist::KEY_API_KEY));
+                self.api_key.set(None);
+            }
+            KeySave::Keep => {}
+        }
         self.settings.set(settings);
-        self.api_key.set(api_key.trim().to_string());
         self.settings_saved.set(true);
+    }
+
+    /// The API key to send to `base_url`: only the one saved for exactly that URL.
+    pub fn key_for(&self, base_url: &str) -> Option<String> {
+        self.api_key.with_untracked(|r| {
+            r.as_ref()
+                .and_then(|r| r.key_for(base_url))
+                .map(str::to_string)
+        })
     }
 
     /// Persist the draft of the open session.
@@ -467,10 +510,10 @@ impl AppState {
         });
         // Starting over would discard a system prompt the user edited: open a new chat instead.
         let restart = restart && !edited;
-        self.starting.update(|n| *n += 1);
+        self.start_begun();
         leptos::task::spawn_local(async move {
             let answer = start_of(&role, &vars).await;
-            app.starting.update(|n| *n = n.saturating_sub(1));
+            app.start_done();
             let (origin, messages, problem) = match answer {
                 StartAnswer {
                     origin: Some(origin),

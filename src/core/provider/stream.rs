@@ -9,7 +9,8 @@
 //!   type (a number where text belongs, `null`, ...) is treated as absent instead of failing the
 //!   whole chunk; only data that is not JSON at all is an error.
 //! - Only the choice with index 0 is read (a choice without `index` counts as index 0).
-//! - Within one chunk, updates come in the order Reasoning, Content, Finish, Usage, Error.
+//! - Within one chunk, updates come in the order Reasoning, Content, ToolCall (by position),
+//!   Finish, Usage, Error.
 //! - Empty strings produce no update.
 
 use crate::core::sse::SseEvent;
@@ -18,14 +19,31 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// Token counts reported by the server, usually on the last chunk.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, Deserialize)]
 pub struct Usage {
     /// Tokens in the prompt (the context sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_tokens: Option<u64>,
     /// Tokens generated, including reasoning tokens where the server counts them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_tokens: Option<u64>,
     /// Prompt plus completion, as reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_tokens: Option<u64>,
+}
+
+/// A fragment of a tool call (`delta.tool_calls[i]`): the first fragment of an `index` carries
+/// its id and function name, later ones more of the JSON arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolCallDelta {
+    /// Which call of the reply this fragment belongs to.
+    pub index: u64,
+    /// The call's id, on its first fragment.
+    pub id: Option<String>,
+    /// The function name (or a piece of it).
+    pub name: Option<String>,
+    /// A piece of the arguments' JSON text.
+    pub arguments: String,
 }
 
 /// One typed update from a chat-completion stream.
@@ -36,6 +54,8 @@ pub enum StreamUpdate {
     /// Intermediate reasoning ("reasoning_content" as DeepSeek/Qwen send, or "reasoning" as
     /// OpenRouter/Ollama send).
     Reasoning(String),
+    /// A fragment of a tool call.
+    ToolCall(ToolCallDelta),
     /// The choice finished ("stop", "length", "tool_calls", "content_filter", ...).
     Finish(String),
     /// Token counts; emitted only when at least one count is present.
@@ -113,7 +133,7 @@ pub fn parse_event(event: &SseEvent) -> Result<Vec<StreamUpdate>, ChunkError> {
     Ok(updates)
 }
 
-/// Reasoning, Content and Finish updates of one choice, in that order.
+/// Reasoning, Content, ToolCall and Finish updates of one choice, in that order.
 fn choice_updates(choice: &Choice) -> Vec<StreamUpdate> {
     let text = |field: &Option<String>| {
         field
@@ -125,13 +145,28 @@ fn choice_updates(choice: &Choice) -> Vec<StreamUpdate> {
     let reasoning = delta.and_then(|d| text(&d.reasoning_content).or_else(|| text(&d.reasoning)));
     let content = delta.and_then(|d| text(&d.content));
     let finish = text(&choice.finish_reason);
+    let calls = delta
+        .and_then(|d| d.tool_calls.as_ref())
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, c)| {
+            let f = c.function.as_ref();
+            StreamUpdate::ToolCall(ToolCallDelta {
+                index: c.index.unwrap_or(i as u64),
+                id: text(&c.id),
+                name: f.and_then(|f| text(&f.name)),
+                arguments: f.and_then(|f| f.arguments.clone()).unwrap_or_default(),
+            })
+        });
     [
         reasoning.map(StreamUpdate::Reasoning),
         content.map(StreamUpdate::Content),
-        finish.map(StreamUpdate::Finish),
     ]
     .into_iter()
     .flatten()
+    .chain(calls)
+    .chain(finish.map(StreamUpdate::Finish))
     .collect()
 }
 
@@ -219,6 +254,28 @@ struct Delta {
     reasoning_content: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
     reasoning: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+/// One entry of `delta.tool_calls`.
+#[derive(Debug, Default, Deserialize)]
+struct WireToolCall {
+    #[serde(default, deserialize_with = "lenient")]
+    index: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
+    id: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    function: Option<WireFunction>,
+}
+
+/// The `function` of a tool-call fragment.
+#[derive(Debug, Default, Deserialize)]
+struct WireFunction {
+    #[serde(default, deserialize_with = "lenient")]
+    name: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    arguments: Option<String>,
 }
 
 /// The `usage` object.
@@ -293,6 +350,15 @@ mod tests {
         Finish(reason.to_owned())
     }
 
+    fn tool(index: u64, id: Option<&str>, name: Option<&str>, arguments: &str) -> StreamUpdate {
+        StreamUpdate::ToolCall(ToolCallDelta {
+            index,
+            id: id.map(str::to_owned),
+            name: name.map(str::to_owned),
+            arguments: arguments.to_owned(),
+        })
+    }
+
     #[test]
     fn parses_table_of_events() {
         let openrouter_error = r#"{"id":"gen-1747","object":"chat.completion.chunk","created":1747300300,"model":"anthropic/claude-sonnet-4","provider":"Anthropic","error":{"code":"server_error","message":"Provider disconnected unexpectedly"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}"#;
@@ -340,6 +406,38 @@ mod tests {
                 "message",
                 r#"{"choices":[],"usage":{}}"#,
                 Ok(vec![]),
+            ),
+            // Tool calls (OpenAI shape: the first fragment names the call, later ones add arguments)
+            (
+                "tool call: first fragment with id and name",
+                "message",
+                r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_Ab1","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}"#,
+                Ok(vec![tool(0, Some("call_Ab1"), Some("get_weather"), "")]),
+            ),
+            (
+                "tool call: argument fragment",
+                "message",
+                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":\"北"}}]},"finish_reason":null}]}"#,
+                Ok(vec![tool(0, None, None, "{\"city\":\"北")]),
+            ),
+            (
+                "two parallel calls in one chunk, then finish",
+                "message",
+                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"c2","function":{"name":"b","arguments":"{}"}},{"index":2,"id":"c3","function":{"name":"c"}}]},"finish_reason":"tool_calls"}]}"#,
+                Ok(vec![
+                    tool(1, Some("c2"), Some("b"), "{}"),
+                    tool(2, Some("c3"), Some("c"), ""),
+                    finish("tool_calls"),
+                ]),
+            ),
+            (
+                "tool call without index counts by position; null fields are absent",
+                "message",
+                r#"{"choices":[{"delta":{"content":"Let me check.","tool_calls":[{"id":null,"function":{"name":null,"arguments":"{\"q\":1}"}}]}}]}"#,
+                Ok(vec![
+                    content("Let me check."),
+                    tool(0, None, None, "{\"q\":1}"),
+                ]),
             ),
             // DeepSeek / Qwen
             (

@@ -1,0 +1,434 @@
+//! One request of a turn — asking the model for a reply and reading its stream — as a pure state
+//! machine.
+//!
+//! The shell feeds [`Event`]s (bytes arrived, the stream ended, the request failed, the user
+//! stopped, a retry wait is over) into [`Turn::on`] and runs the [`Effect`]s it returns (send the
+//! request, wait, abort, render, checkpoint, finish). Everything else lives here: decoding the
+//! event stream, accumulating content, reasoning, tool-call deltas and usage, retrying a rate-limited
+//! request, deciding when to checkpoint, and how the reply ends ([`Ending`]: its status, note,
+//! the session commands that record it, and which actions the error offers).
+//!
+//! Invariants (tested in `tests.rs`):
+//! - after a [`Effect::Finish`] the turn ignores every further event (no second ending);
+//! - the text of the ending equals the concatenation of every content delta, at any byte split;
+//! - a reply that failed before any text arrived is discarded, never kept empty and incomplete;
+//! - once the user stopped, the ending is `Stopped` whatever error the abort produces;
+//! - time comes in with each event; the machine reads no clock.
+
+use crate::core::provider::error::{backoff_seconds, ApiError};
+use crate::core::provider::stream::{parse_event, StreamUpdate, ToolCallDelta, Usage};
+use crate::core::session::{Command, MessageId, Status, ToolCall};
+use crate::core::sse::{SseDecoder, SseItem};
+
+#[cfg(test)]
+mod tests;
+
+/// How many times a rate-limited request is retried automatically.
+pub const RATE_LIMIT_RETRIES: u32 = 3;
+/// Minimum time between checkpoints of a streaming reply, ms.
+pub const CHECKPOINT_MS: i64 = 1000;
+
+/// The rules a turn runs by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnConfig {
+    /// Seconds without a byte before the stream counts as stalled (reported in the error).
+    pub stall_seconds: u32,
+    /// Automatic retries of a rate-limited request.
+    pub rate_limit_retries: u32,
+    /// Minimum time between checkpoints, ms.
+    pub checkpoint_ms: i64,
+}
+
+impl TurnConfig {
+    /// The defaults with this stall timeout.
+    pub fn new(stall_seconds: u32) -> Self {
+        TurnConfig {
+            stall_seconds,
+            rate_limit_retries: RATE_LIMIT_RETRIES,
+            checkpoint_ms: CHECKPOINT_MS,
+        }
+    }
+}
+
+/// Something that happened to the request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Bytes of the response body arrived at `now`.
+    Bytes(Vec<u8>),
+    /// The body ended.
+    End,
+    /// The request or the stream failed.
+    Failed(ApiError),
+    /// The request was aborted (by [`Event::Stop`], a chat switch or the page going away).
+    Aborted,
+    /// The user asked to stop (Stop button, Esc).
+    Stop,
+    /// A [`Effect::Wait`] is over.
+    Waited,
+}
+
+/// What the shell must do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Send the request (again).
+    Request,
+    /// Wait `seconds`, showing a countdown, then feed [`Event::Waited`]: retry `attempt` of `of`.
+    Wait {
+        /// Seconds to wait.
+        seconds: u32,
+        /// The retry about to happen (1-based).
+        attempt: u32,
+        /// How many retries there are at most.
+        of: u32,
+    },
+    /// Abort the request in flight (the stream stalled, or the user stopped).
+    Abort,
+    /// New text arrived: show it (the shell batches this per animation frame).
+    Render,
+    /// Save the reply as it is so far ([`Turn::snapshot`]).
+    Checkpoint,
+    /// The reply is over.
+    Finish(Ending),
+}
+
+/// Why a finished reply carries a note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// The reply reached the max tokens limit.
+    Truncated,
+    /// The provider's content filter cut it.
+    Filtered,
+    /// The stream ended properly with no visible text.
+    NoAnswer,
+    /// The reply broke off with this error.
+    Failed(ApiError),
+}
+
+/// How a reply ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ending {
+    /// Final status of the reply (`Complete`, `Stopped` or `Incomplete`).
+    pub status: Status,
+    /// The server's finish reason, when it gave one.
+    pub finish_reason: Option<String>,
+    /// Why the reply carries a note.
+    pub note: Option<Note>,
+    /// The error to show, if the reply failed.
+    pub error: Option<ApiError>,
+    /// Whether the reply is discarded (it failed before any text arrived).
+    pub discard: bool,
+    /// Offer "Retry" with the error (nothing was kept to retry from).
+    pub offer_retry: bool,
+    /// Offer "Open Settings" with the error (the cause is likely a setting).
+    pub offer_settings: bool,
+}
+
+impl Ending {
+    /// The session commands that record this ending for reply `id`, with `note` already in words.
+    pub fn commands(&self, turn: &Turn, note: Option<String>, at: i64) -> Vec<Command> {
+        let id = turn.reply.clone();
+        let mut cmds = vec![turn.snapshot()];
+        if !turn.tool_calls.is_empty() {
+            cmds.push(Command::SetToolCalls {
+                id: id.clone(),
+                tool_calls: turn.tool_calls.clone(),
+            });
+        }
+        if let Some(usage) = &turn.usage {
+            cmds.push(Command::SetUsage {
+                id: id.clone(),
+                usage: usage.clone(),
+            });
+        }
+        cmds.push(Command::FinishReply {
+            id: id.clone(),
+            status: self.status,
+            finish_reason: self.finish_reason.clone(),
+            note: if self.discard { None } else { note },
+            at,
+        });
+        if self.discard {
+            cmds.push(Command::DiscardEmptyReply { id });
+        }
+        cmds
+    }
+}
+
+/// Whether an error is likely fixed in Settings.
+pub fn settings_may_fix(err: &ApiError) -> bool {
+    matches!(
+        err,
+        ApiError::Auth { .. }
+            | ApiError::NotFound { .. }
+            | ApiError::Network
+            | ApiError::Redirected
+            | ApiError::NotAStream { .. }
+            | ApiError::Http { .. }
+    )
+}
+
+/// One reply being asked for and read.
+#[derive(Debug)]
+pub struct Turn {
+    reply: MessageId,
+    cfg: TurnConfig,
+    decoder: SseDecoder,
+    content: String,
+    reasoning: String,
+    tool_calls: Vec<ToolCall>,
+    rendered: (usize, usize),
+    usage: Option<Usage>,
+    finish_reason: Option<String>,
+    attempt: u32,
+    received: bool,
+    stopping: bool,
+    last_checkpoint: i64,
+    ended: bool,
+}
+
+impl Turn {
+    /// A turn for reply `reply`, started at `now`; the first effect is [`Effect::Request`].
+    pub fn new(reply: MessageId, cfg: TurnConfig, now: i64) -> (Turn, Vec<Effect>) {
+        let turn = Turn {
+            reply,
+            cfg,
+            decoder: SseDecoder::new(),
+            content: String::new(),
+            reasoning: String::new(),
+            tool_calls: Vec::new(),
+            rendered: (0, 0),
+            usage: None,
+            finish_reason: None,
+            attempt: 0,
+            received: false,
+            stopping: false,
+            last_checkpoint: now,
+            ended: false,
+        };
+        (turn, vec![Effect::Request])
+    }
+
+    /// The reply this turn writes.
+    pub fn reply(&self) -> &MessageId {
+        &self.reply
+    }
+
+    /// Visible text so far.
+    pub fn content(&self) -> &str {
+        &self.content
+    }
+
+    /// Reasoning so far.
+    pub fn reasoning(&self) -> &str {
+        &self.reasoning
+    }
+
+    /// Token counts the server reported, if any.
+    pub fn usage(&self) -> Option<&Usage> {
+        self.usage.as_ref()
+    }
+
+    /// Whether the user asked to stop (or the request was aborted).
+    pub fn stopping(&self) -> bool {
+        self.stopping
+    }
+
+    /// Whether the turn has finished.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// Content and reasoning that arrived since the last call (what a render must append).
+    pub fn unrendered(&mut self) -> (&str, &str) {
+        let (c, r) = self.rendered;
+        self.rendered = (self.content.len(), self.reasoning.len());
+        (&self.content[c..], &self.reasoning[r..])
+    }
+
+    /// The command that writes the reply as it is now (checkpoints and the final save).
+    pub fn snapshot(&self) -> Command {
+        Command::SetReply {
+            id: self.reply.clone(),
+            content: self.content.clone(),
+            reasoning: self.reasoning.clone(),
+        }
+    }
+
+    /// Feed one event that happened at `now`; returns what to do, in order.
+    pub fn on(&mut self, event: Event, now: i64) -> Vec<Effect> {
+        if self.ended {
+            return Vec::new();
+        }
+        match event {
+            Event::Bytes(bytes) => {
+                self.received = true;
+                let before = (self.content.len(), self.reasoning.len());
+                let items = self.decoder.push(&bytes);
+                if let Some(result) = self.take(items) {
+                    return self.end(result);
+                }
+                let mut out = Vec::new();
+                if (self.content.len(), self.reasoning.len()) != before {
+                    out.push(Effect::Render);
+                }
+                if now - self.last_checkpoint >= self.cfg.checkpoint_ms {
+                    self.last_checkpoint = now;
+                    out.push(Effect::Checkpoint);
+                }
+                out
+            }
+            Event::End => {
+                let items = self.decoder.finish();
+                let result = self.take(items).unwrap_or_else(|| {
+                    if self.finish_reason.is_some() {
+                        Ok(self.finish_reason.clone())
+                    } else {
+                        Err(ApiError::Cut)
+                    }
+                });
+                self.end(result)
+            }
+            Event::Failed(err) => {
+                if let ApiError::RateLimited { retry_after, .. } = &err {
+                    if !self.received
+                        && !self.stopping
+                        && self.attempt < self.cfg.rate_limit_retries
+                    {
+                        let seconds = backoff_seconds(*retry_after, self.attempt);
+                        self.attempt += 1;
+                        return vec![Effect::Wait {
+                            seconds,
+                            attempt: self.attempt,
+                            of: self.cfg.rate_limit_retries,
+                        }];
+                    }
+                }
+                let stalled = matches!(err, ApiError::Stalled { .. });
+                let mut out = if stalled {
+                    vec![Effect::Abort]
+                } else {
+                    Vec::new()
+                };
+                out.extend(self.end(Err(err)));
+                out
+            }
+            Event::Aborted => {
+                self.stopping = true;
+                self.end(Ok(self.finish_reason.clone()))
+            }
+            Event::Stop => {
+                self.stopping = true;
+                vec![Effect::Abort]
+            }
+            Event::Waited if self.stopping => self.end(Ok(None)),
+            Event::Waited => vec![Effect::Request],
+        }
+    }
+
+    /// Apply decoded stream items; `Some(result)` when they end the reply.
+    fn take(&mut self, items: Vec<SseItem>) -> Option<Result<Option<String>, ApiError>> {
+        for item in items {
+            let SseItem::Event(event) = item else {
+                continue;
+            };
+            let updates = match parse_event(&event) {
+                Ok(u) => u,
+                Err(e) => return Some(Err(ApiError::BadChunk(e.to_string()))),
+            };
+            for u in updates {
+                match u {
+                    StreamUpdate::Content(t) => self.content.push_str(&t),
+                    StreamUpdate::Reasoning(t) => self.reasoning.push_str(&t),
+                    StreamUpdate::ToolCall(d) => self.add_tool_call(d),
+                    StreamUpdate::Finish(r) => self.finish_reason = Some(r),
+                    StreamUpdate::Usage(u) => self.usage = Some(u),
+                    StreamUpdate::Error { message, .. } => {
+                        return Some(Err(ApiError::InStream { message }))
+                    }
+                    StreamUpdate::Done => return Some(Ok(self.finish_reason.clone())),
+                }
+            }
+        }
+        None
+    }
+
+    /// Merge a streamed tool-call fragment: the first fragment of an index names the call,
+    /// later ones append to its arguments.
+    fn add_tool_call(&mut self, d: ToolCallDelta) {
+        let at = match self.tool_calls.iter().position(|c| c.index == d.index) {
+            Some(i) => i,
+            None => {
+                self.tool_calls.push(ToolCall {
+                    index: d.index,
+                    ..ToolCall::default()
+                });
+                self.tool_calls.len() - 1
+            }
+        };
+        let call = &mut self.tool_calls[at];
+        if let Some(id) = d.id {
+            call.id = id;
+        }
+        if let Some(name) = d.name {
+            call.name.push_str(&name);
+        }
+        call.arguments.push_str(&d.arguments);
+    }
+
+    fn end(&mut self, result: Result<Option<String>, ApiError>) -> Vec<Effect> {
+        self.ended = true;
+        let empty =
+            self.content.is_empty() && self.reasoning.is_empty() && self.tool_calls.is_empty();
+        let ending = match result {
+            Ok(reason) if self.stopping => Ending {
+                status: Status::Stopped,
+                finish_reason: reason,
+                ..Ending::quiet()
+            },
+            Ok(reason) => {
+                let note = match reason.as_deref() {
+                    Some("length") => Some(Note::Truncated),
+                    Some("content_filter") => Some(Note::Filtered),
+                    _ if self.content.is_empty() && self.tool_calls.is_empty() => {
+                        Some(Note::NoAnswer)
+                    }
+                    _ => None,
+                };
+                Ending {
+                    status: Status::Complete,
+                    finish_reason: reason,
+                    note,
+                    ..Ending::quiet()
+                }
+            }
+            Err(_) if self.stopping => Ending {
+                status: Status::Stopped,
+                ..Ending::quiet()
+            },
+            Err(err) => Ending {
+                status: Status::Incomplete,
+                finish_reason: None,
+                note: Some(Note::Failed(err.clone())),
+                discard: empty,
+                offer_retry: empty,
+                offer_settings: settings_may_fix(&err),
+                error: Some(err),
+            },
+        };
+        vec![Effect::Finish(ending)]
+    }
+}
+
+impl Ending {
+    fn quiet() -> Self {
+        Ending {
+            status: Status::Complete,
+            finish_reason: None,
+            note: None,
+            error: None,
+            discard: false,
+            offer_retry: false,
+            offer_settings: false,
+        }
+    }
+}
