@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Release build of the web app into dist/:
 #   1. trunk (offline, pinned tools) builds the app itself;
-#   2. the markdown renderer (src/bin/satori-markdown.rs) becomes its own wasm module in
-#      dist/md-<hash>/, loaded after the app is interactive (keeps the parser off the first load),
-#      and the prompts module (src/bin/satori-prompts.rs: template engine, YAML reader, "Prompts"
-#      dialog) another in dist/prompts-<hash>/, loaded only when needed;
+#   2. each lazy module listed in scripts/modules.txt (src/bin/<bin>.rs) becomes a wasm module of
+#      its own in dist/<prefix>-<hash>/ — the markdown renderer (fetched right after the first
+#      paint) and the prompts module (template engine, YAML reader, on-demand dialogs);
 #   3. scripts/postbuild.mjs moves trunk's inline loader into a file (CSP without
-#      'unsafe-inline') and names both modules in index.html.
+#      'unsafe-inline') and names every module in index.html (<meta name="satori-module:NAME">).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
@@ -30,8 +29,10 @@ build_module() {
   MODULE_PATH="$prefix-$hash/$bin.js"
 }
 
-build_module satori-markdown md
-MD_MODULE="$MODULE_PATH"
-build_module satori-prompts prompts
-PROMPTS_MODULE="$MODULE_PATH"
-node scripts/postbuild.mjs dist "$MD_MODULE" "$PROMPTS_MODULE"
+NAMED=()
+while read -r name prefix bin; do
+  case "$name" in ''|'#'*) continue ;; esac
+  build_module "$bin" "$prefix"
+  NAMED+=("$name=$MODULE_PATH")
+done < "$ROOT/scripts/modules.txt"
+node scripts/postbuild.mjs dist "${NAMED[@]}"

@@ -1,17 +1,15 @@
 // Moves the inline module script trunk writes into dist/index.html to a hashed file next to it,
-// so the page runs under `script-src 'self'` with no inline script, and names the markdown module
-// (argument 2, relative to dist/) in <meta name="satori-markdown"> and the prompts module (argument 3)
-// in <meta name="satori-prompts">. Fails loudly if the page
-// does not look as expected (better a broken build than a silently weakened CSP).
+// so the page runs under `script-src 'self'` with no inline script, and names each lazy module
+// (arguments NAME=PATH, PATH relative to dist/) in <meta name="satori-module:NAME">. Fails loudly
+// if the page does not look as expected (better a broken build than a silently weakened CSP).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
 const dist = process.argv[2] ?? 'dist';
-const markdownModule = process.argv[3];
-const promptsModule = process.argv[4];
-if (!markdownModule || !promptsModule) {
-  console.error('usage: node scripts/postbuild.mjs DIST MARKDOWN_MODULE_PATH PROMPTS_MODULE_PATH');
+const modules = process.argv.slice(3).map((arg) => arg.match(/^([a-z][a-z0-9-]*)=([\w./-]+)$/));
+if (modules.length === 0 || modules.some((m) => m === null)) {
+  console.error('usage: node scripts/postbuild.mjs DIST NAME=MODULE_PATH...');
   process.exit(2);
 }
 const indexPath = join(dist, 'index.html');
@@ -26,7 +24,8 @@ const name = `boot-${createHash('sha256').update(body).digest('hex').slice(0, 16
 writeFileSync(join(dist, name), body.trim() + '\n');
 html = html.replace(
   tag,
-  `<meta name="satori-markdown" content="./${markdownModule}" />\n    <meta name="satori-prompts" content="./${promptsModule}" />\n    <script type="module" src="./${name}"></script>`,
+  modules.map(([, mod, path]) => `<meta name="satori-module:${mod}" content="./${path}" />\n    `).join('') +
+    `<script type="module" src="./${name}"></script>`,
 );
 if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) {
   console.error('postbuild: an inline script is still present');

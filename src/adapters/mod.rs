@@ -3,5 +3,6 @@
 pub mod clock;
 pub mod fetch;
 pub mod markdown_module;
+pub mod modules;
 pub mod prompts_module;
 pub mod storage;

@@ -7,6 +7,7 @@
 //! - [`EVENT_SYSTEM`]: "System prompt" saved (detail: the new text),
 //! - [`EVENT_CLOSED`]: a dialog closed.
 
+use crate::adapters::modules::{self, Module, ModuleError};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -21,55 +22,33 @@ pub const EVENT_SYSTEM: &str = "satori:prompts-system";
 /// A dialog of the module closed.
 pub const EVENT_CLOSED: &str = "satori:prompts-closed";
 
-#[wasm_bindgen(module = "/src/adapters/prompts_module.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = loadPrompts, catch)]
-    async fn load_prompts() -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = startChat, catch)]
-    fn start_chat(role: &str, vars: &str) -> Result<String, JsValue>;
-    #[wasm_bindgen(js_name = openManager, catch)]
-    fn open_manager(selected: &str) -> Result<(), JsValue>;
-    #[wasm_bindgen(js_name = openSetup, catch)]
-    fn open_setup_dialog(role: &str, vars: &str) -> Result<(), JsValue>;
-    #[wasm_bindgen(js_name = openSystem, catch)]
-    fn open_system_dialog(text: &str, origin: &str) -> Result<(), JsValue>;
-}
-
-fn message(e: JsValue) -> String {
-    js_sys::Reflect::get(&e, &"message".into())
-        .ok()
-        .and_then(|m| m.as_string())
-        .unwrap_or_else(|| "unknown error".into())
-}
-
-/// Load the module (once).
-pub async fn load() -> Result<(), String> {
-    load_prompts().await.map(|_| ()).map_err(message)
+/// Call `function` of the prompts module (loading it first) with string arguments.
+async fn call(function: &str, args: &[&str]) -> Result<JsValue, ModuleError> {
+    let args: Vec<JsValue> = args.iter().map(|a| JsValue::from_str(a)).collect();
+    modules::load_and_call(Module::Prompts, function, &args).await
 }
 
 /// Ask the module how a chat with `role` (`builtin:key` / `user:key`) and `vars` (a JSON
 /// object) starts; the answer is a `core::prompts::catalog::StartAnswer` as JSON.
-pub async fn start(role: &str, vars: &str) -> Result<String, String> {
-    load().await?;
-    start_chat(role, vars).map_err(message)
+pub async fn start(role: &str, vars: &str) -> Result<String, ModuleError> {
+    call("start", &[role, vars])
+        .await
+        .map(|v| v.as_string().unwrap_or_default())
 }
 
 /// Open the "Prompts" dialog showing `selected` first.
-pub async fn open(selected: &str) -> Result<(), String> {
-    load().await?;
-    open_manager(selected).map_err(message)
+pub async fn open(selected: &str) -> Result<(), ModuleError> {
+    call("open_manager", &[selected]).await.map(|_| ())
 }
 
 /// Open "Chat setup" for `role` with the current `vars` (a JSON object).
-pub async fn open_setup(role: &str, vars: &str) -> Result<(), String> {
-    load().await?;
-    open_setup_dialog(role, vars).map_err(message)
+pub async fn open_setup(role: &str, vars: &str) -> Result<(), ModuleError> {
+    call("open_setup", &[role, vars]).await.map(|_| ())
 }
 
 /// Open "System prompt" with the chat's `text` and a line saying where it came from.
-pub async fn open_system(text: &str, origin: &str) -> Result<(), String> {
-    load().await?;
-    open_system_dialog(text, origin).map_err(message)
+pub async fn open_system(text: &str, origin: &str) -> Result<(), ModuleError> {
+    call("open_system", &[text, origin]).await.map(|_| ())
 }
 
 /// Dispatch one of the events above on `window` (used by the module).

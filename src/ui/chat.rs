@@ -50,7 +50,7 @@ thread_local! {
 
 /// Whether a reply is streaming.
 pub fn is_streaming(app: &AppState) -> bool {
-    app.live.with(Option::is_some)
+    app.is_streaming()
 }
 
 /// Stop the reply in flight (Stop button, Esc, leaving the chat). The partial text is kept,

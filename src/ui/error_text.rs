@@ -1,5 +1,6 @@
 //! The one place that turns errors into words a user can act on.
 
+use crate::adapters::modules::ModuleError;
 use crate::adapters::storage::StorageError;
 use crate::core::provider::error::ApiError;
 use crate::core::turn::Note;
@@ -115,6 +116,21 @@ pub fn cannot_start(problem: &str) -> String {
     format!(
         "This chat cannot start yet: {problem}. Fill it in under Chat setup, or pick another Role."
     )
+}
+
+/// A dialog of the prompts module (`what`) could not be opened.
+pub fn dialog_failed(what: &str, e: &ModuleError) -> String {
+    format!("{what} could not be opened: the prompts module {e}. Reload the page to try again.")
+}
+
+/// Why the prompts module could not answer, as part of a sentence.
+pub fn module_problem(e: &ModuleError) -> String {
+    format!("the prompts module {e}")
+}
+
+/// The markdown renderer could not be loaded.
+pub fn markdown_failed(e: &ModuleError) -> String {
+    format!("Formatting could not be loaded ({e}); replies are shown as plain text. Reload to try again.")
 }
 
 /// Words for a storage failure while saving.

@@ -2,6 +2,7 @@
 //! session reducer (core) and storage (adapters). No business rules live here.
 
 use crate::adapters::clock::{new_id, now_ms};
+use crate::adapters::modules::ModuleError;
 use crate::adapters::storage::{StorageError, Store};
 use crate::core::key_binding::{key_save, KeyField, KeySave};
 use crate::core::persist::{self, Index};
@@ -10,7 +11,7 @@ use crate::core::prompts::{self, RoleRef, Vars};
 use crate::core::session::Preamble;
 use crate::core::session::{Command, MessageId, PromptOrigin, PromptSource, Session, SessionError};
 use crate::core::settings::Settings;
-use crate::ui::error_text::describe_storage;
+use crate::ui::error_text::{describe_storage, dialog_failed, module_problem};
 use leptos::prelude::*;
 
 /// A reply that is arriving right now. Shown live; committed to the session when it ends.
@@ -151,7 +152,7 @@ pub async fn start_of(role: &RoleRef, vars: &Vars) -> StartAnswer {
                 "the prompts module gave an unexpected answer ({e})"
             ))
         }),
-        Err(e) => StartAnswer::error(format!("the prompts module could not be loaded ({e})")),
+        Err(e) => StartAnswer::error(module_problem(&e)),
     }
 }
 
@@ -371,6 +372,11 @@ impl AppState {
         self.save_session_text(&sess, &persist::encode_session(&sess));
     }
 
+    /// Whether a reply is streaming.
+    pub fn is_streaming(&self) -> bool {
+        self.live.with(Option::is_some)
+    }
+
     /// A chat start (which may wait for the prompts module) began.
     pub fn start_begun(&self) {
         self.starting.update(|n| *n += 1);
@@ -583,7 +589,7 @@ impl AppState {
                 .filter(|o| !s.started() && o.source == PromptSource::User && !o.system_edited)
         });
         let Some(o) = origin else { return };
-        if crate::ui::chat::is_streaming(self) {
+        if self.is_streaming() {
             return;
         }
         let exists = self
@@ -605,7 +611,7 @@ impl AppState {
     pub fn open_external(
         &self,
         what: &'static str,
-        open: impl std::future::Future<Output = Result<(), String>> + 'static,
+        open: impl std::future::Future<Output = Result<(), ModuleError>> + 'static,
     ) {
         let app = *self;
         app.dialog.set(Some(Dialog::External));
@@ -613,7 +619,7 @@ impl AppState {
             if let Err(e) = open.await {
                 app.dialog.set(None);
                 app.alert.set(Some(Alert {
-                    text: format!("{what} could not be opened: the prompts module did not load ({e}). Reload the page to try again."),
+                    text: dialog_failed(what, &e),
                     ..Alert::default()
                 }));
             }

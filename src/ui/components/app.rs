@@ -27,7 +27,7 @@ pub fn App() -> impl IntoView {
                     match crate::adapters::markdown_module::load().await {
                         Ok(()) => app.markdown_ready.set(true),
                         Err(why) => app.alert.set(Some(crate::ui::state::Alert {
-                            text: format!("Formatting could not be loaded ({why}); replies are shown as plain text. Reload to try again."),
+                            text: crate::ui::error_text::markdown_failed(&why),
                             ..Default::default()
                         })),
                     }

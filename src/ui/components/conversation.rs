@@ -1,38 +1,10 @@
 //! The conversation log: the visible branch of the open session, one article per message.
 
-use crate::core::session::Message;
-use crate::ui::components::message::MessageView;
+use crate::ui::components::message::{MessageView, Row};
 use crate::ui::state::AppState;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-
-/// A message with what its row needs to know about its place in the tree.
-#[derive(Clone, PartialEq)]
-pub struct Row {
-    /// The message.
-    pub msg: Message,
-    /// 1-based position among its variants.
-    pub variant: usize,
-    /// Number of variants.
-    pub variants: usize,
-    /// Whether it is the last message shown.
-    pub last: bool,
-}
-
-impl Row {
-    fn key(&self) -> String {
-        format!(
-            "{}:{}:{}:{}/{}:{}",
-            self.msg.id,
-            self.msg.status.as_str(),
-            self.msg.content.len(),
-            self.variant,
-            self.variants,
-            self.last
-        )
-    }
-}
 
 /// `role="log"` named "Conversation".
 #[component]

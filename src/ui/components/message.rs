@@ -2,11 +2,38 @@
 
 use crate::adapters::markdown_module;
 use crate::core::markdown;
-use crate::core::session::{Command, Role, Status};
+use crate::core::session::{Command, Message, Role, Status};
 use crate::ui::chat;
-use crate::ui::components::conversation::Row;
 use crate::ui::state::AppState;
 use leptos::prelude::*;
+
+/// A message with what its row needs to know about its place in the tree.
+#[derive(Clone, PartialEq)]
+pub struct Row {
+    /// The message.
+    pub msg: Message,
+    /// 1-based position among its variants.
+    pub variant: usize,
+    /// Number of variants.
+    pub variants: usize,
+    /// Whether it is the last message shown.
+    pub last: bool,
+}
+
+impl Row {
+    /// Changes whenever the row must re-render.
+    pub fn key(&self) -> String {
+        format!(
+            "{}:{}:{}:{}/{}:{}",
+            self.msg.id,
+            self.msg.status.as_str(),
+            self.msg.content.len(),
+            self.variant,
+            self.variants,
+            self.last
+        )
+    }
+}
 
 /// Safe HTML for a reply: rendered markdown once the renderer module has loaded (re-run then),
 /// escaped plain text before.

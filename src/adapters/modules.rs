@@ -1,0 +1,96 @@
+//! One way to load a lazy wasm module and call into it, with typed errors.
+//!
+//! The modules are listed in `scripts/modules.txt` (name, output folder prefix, bin); the build
+//! names each in the page (`<meta name="satori-module:NAME">`) and `modules.js` imports it from
+//! the app's own origin the first time it is needed. Adding a module is a bin in `Cargo.toml`, a
+//! line in that manifest and a variant of [`Module`].
+//!
+//! Boundaries: a module that shows UI carries its own copy of the Leptos runtime, so on-demand
+//! dialogs share one module (`prompts`); UI-free compute (the markdown renderer; later the
+//! tokenizer, importers, search) goes into modules without Leptos.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/adapters/modules.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = loadModule, catch)]
+    async fn load_module(name: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = isLoaded)]
+    fn is_loaded(name: &str) -> bool;
+    #[wasm_bindgen(js_name = callModule, catch)]
+    fn call_module(name: &str, function: &str, args: &js_sys::Array) -> Result<JsValue, JsValue>;
+}
+
+/// The lazy modules (see `scripts/modules.txt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Module {
+    /// The markdown renderer (UI-free), fetched right after the first paint.
+    Markdown,
+    /// The template engine, YAML reader and the on-demand dialogs, fetched when first needed.
+    Prompts,
+}
+
+impl Module {
+    /// The name the manifest and the page use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Module::Markdown => "markdown",
+            Module::Prompts => "prompts",
+        }
+    }
+}
+
+/// Why a module call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModuleError {
+    /// The module could not be fetched or started.
+    #[error("it could not be loaded: {0}")]
+    Load(String),
+    /// A call came before the module was loaded.
+    #[error("it is not loaded yet")]
+    NotLoaded,
+    /// The module's function threw.
+    #[error("it failed: {0}")]
+    Call(String),
+}
+
+/// The message of a JS error value (an `Error`'s `message`, or the value itself as text).
+pub fn js_error(e: &JsValue) -> String {
+    js_sys::Reflect::get(e, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "unknown error".into())
+}
+
+/// Load `module` (once; a failed load is tried again on the next call).
+pub async fn load(module: Module) -> Result<(), ModuleError> {
+    load_module(module.name())
+        .await
+        .map(|_| ())
+        .map_err(|e| ModuleError::Load(js_error(&e)))
+}
+
+/// Whether `module` has loaded.
+pub fn loaded(module: Module) -> bool {
+    is_loaded(module.name())
+}
+
+/// Call `function` of a loaded `module` with `args`.
+pub fn call(module: Module, function: &str, args: &[JsValue]) -> Result<JsValue, ModuleError> {
+    if !loaded(module) {
+        return Err(ModuleError::NotLoaded);
+    }
+    let array: js_sys::Array = args.iter().collect();
+    call_module(module.name(), function, &array).map_err(|e| ModuleError::Call(js_error(&e)))
+}
+
+/// Load `module` if needed, then call `function`.
+pub async fn load_and_call(
+    module: Module,
+    function: &str,
+    args: &[JsValue],
+) -> Result<JsValue, ModuleError> {
+    load(module).await?;
+    call(module, function, args)
+}
