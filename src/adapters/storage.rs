@@ -97,3 +97,20 @@ impl Store {
         Ok(out)
     }
 }
+
+/// Start-up reads: storage that is unavailable reads as empty (the app says so once).
+impl crate::core::startup::Records for Store {
+    fn read(&self, key: &str) -> Result<Option<String>, String> {
+        match self.get(key) {
+            Err(StorageError::Unavailable) => Ok(None),
+            other => other.map_err(|e| e.to_string()),
+        }
+    }
+
+    fn keys(&self, prefix: &str) -> Result<Vec<String>, String> {
+        match Store::keys(self, prefix) {
+            Err(StorageError::Unavailable) => Ok(Vec::new()),
+            other => other.map_err(|e| e.to_string()),
+        }
+    }
+}

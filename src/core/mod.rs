@@ -12,4 +12,5 @@ pub mod provider;
 pub mod session;
 pub mod settings;
 pub mod sse;
+pub mod startup;
 pub mod turn;

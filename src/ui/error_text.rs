@@ -3,6 +3,7 @@
 use crate::adapters::modules::ModuleError;
 use crate::adapters::storage::StorageError;
 use crate::core::provider::error::ApiError;
+use crate::core::startup::LoadProblem;
 use crate::core::turn::Note;
 
 /// What the user was talking to when the error happened.
@@ -131,6 +132,48 @@ pub fn module_problem(e: &ModuleError) -> String {
 /// The markdown renderer could not be loaded.
 pub fn markdown_failed(e: &ModuleError) -> String {
     format!("Formatting could not be loaded ({e}); replies are shown as plain text. Reload to try again.")
+}
+
+/// What the user is told about a record that could not be loaded at start-up.
+pub fn load_problem(p: &LoadProblem) -> String {
+    match p {
+        LoadProblem::Storage(e) => format!("Browser storage could not be read ({e})."),
+        LoadProblem::Index(e) => {
+            format!("The chat list could not be read ({e}); it was rebuilt from the stored chats.")
+        }
+        LoadProblem::SettingsInvalid(e) => format!(
+            "Saved settings are not valid ({e}); defaults are in use until you save Settings again."
+        ),
+        LoadProblem::SettingsUnreadable(e) => {
+            format!("Saved settings could not be read ({e}); defaults are in use.")
+        }
+        LoadProblem::Key(e) => {
+            format!("The saved API key could not be read ({e}); enter it again in Settings.")
+        }
+        LoadProblem::Session(e) => {
+            format!("A stored chat could not be read ({e}); it was left untouched in storage.")
+        }
+    }
+}
+
+/// The user prompt templates record could not be read (`e` says why).
+pub fn prompts_unreadable(e: &str) -> String {
+    format!("Your prompt templates could not be read ({e}); they were left untouched in storage.")
+}
+
+/// A chat from the list could not be opened (`why` says why).
+pub fn chat_unopenable(why: &str) -> String {
+    format!("That chat could not be opened: {why}.")
+}
+
+/// A role could not start a new chat.
+pub fn role_unusable(e: &str) -> String {
+    format!("That role could not be used: {e}.")
+}
+
+/// The open chat could not be started over with a role.
+pub fn role_unusable_here(e: &impl std::fmt::Display) -> String {
+    format!("This chat could not be started over with that role: {e}.")
 }
 
 /// Words for a storage failure while saving.

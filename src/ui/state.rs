@@ -11,7 +11,11 @@ use crate::core::prompts::{self, RoleRef, Vars};
 use crate::core::session::Preamble;
 use crate::core::session::{Command, MessageId, PromptOrigin, PromptSource, Session, SessionError};
 use crate::core::settings::Settings;
-use crate::ui::error_text::{describe_storage, dialog_failed, module_problem};
+use crate::core::startup;
+use crate::ui::error_text::{
+    chat_unopenable, describe_storage, dialog_failed, load_problem, module_problem,
+    prompts_unreadable, role_unusable, role_unusable_here,
+};
 use leptos::prelude::*;
 
 /// A reply that is arriving right now. Shown live; committed to the session when it ends.
@@ -148,108 +152,35 @@ pub async fn start_of(role: &RoleRef, vars: &Vars) -> StartAnswer {
     let vars_json = serde_json::to_string(vars).unwrap_or_else(|_| "{}".into());
     match crate::adapters::prompts_module::start(&role.encode(), &vars_json).await {
         Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| {
-            StartAnswer::error(format!(
-                "the prompts module gave an unexpected answer ({e})"
-            ))
+            StartAnswer::error(module_problem(&ModuleError::Call(format!(
+                "its answer was unreadable ({e})"
+            ))))
         }),
         Err(e) => StartAnswer::error(module_problem(&e)),
     }
 }
 
 impl AppState {
-    /// Load everything from storage. Corrupt records are reported, never fatal.
+    /// Load everything from storage ([`startup::load`]). Corrupt records are reported, never
+    /// fatal.
     pub fn load() -> Self {
         let s = store();
+        let loaded = startup::load(&s);
         let mut problems: Vec<String> = Vec::new();
         if !s.is_available() {
             problems.push(describe_storage(&StorageError::Unavailable));
         }
-        let mut index = match s.get(persist::KEY_INDEX) {
-            Ok(Some(text)) => persist::decode_index(&text).unwrap_or_else(|e| {
-                problems.push(format!(
-                    "The chat list could not be read ({e}); it was rebuilt from the stored chats."
-                ));
-                Index::default()
-            }),
-            Ok(None) => Index::default(),
-            Err(e) => {
-                problems.push(describe_storage(&e));
-                Index::default()
-            }
-        };
-        // Rebuild index entries for session records the index does not know (e.g. after a
-        // crash between the two writes).
-        if let Ok(keys) = s.keys("satori.session.") {
-            for key in keys {
-                let id = key.trim_start_matches("satori.session.");
-                if index.sessions.iter().all(|e| e.id != id) {
-                    if let Ok(Some(text)) = s.get(&key) {
-                        if let Ok(sess) = persist::decode_session(&text) {
-                            index.upsert(&sess);
-                        }
-                    }
-                }
-            }
-        }
-        let (settings, saved) = match s.get(persist::KEY_SETTINGS) {
-            Ok(Some(text)) => match persist::decode_settings(&text).map(|st| st.validated()) {
-                Ok(Ok(st)) => (st, true),
-                Ok(Err(e)) => {
-                    problems.push(format!(
-                        "Saved settings are not valid ({e}); defaults are in use until you save Settings again."
-                    ));
-                    (Settings::default(), false)
-                }
-                Err(e) => {
-                    problems.push(format!(
-                        "Saved settings could not be read ({e}); defaults are in use."
-                    ));
-                    (Settings::default(), false)
-                }
-            },
-            _ => (Settings::default(), false),
-        };
-        // The key is used only with the base URL it was saved for.
-        let api_key = match s.get(persist::KEY_API_KEY) {
-            Ok(Some(text)) => match persist::decode_api_key(&text) {
-                Ok(record) => Some(record),
-                Err(e) => {
-                    problems.push(format!(
-                        "The saved API key could not be read ({e}); enter it again in Settings."
-                    ));
-                    None
-                }
-            },
-            _ => None,
-        };
-
-        let mut session = None;
-        let wanted: Vec<String> = index
-            .active
-            .iter()
-            .cloned()
-            .chain(index.sessions.iter().map(|e| e.id.clone()))
-            .collect();
-        for id in wanted {
-            match s.get(&persist::session_key(&id)) {
-                Ok(Some(text)) => match persist::decode_session(&text) {
-                    Ok(sess) => {
-                        session = Some(sess);
-                        break;
-                    }
-                    Err(e) => problems.push(format!(
-                        "A stored chat could not be read ({e}); it was left untouched in storage."
-                    )),
-                },
-                Ok(None) => index.remove(&id),
-                Err(e) => problems.push(describe_storage(&e)),
-            }
-        }
-        let record = s.get(persist::KEY_PROMPTS).ok().flatten();
-        let (catalog, problem) = Catalog::load(record.as_deref());
+        problems.extend(loaded.problems.iter().map(load_problem));
+        let mut index = loaded.index;
+        let saved = loaded.settings.is_some();
+        let settings = loaded.settings.unwrap_or_default();
+        let api_key = loaded.api_key;
+        let draft = loaded.draft;
+        let (catalog, problem) = Catalog::load(loaded.prompts.as_deref());
         if let Some(e) = problem {
-            problems.push(format!("Your prompt templates could not be read ({e}); they were left untouched in storage."));
+            problems.push(prompts_unreadable(&e));
         }
+        let session = loaded.session;
         let mut session = session.unwrap_or_else(fresh_session);
         let next_role = session
             .prompt
@@ -262,12 +193,6 @@ impl AppState {
             .unwrap_or_else(default_role);
         let recovered = session.recover_interrupted();
         index.active = Some(session.id.clone());
-        let draft = s
-            .get(&persist::draft_key(&session.id))
-            .ok()
-            .flatten()
-            .and_then(|t| persist::decode_draft(&t).ok())
-            .unwrap_or_default();
 
         let state = AppState {
             index: RwSignal::new(index),
@@ -477,7 +402,7 @@ impl AppState {
             }
             Err(why) => {
                 self.alert.set(Some(Alert {
-                    text: format!("That chat could not be opened: {why}."),
+                    text: chat_unopenable(&why),
                     ..Alert::default()
                 }));
                 false
@@ -530,7 +455,7 @@ impl AppState {
                 other => {
                     let e = other.error.unwrap_or_else(|| "no answer".into());
                     app.alert.set(Some(Alert {
-                        text: format!("That role could not be used: {e}."),
+                        text: role_unusable(&e),
                         ..Alert::default()
                     }));
                     return;
@@ -547,7 +472,7 @@ impl AppState {
                         app.alert.set(None);
                     }
                     Err(e) => app.alert.set(Some(Alert {
-                        text: format!("This chat could not be started over with that role: {e}."),
+                        text: role_unusable_here(&e),
                         ..Alert::default()
                     })),
                 }

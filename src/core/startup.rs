@@ -1,0 +1,338 @@
+//! What the app starts with: every stored record read into one [`Loaded`] value, with what
+//! went wrong as [`LoadProblem`]s (the UI turns them into words). Pure: storage comes in as a
+//! [`Records`] reader (localStorage in the app, a map in tests), and nothing is written.
+//!
+//! Rules:
+//! - an unreadable record is reported and left alone; it never stops the others from loading;
+//! - sessions the index does not list (a crash between the two writes) are added to it;
+//! - the chat opened is the index's active one, else the newest readable one; listed chats whose
+//!   record is gone are dropped from the index;
+//! - settings that do not validate are reported and the defaults are used (`settings: None`).
+
+use crate::core::persist::{self, ApiKeyRecord, DecodeError, Index};
+use crate::core::session::Session;
+use crate::core::settings::{Settings, SettingsError};
+
+/// Read access to stored records.
+pub trait Records {
+    /// The record under `key`, `Ok(None)` if there is none; `Err` says why it could not be read.
+    fn read(&self, key: &str) -> Result<Option<String>, String>;
+    /// Every key that starts with `prefix`.
+    fn keys(&self, prefix: &str) -> Result<Vec<String>, String>;
+}
+
+/// Something that could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadProblem {
+    /// Storage itself failed to answer.
+    Storage(String),
+    /// The chat list record is unreadable (the list was rebuilt from the stored chats).
+    Index(DecodeError),
+    /// The settings record is readable but its values are not valid.
+    SettingsInvalid(SettingsError),
+    /// The settings record is unreadable.
+    SettingsUnreadable(DecodeError),
+    /// The API key record is unreadable.
+    Key(DecodeError),
+    /// A chat record is unreadable (left untouched).
+    Session(DecodeError),
+}
+
+/// Everything read at start-up.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Loaded {
+    /// The chat list (repaired: unknown stored chats added, missing ones dropped).
+    pub index: Index,
+    /// Saved settings, `None` when the defaults apply.
+    pub settings: Option<Settings>,
+    /// The stored API key and its base URL.
+    pub api_key: Option<ApiKeyRecord>,
+    /// The chat to open, if any could be read.
+    pub session: Option<Session>,
+    /// The unsent draft of that chat.
+    pub draft: String,
+    /// The user prompt templates record, as stored (read by the catalog).
+    pub prompts: Option<String>,
+    /// What went wrong, in the order found.
+    pub problems: Vec<LoadProblem>,
+}
+
+const SESSION_PREFIX: &str = "satori.session.";
+
+/// Read every record Satori keeps.
+pub fn load(records: &impl Records) -> Loaded {
+    let mut problems = Vec::new();
+    let mut index = match records.read(persist::KEY_INDEX) {
+        Ok(Some(text)) => persist::decode_index(&text).unwrap_or_else(|e| {
+            problems.push(LoadProblem::Index(e));
+            Index::default()
+        }),
+        Ok(None) => Index::default(),
+        Err(e) => {
+            problems.push(LoadProblem::Storage(e));
+            Index::default()
+        }
+    };
+    if let Ok(keys) = records.keys(SESSION_PREFIX) {
+        let stored: Vec<&str> = keys.iter().map(|k| &k[SESSION_PREFIX.len()..]).collect();
+        let gone: Vec<String> = index
+            .sessions
+            .iter()
+            .filter(|e| !stored.contains(&e.id.as_str()))
+            .map(|e| e.id.clone())
+            .collect();
+        for id in gone {
+            index.remove(&id);
+        }
+        for key in &keys {
+            let id = &key[SESSION_PREFIX.len()..];
+            if index.sessions.iter().all(|e| e.id != id) {
+                if let Ok(Some(sess)) = records
+                    .read(key)
+                    .map(|t| t.and_then(|t| persist::decode_session(&t).ok()))
+                {
+                    index.upsert(&sess);
+                }
+            }
+        }
+    }
+    let settings = match records.read(persist::KEY_SETTINGS) {
+        Ok(Some(text)) => match persist::decode_settings(&text).map(Settings::validated) {
+            Ok(Ok(s)) => Some(s),
+            Ok(Err(e)) => {
+                problems.push(LoadProblem::SettingsInvalid(e));
+                None
+            }
+            Err(e) => {
+                problems.push(LoadProblem::SettingsUnreadable(e));
+                None
+            }
+        },
+        _ => None,
+    };
+    let api_key = match records.read(persist::KEY_API_KEY) {
+        Ok(Some(text)) => persist::decode_api_key(&text)
+            .map_err(|e| problems.push(LoadProblem::Key(e)))
+            .ok(),
+        _ => None,
+    };
+    let mut wanted: Vec<String> = index.active.iter().cloned().collect();
+    for e in &index.sessions {
+        if !wanted.contains(&e.id) {
+            wanted.push(e.id.clone());
+        }
+    }
+    let mut session = None;
+    for id in wanted {
+        match records.read(&persist::session_key(&id)) {
+            Ok(Some(text)) => match persist::decode_session(&text) {
+                Ok(s) => {
+                    session = Some(s);
+                    break;
+                }
+                Err(e) => problems.push(LoadProblem::Session(e)),
+            },
+            Ok(None) => index.remove(&id),
+            Err(e) => problems.push(LoadProblem::Storage(e)),
+        }
+    }
+    let draft = session
+        .as_ref()
+        .and_then(|s| records.read(&persist::draft_key(&s.id)).ok().flatten())
+        .and_then(|t| persist::decode_draft(&t).ok())
+        .unwrap_or_default();
+    let prompts = records.read(persist::KEY_PROMPTS).ok().flatten();
+    Loaded {
+        index,
+        settings,
+        api_key,
+        session,
+        draft,
+        prompts,
+        problems,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::session::{Command, Preamble};
+    use std::collections::BTreeMap;
+
+    struct Map(BTreeMap<String, String>, Option<&'static str>);
+
+    impl Records for Map {
+        fn read(&self, key: &str) -> Result<Option<String>, String> {
+            if self.1.is_some_and(|bad| key.starts_with(bad)) {
+                return Err("read failed".into());
+            }
+            Ok(self.0.get(key).cloned())
+        }
+        fn keys(&self, prefix: &str) -> Result<Vec<String>, String> {
+            Ok(self
+                .0
+                .keys()
+                .filter(|k| k.starts_with(prefix))
+                .cloned()
+                .collect())
+        }
+    }
+
+    fn chat(id: &str, text: &str, at: i64) -> Session {
+        let mut s = Session::new(
+            id.into(),
+            at,
+            None,
+            vec![Preamble::system("sys", "Be brief.")],
+        );
+        s.apply(Command::AddUser {
+            id: "u".into(),
+            text: text.into(),
+            at,
+        })
+        .unwrap();
+        s
+    }
+
+    fn store(records: &[(&str, String)]) -> Map {
+        Map(
+            records
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            None,
+        )
+    }
+
+    #[test]
+    fn an_empty_store_loads_nothing_and_reports_nothing() {
+        assert_eq!(load(&store(&[])), Loaded::default());
+    }
+
+    #[test]
+    fn the_active_chat_opens_with_its_draft_and_the_key_record() {
+        let a = chat("a", "first", 1);
+        let b = chat("b", "second", 2);
+        let mut index = Index::default();
+        index.upsert(&a);
+        index.upsert(&b);
+        index.active = Some("a".into());
+        let key = ApiKeyRecord {
+            key: "sk".into(),
+            base_url: "https://x.test/v1".into(),
+        };
+        let loaded = load(&store(&[
+            (persist::KEY_INDEX, persist::encode_index(&index)),
+            (&persist::session_key("a"), persist::encode_session(&a)),
+            (&persist::session_key("b"), persist::encode_session(&b)),
+            (
+                &persist::draft_key("a"),
+                persist::encode_draft("half a thought"),
+            ),
+            (persist::KEY_API_KEY, persist::encode_api_key(&key)),
+        ]));
+        assert_eq!(loaded.session.as_ref().map(|s| s.id.as_str()), Some("a"));
+        assert_eq!(loaded.draft, "half a thought");
+        assert_eq!(loaded.api_key, Some(key));
+        assert_eq!(loaded.settings, None);
+        assert_eq!(loaded.problems, vec![]);
+    }
+
+    #[test]
+    fn bad_records_are_reported_and_the_rest_loads() {
+        let good = chat("good", "kept", 5);
+        let mut index = Index::default();
+        index.upsert(&good);
+        index.sessions.insert(
+            0,
+            persist::IndexEntry {
+                id: "bad".into(),
+                title: "Broken".into(),
+                updated_at: 9,
+            },
+        );
+        index.active = Some("bad".into());
+        let mut stale = index.clone();
+        stale.sessions.push(persist::IndexEntry {
+            id: "gone".into(),
+            title: "Gone".into(),
+            updated_at: 1,
+        });
+        let loaded = load(&store(&[
+            (persist::KEY_INDEX, persist::encode_index(&stale)),
+            (
+                &persist::session_key("bad"),
+                r#"{"v":1,"id": broken"#.into(),
+            ),
+            (
+                &persist::session_key("good"),
+                persist::encode_session(&good),
+            ),
+            (
+                persist::KEY_SETTINGS,
+                r#"{"v":1,"provider":"custom","base_url":"ftp://x","model":"m"}"#.into(),
+            ),
+            (persist::KEY_API_KEY, "not json".into()),
+        ]));
+        assert_eq!(loaded.session.map(|s| s.id), Some("good".into()));
+        assert_eq!(loaded.settings, None);
+        assert_eq!(loaded.api_key, None);
+        assert!(
+            matches!(
+                loaded.problems.as_slice(),
+                [
+                    LoadProblem::SettingsInvalid(SettingsError::BadBaseUrl),
+                    LoadProblem::Key(DecodeError::Invalid(_)),
+                    LoadProblem::Session(DecodeError::Invalid(_)),
+                ]
+            ),
+            "{:?}",
+            loaded.problems
+        );
+        // The unreadable chat stays listed (its record is kept); the chat with no record is dropped.
+        let ids: Vec<_> = loaded
+            .index
+            .sessions
+            .iter()
+            .map(|e| e.id.as_str())
+            .collect();
+        assert_eq!(ids, ["bad", "good"]);
+    }
+
+    #[test]
+    fn a_chat_missing_from_the_index_is_added_and_a_broken_index_rebuilt() {
+        let lost = chat("lost", "after a crash", 3);
+        let loaded = load(&store(&[
+            (persist::KEY_INDEX, "{oops".into()),
+            (
+                &persist::session_key("lost"),
+                persist::encode_session(&lost),
+            ),
+        ]));
+        assert!(matches!(
+            loaded.problems.as_slice(),
+            [LoadProblem::Index(_)]
+        ));
+        assert_eq!(loaded.index.sessions.len(), 1);
+        assert_eq!(loaded.index.sessions[0].title, "after a crash");
+        assert_eq!(loaded.session.map(|s| s.id), Some("lost".into()));
+    }
+
+    #[test]
+    fn storage_that_fails_to_answer_is_a_problem_not_a_crash() {
+        let a = chat("a", "x", 1);
+        let mut index = Index::default();
+        index.upsert(&a);
+        let mut m = store(&[
+            (persist::KEY_INDEX, persist::encode_index(&index)),
+            (&persist::session_key("a"), persist::encode_session(&a)),
+        ]);
+        m.1 = Some("satori.session.");
+        let loaded = load(&m);
+        assert_eq!(loaded.session, None);
+        assert_eq!(
+            loaded.problems,
+            vec![LoadProblem::Storage("read failed".into())]
+        );
+    }
+}
