@@ -7,6 +7,7 @@
 //! redirect (`redirect: "manual"`): a redirect is reported as [`FetchError::Redirected`], so the
 //! key never travels to an address the user did not configure.
 
+use crate::adapters::js::JsError;
 use futures::future::{select, Either};
 use gloo_timers::future::TimeoutFuture;
 use wasm_bindgen::{JsCast, JsValue};
@@ -54,19 +55,12 @@ pub enum FetchError {
     Broken(String),
 }
 
-fn js_error_name(e: &JsValue) -> String {
-    js_sys::Reflect::get(e, &"name".into())
-        .ok()
-        .and_then(|n| n.as_string())
-        .unwrap_or_default()
+fn js_message(e: &JsValue) -> String {
+    JsError::from(e).message
 }
 
-fn js_message(e: &JsValue) -> String {
-    js_sys::Reflect::get(e, &"message".into())
-        .ok()
-        .and_then(|n| n.as_string())
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "unknown error".into())
+fn is_abort(e: &JsValue) -> bool {
+    JsError::from(e).name == "AbortError"
 }
 
 /// Await a promise, or give up after `ms` milliseconds (`None` = no limit).
@@ -119,7 +113,7 @@ async fn send(req: &Request, stall_ms: Option<u32>) -> Result<Response, FetchErr
         Ok(v) => v
             .dyn_into::<Response>()
             .map_err(|_| FetchError::Network("not a response".into())),
-        Err(e) if js_error_name(&e) == "AbortError" => Err(FetchError::Aborted),
+        Err(e) if is_abort(&e) => Err(FetchError::Aborted),
         Err(e) => Err(FetchError::Network(js_message(&e))),
     }
 }
@@ -130,7 +124,7 @@ async fn body_text(resp: &Response, stall_ms: Option<u32>) -> Result<String, Fet
         .map_err(|e| FetchError::Broken(js_message(&e)))?;
     match with_stall(promise, stall_ms).await? {
         Ok(v) => Ok(v.as_string().unwrap_or_default()),
-        Err(e) if js_error_name(&e) == "AbortError" => Err(FetchError::Aborted),
+        Err(e) if is_abort(&e) => Err(FetchError::Aborted),
         Err(e) => Err(FetchError::Broken(js_message(&e))),
     }
 }
@@ -173,7 +167,7 @@ impl ChatStream {
             }
             Ok(Err(e)) => {
                 self.done = true;
-                return Err(if js_error_name(&e) == "AbortError" {
+                return Err(if is_abort(&e) {
                     FetchError::Aborted
                 } else {
                     FetchError::Broken(js_message(&e))

@@ -2,6 +2,7 @@
 
 pub mod clock;
 pub mod fetch;
+pub mod js;
 pub mod markdown_module;
 pub mod modules;
 pub mod prompts_module;

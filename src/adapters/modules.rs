@@ -9,6 +9,7 @@
 //! dialogs share one module (`prompts`); UI-free compute (the markdown renderer; later the
 //! tokenizer, importers, search) goes into modules without Leptos.
 
+use crate::adapters::js::JsError;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/adapters/modules.js")]
@@ -54,21 +55,12 @@ pub enum ModuleError {
     Call(String),
 }
 
-/// The message of a JS error value (an `Error`'s `message`, or the value itself as text).
-pub fn js_error(e: &JsValue) -> String {
-    js_sys::Reflect::get(e, &"message".into())
-        .ok()
-        .and_then(|m| m.as_string())
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "unknown error".into())
-}
-
 /// Load `module` (once; a failed load is tried again on the next call).
 pub async fn load(module: Module) -> Result<(), ModuleError> {
     load_module(module.name())
         .await
         .map(|_| ())
-        .map_err(|e| ModuleError::Load(js_error(&e)))
+        .map_err(|e| ModuleError::Load(JsError::from(e).message))
 }
 
 /// Whether `module` has loaded.
@@ -82,7 +74,8 @@ pub fn call(module: Module, function: &str, args: &[JsValue]) -> Result<JsValue,
         return Err(ModuleError::NotLoaded);
     }
     let array: js_sys::Array = args.iter().collect();
-    call_module(module.name(), function, &array).map_err(|e| ModuleError::Call(js_error(&e)))
+    call_module(module.name(), function, &array)
+        .map_err(|e| ModuleError::Call(JsError::from(e).message))
 }
 
 /// Load `module` if needed, then call `function`.

@@ -5,7 +5,8 @@
 //! [`StorageError`] the UI can explain. A failed write leaves the previous value in place
 //! (localStorage writes are atomic per key).
 
-use wasm_bindgen::{JsCast, JsValue};
+use crate::adapters::js::JsError;
+use wasm_bindgen::JsValue;
 
 /// Why a storage call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -22,22 +23,12 @@ pub enum StorageError {
 }
 
 fn to_error(e: JsValue) -> StorageError {
-    let name = js_sys::Reflect::get(&e, &"name".into())
-        .ok()
-        .and_then(|n| n.as_string())
-        .unwrap_or_default();
-    if name == "QuotaExceededError" || name == "NS_ERROR_DOM_QUOTA_REACHED" {
-        return StorageError::QuotaExceeded;
+    let e = JsError::from(e);
+    match e.name.as_str() {
+        "QuotaExceededError" | "NS_ERROR_DOM_QUOTA_REACHED" => StorageError::QuotaExceeded,
+        "SecurityError" => StorageError::Unavailable,
+        _ => StorageError::Failed(e.message),
     }
-    if name == "SecurityError" {
-        return StorageError::Unavailable;
-    }
-    let msg = e
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| format!("{e:?}"));
-    StorageError::Failed(msg)
 }
 
 /// A key-value store backed by a `Storage` object (normally `window.localStorage`).

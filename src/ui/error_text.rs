@@ -3,6 +3,7 @@
 use crate::adapters::modules::ModuleError;
 use crate::adapters::storage::StorageError;
 use crate::core::provider::error::ApiError;
+use crate::core::settings::SettingsError;
 use crate::core::startup::LoadProblem;
 use crate::core::turn::Note;
 
@@ -174,6 +175,75 @@ pub fn role_unusable(e: &str) -> String {
 /// The open chat could not be started over with a role.
 pub fn role_unusable_here(e: &impl std::fmt::Display) -> String {
     format!("This chat could not be started over with that role: {e}.")
+}
+
+/// The system prompt cannot change while a reply streams.
+pub const SYSTEM_WHILE_STREAMING: &str =
+    "The system prompt was not changed: wait for the reply to finish, or stop it, and save again.";
+
+/// The system prompt could not be changed (`e` says why).
+pub fn system_unchanged(e: &impl std::fmt::Display) -> String {
+    format!("The system prompt could not be changed: {e}.")
+}
+
+/// "Rename chat" with an empty title.
+pub const NO_TITLE: &str = "Enter a title.";
+
+/// The open chat's role still needs a value (`e` names it).
+pub fn not_startable(e: &str) -> String {
+    format!("This chat cannot start yet: {e}.")
+}
+
+/// "Chat setup" for a user template that was deleted.
+pub fn template_gone(key: &str) -> String {
+    format!("The template “{key}” no longer exists.")
+}
+
+/// A number field of Settings holds something else.
+pub const SETTINGS_NOT_NUMBERS: &str =
+    "Temperature, max reply tokens and stall timeout must be numbers.";
+
+/// Settings that do not validate, as a sentence.
+pub fn settings_invalid(e: &SettingsError) -> String {
+    let mut text = e.to_string();
+    if let Some(c) = text.get_mut(0..1) {
+        c.make_ascii_uppercase();
+    }
+    format!("{text}.")
+}
+
+/// The user templates record is unreadable, so the Prompts dialog cannot save.
+pub fn prompts_unsavable(e: &impl std::fmt::Display) -> String {
+    format!("Your prompt templates could not be read ({e}); they were left untouched in storage, and changes cannot be saved until this is fixed.")
+}
+
+/// A prompt with that name exists already.
+pub fn prompt_name_taken(key: &str) -> String {
+    format!("You already have a prompt named “{key}”. Choose another name (the first line of the template).")
+}
+
+/// An import was refused; `sep` joins the reason (": " inline, ".\n" for a list).
+pub fn nothing_imported(sep: &str, e: &str) -> String {
+    format!("Nothing was imported{sep}{e}")
+}
+
+/// A file over the import limit (sizes in bytes).
+pub fn import_too_large(name: &str, size: f64, limit: f64) -> String {
+    format!(
+        "Nothing was imported.\n{name} is {:.1} MB; a prompt file may be at most {} KB.",
+        size / 1_048_576.0,
+        limit / 1024.0
+    )
+}
+
+/// A picked file is not text.
+pub fn not_text(name: &str) -> String {
+    format!("{name} could not be read as text.")
+}
+
+/// A download could not be started.
+pub fn export_failed(e: &impl std::fmt::Display) -> String {
+    format!("Export failed: {e}.")
 }
 
 /// Words for a storage failure while saving.

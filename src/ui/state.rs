@@ -553,8 +553,17 @@ impl AppState {
 
     /// Re-read the roles after the user templates changed (in the prompts module).
     pub fn reload_catalog(&self) {
-        let record = store().get(persist::KEY_PROMPTS).ok().flatten();
-        let (catalog, _) = Catalog::load(record.as_deref());
+        let record = match store().get(persist::KEY_PROMPTS) {
+            Ok(r) => r,
+            Err(e) => return self.report_storage(Err(e)),
+        };
+        let (catalog, problem) = Catalog::load(record.as_deref());
+        if let Some(e) = problem {
+            self.alert.set(Some(Alert {
+                text: prompts_unreadable(&e),
+                ..Alert::default()
+            }));
+        }
         let next = self.next_role.get_untracked();
         if catalog.find(next.source, &next.key).is_none() {
             self.next_role.set(default_role());

@@ -21,7 +21,7 @@ pub fn RenameDialog() -> impl IntoView {
                 ev.prevent_default();
                 match app.apply(Command::Rename { title: title.get_untracked() }) {
                     Ok(()) => app.dialog.set(None),
-                    Err(_) => error.set("Enter a title.".into()),
+                    Err(_) => error.set(crate::ui::error_text::NO_TITLE.into()),
                 }
             }>
                 <label>

@@ -15,7 +15,7 @@ use crate::core::prompts::{
 };
 use crate::core::session::PromptSource;
 use crate::ui::components::modal::Modal;
-use crate::ui::error_text::describe_storage;
+use crate::ui::error_text::{self, describe_storage};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -41,7 +41,7 @@ impl PromptsCtx {
                 Ok(p) => (p, None),
                 Err(e) => (
                     UserPrompts::default(),
-                    Some(format!("Your prompt templates could not be read ({e}); they were left untouched in storage, and changes cannot be saved until this is fixed.")),
+                    Some(crate::ui::error_text::prompts_unsavable(&e)),
                 ),
             },
             Ok(None) => (UserPrompts::default(), None),
@@ -264,7 +264,7 @@ pub fn PromptsDialog(
             let key = t.template.key.clone();
             let mut all = ctx.prompts.get_untracked();
             if ed.original.as_deref() != Some(key.as_str()) && all.get(&key).is_some() {
-                return error.set(format!("You already have a prompt named “{key}”. Choose another name (the first line of the template)."));
+                return error.set(error_text::prompt_name_taken(&key));
             }
             if let Some(old) = &ed.original {
                 if *old != key {
@@ -322,7 +322,7 @@ pub fn PromptsDialog(
                     });
                 }
             }
-            Err(e) => error.set(format!("Nothing was imported: {e}")),
+            Err(e) => error.set(error_text::nothing_imported(": ", &e)),
         }
     };
 
@@ -340,10 +340,10 @@ pub fn PromptsDialog(
         let name = file.name();
         status.set(String::new());
         if file.size() > MAX_IMPORT_BYTES {
-            error.set(format!(
-                "Nothing was imported.\n{name} is {:.1} MB; a prompt file may be at most {} KB.",
-                file.size() / 1_048_576.0,
-                MAX_IMPORT_BYTES / 1024.0
+            error.set(error_text::import_too_large(
+                &name,
+                file.size(),
+                MAX_IMPORT_BYTES,
             ));
             return;
         }
@@ -357,11 +357,11 @@ pub fn PromptsDialog(
                 .and_then(|v| v.as_string());
             let result = match text {
                 Some(text) => read_yaml(&name, &text, false),
-                None => Err(format!("{name} could not be read as text.")),
+                None => Err(error_text::not_text(&name)),
             };
             busy.set(false);
             match result {
-                Err(e) => error.set(format!("Nothing was imported.\n{e}")),
+                Err(e) => error.set(error_text::nothing_imported(".\n", &e)),
                 Ok(list) => {
                     let clashes: Vec<String> = ctx.prompts.with_untracked(|p| {
                         list.iter()
@@ -390,7 +390,7 @@ pub fn PromptsDialog(
         });
         match download("satori-prompts.yaml", &text) {
             Ok(()) => status.set("Exported your prompts as satori-prompts.yaml.".into()),
-            Err(e) => error.set(format!("Export failed: {e}.")),
+            Err(e) => error.set(error_text::export_failed(&e)),
         }
     };
 

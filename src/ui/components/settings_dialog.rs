@@ -118,7 +118,7 @@ pub fn SettingsDialog() -> impl IntoView {
             parse_opt::<u32>(&max_tokens.get_untracked()),
             parse_opt::<u32>(&stall.get_untracked()),
         ) else {
-            error.set("Temperature, max reply tokens and stall timeout must be numbers.".into());
+            error.set(crate::ui::error_text::SETTINGS_NOT_NUMBERS.into());
             return;
         };
         let candidate = Settings {
@@ -135,13 +135,7 @@ pub fn SettingsDialog() -> impl IntoView {
                 app.save_settings(s, &key.get_untracked());
                 app.dialog.set(None);
             }
-            Err(e) => {
-                let mut text = e.to_string();
-                if let Some(c) = text.get_mut(0..1) {
-                    c.make_ascii_uppercase();
-                }
-                error.set(format!("{text}."));
-            }
+            Err(e) => error.set(crate::ui::error_text::settings_invalid(&e)),
         }
     };
 

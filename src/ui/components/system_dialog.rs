@@ -6,6 +6,7 @@ use crate::adapters::clock::{new_id, now_ms};
 use crate::core::session::{Command, PromptSource};
 use crate::ui::chat;
 use crate::ui::components::modal::Modal;
+use crate::ui::error_text;
 use crate::ui::state::{Alert, AppState};
 use leptos::prelude::*;
 
@@ -61,7 +62,7 @@ pub fn open(app: AppState) {
 pub fn save(app: AppState, text: String) {
     if chat::is_streaming(&app) {
         app.alert.set(Some(Alert {
-            text: "The system prompt was not changed: wait for the reply to finish, or stop it, and save again.".into(),
+            text: error_text::SYSTEM_WHILE_STREAMING.into(),
             ..Alert::default()
         }));
         return;
@@ -72,7 +73,7 @@ pub fn save(app: AppState, text: String) {
         at: now_ms(),
     }) {
         app.alert.set(Some(Alert {
-            text: format!("The system prompt could not be changed: {e}."),
+            text: error_text::system_unchanged(&e),
             ..Alert::default()
         }));
     }
