@@ -76,23 +76,23 @@ pub fn send(app: AppState, text: String) {
     }
     // A role change or Chat setup still being rendered: send once the chat has its prompt,
     // so the message never goes out under the previous one.
-    if app.starting.get_untracked() > 0 {
+    if app.start_pending() {
         leptos::task::spawn_local(async move {
             let settled = Box::pin(app.starts_settled());
             let timeout = gloo_timers::future::TimeoutFuture::new(START_WAIT_MS);
             match futures::future::select(settled, timeout).await {
                 futures::future::Either::Left(_) => send(app, text),
-                futures::future::Either::Right(_) => app.alert.set(Some(Alert {
+                futures::future::Either::Right(_) => app.show(Alert {
                     text: STILL_STARTING.into(),
                     ..Alert::default()
-                })),
+                }),
             }
         });
         return;
     }
     // A chat whose role still needs a variable value has no system prompt yet: render it
     // now, or say what is missing instead of sending without it.
-    let pending = app.session.with_untracked(|s| {
+    let pending = app.chats.session.with_untracked(|s| {
         s.messages
             .is_empty()
             .then(|| s.prompt.clone().map(|o| (s.id.clone(), o)))
@@ -109,7 +109,7 @@ pub fn send(app: AppState, text: String) {
             app.start_done();
             // The user switched chats meanwhile: this message belongs to the other chat, whose
             // draft still holds it.
-            if app.session.with_untracked(|s| s.id != session_id) {
+            if app.chats.session.with_untracked(|s| s.id != session_id) {
                 return;
             }
             let problem = match answer {
@@ -125,15 +125,15 @@ pub fn send(app: AppState, text: String) {
                 StartAnswer {
                     missing: Some(m), ..
                 } => {
-                    app.setup_problem.set(Some(m.clone()));
+                    app.set_setup_problem(Some(m.clone()));
                     m
                 }
                 other => other.error.unwrap_or_else(|| "no answer".into()),
             };
-            app.alert.set(Some(Alert {
+            app.show(Alert {
                 text: cannot_start(&problem),
                 ..Alert::default()
-            }));
+            });
         });
         return;
     }
@@ -145,7 +145,7 @@ fn send_now(app: AppState, text: String) {
         return;
     }
     let id = new_id();
-    app.alert.set(None);
+    app.dismiss();
     if app
         .apply(Command::AddUser {
             id: id.clone(),
@@ -154,8 +154,7 @@ fn send_now(app: AppState, text: String) {
         })
         .is_ok()
     {
-        app.draft.set(String::new());
-        app.save_draft("");
+        app.set_draft(String::new());
         answer(app, id);
     }
 }
@@ -163,6 +162,7 @@ fn send_now(app: AppState, text: String) {
 /// Ask for another answer to the user message that `reply` answered (a new variant).
 pub fn regenerate(app: AppState, reply: MessageId) {
     let parent = app
+        .chats
         .session
         .with_untracked(|s| s.get(&reply).and_then(|m| m.parent.clone()));
     if let Some(parent) = parent {
@@ -172,7 +172,7 @@ pub fn regenerate(app: AppState, reply: MessageId) {
 
 /// Answer the last user message again (after an error with nothing kept, or a broken reply).
 pub fn retry(app: AppState) {
-    let target = app.session.with_untracked(|s| {
+    let target = app.chats.session.with_untracked(|s| {
         let path = s.path();
         let last = path.last()?;
         match last.role {
@@ -210,9 +210,9 @@ fn answer(app: AppState, parent: MessageId) {
     if is_streaming(&app) {
         return;
     }
-    let settings = app.settings.get_untracked();
+    let settings = app.conn.settings.get_untracked();
     let reply_id = new_id();
-    app.alert.set(None);
+    app.dismiss();
     if app
         .apply(Command::StartReply {
             id: reply_id.clone(),
@@ -224,17 +224,17 @@ fn answer(app: AppState, parent: MessageId) {
     {
         return;
     }
-    let body = app.session.with_untracked(|s| {
+    let body = app.chats.session.with_untracked(|s| {
         let path = s.path();
         let history: Vec<_> = path.into_iter().filter(|m| m.id != reply_id).collect();
         to_json(&chat_request(&settings, &history))
     });
-    let session_id = app.session.with_untracked(|s| s.id.clone());
-    app.live.set(Some(Live {
+    let session_id = app.chats.session.with_untracked(|s| s.id.clone());
+    app.live_begin(Live {
         session_id: session_id.clone(),
         id: reply_id.clone(),
         ..Live::default()
-    }));
+    });
     let (turn, first) = Turn::new(reply_id, TurnConfig::new(settings.stall_seconds), now_ms());
     let running = Rc::new(Running {
         session_id,
@@ -328,13 +328,13 @@ async fn drive(
                 of,
             } => {
                 for left in (1..=seconds).rev() {
-                    app.status.set(retry_status(left, attempt, of));
+                    app.set_status(retry_status(left, attempt, of));
                     gloo_timers::future::TimeoutFuture::new(1000).await;
                     if running.turn.borrow().stopping() {
                         break;
                     }
                 }
-                app.status.set(String::new());
+                app.set_status(String::new());
                 queue.extend(running.on(Event::Waited));
             }
             Effect::Abort => running.abort(),
@@ -371,12 +371,7 @@ fn show(app: AppState, running: &Running) {
     if c.is_empty() && r.is_empty() {
         return;
     }
-    app.live.update(|l| {
-        if let Some(l) = l {
-            l.content.push_str(c);
-            l.reasoning.push_str(r);
-        }
-    });
+    app.live_append(c, r);
 }
 
 fn finish(
@@ -385,35 +380,28 @@ fn finish(
     ending: &Ending,
     settings: &crate::core::settings::Settings,
 ) {
-    let live = app.live.get_untracked().unwrap_or_default();
-    app.live.set(None);
-    app.status.set(String::new());
+    app.live_end();
     let cmds = {
         let turn = running.turn.borrow();
         ending.commands(&turn, ending.note.as_ref().map(note_text), now_ms())
     };
-    let open_id = app.session.with_untracked(|s| s.id.clone());
-    if open_id != running.session_id || live.session_id != running.session_id {
+    let open_id = app.chats.session.with_untracked(|s| s.id.clone());
+    if open_id != running.session_id {
         // The user switched chats (which stops the reply) before it ended: finish it in storage.
         app.apply_to_stored(&running.session_id, cmds);
         return;
     }
-    app.session.update(|s| {
-        for cmd in cmds {
-            let _ = s.apply(cmd);
-        }
-    });
-    app.save_session();
+    app.apply_all(cmds);
     if let Some(err) = &ending.error {
         let ctx = ErrorContext {
             base_url: settings.base_url.clone(),
             model: settings.model.clone(),
-            using_default: !app.settings_saved.get_untracked(),
+            using_default: !app.conn.saved.get_untracked(),
         };
-        app.alert.set(Some(Alert {
+        app.show(Alert {
             text: describe(err, &ctx),
             settings: ending.offer_settings,
             retry: ending.offer_retry,
-        }));
+        });
     }
 }

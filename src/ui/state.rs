@@ -1,9 +1,13 @@
-//! Application state: signals for what the UI shows, and the load/save glue between the
-//! session reducer (core) and storage (adapters). No business rules live here.
+//! The app's state and its one owner, [`AppState`]: it holds every signal, hands components
+//! read-only groups by concern (chats, connection, live turn, overlay), and is the only writer —
+//! each write goes through a method that also persists what changed. Decisions (which chat to
+//! open, when to start over, what a stored record means) come from the core
+//! (`core::startup`, `core::chat_start`, `core::key_binding`, the session reducer).
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::modules::ModuleError;
 use crate::adapters::storage::{StorageError, Store};
+use crate::core::chat_start::{self, NewChat};
 use crate::core::key_binding::{key_save, KeyField, KeySave};
 use crate::core::persist::{self, Index};
 use crate::core::prompts::catalog::{self, Catalog, StartAnswer};
@@ -55,39 +59,83 @@ pub enum Dialog {
     External,
 }
 
-/// Everything the components share. Cheap to copy (signals are handles).
+/// The chats: the list, the open session, its draft, and the roles new chats start with.
+/// Read-only: changes go through [`AppState`]'s methods, which also persist them.
+#[derive(Clone, Copy)]
+pub struct Chats {
+    /// The chat list.
+    pub index: ReadSignal<Index>,
+    /// The open session.
+    pub session: ReadSignal<Session>,
+    /// Unsent text of the open session.
+    pub draft: ReadSignal<String>,
+    /// Every role the "Role" select offers (built-in and the user's templates).
+    pub catalog: ReadSignal<Catalog>,
+    /// The role the next new chat starts with (the "Role" select).
+    pub next_role: ReadSignal<RoleRef>,
+    /// Why the open, untouched chat cannot start yet (a template variable needs a value).
+    pub setup_problem: ReadSignal<Option<String>>,
+}
+
+/// The connection settings (the API key is not readable from here).
+#[derive(Clone, Copy)]
+pub struct Connection {
+    /// Connection settings.
+    pub settings: ReadSignal<Settings>,
+    /// Whether the user has saved settings (else the embedded default is in use).
+    pub saved: ReadSignal<bool>,
+}
+
+/// The reply arriving now.
+#[derive(Clone, Copy)]
+pub struct LiveTurn {
+    /// The reply arriving now, if any.
+    pub live: ReadSignal<Option<Live>>,
+    /// A one-line status for screen readers and the user (e.g. retry countdowns).
+    pub status: ReadSignal<String>,
+}
+
+/// What shows over the chat: the alert banner, the open dialog, whether formatting is ready.
+#[derive(Clone, Copy)]
+pub struct Overlay {
+    /// The alert banner.
+    pub alert: ReadSignal<Option<Alert>>,
+    /// The open dialog.
+    pub dialog: ReadSignal<Option<Dialog>>,
+    /// Whether the markdown renderer module has loaded (replies show plain text until then).
+    pub markdown_ready: ReadSignal<bool>,
+}
+
+/// The one owner of the app's state: it holds every signal, writes them only through its
+/// methods (which persist what they change), and hands out read-only groups by concern
+/// ([`Chats`], [`Connection`], [`LiveTurn`], [`Overlay`]), each provided as its own context.
 #[derive(Clone, Copy)]
 pub struct AppState {
-    /// The chat list.
-    pub index: RwSignal<Index>,
-    /// The open session.
-    pub session: RwSignal<Session>,
-    /// Connection settings.
-    pub settings: RwSignal<Settings>,
-    /// Whether the user has saved settings (else the embedded default is in use).
-    pub settings_saved: RwSignal<bool>,
+    /// The chats, read-only.
+    pub chats: Chats,
+    /// The connection settings, read-only.
+    pub conn: Connection,
+    /// The live reply, read-only.
+    pub turn: LiveTurn,
+    /// Alert and dialogs, read-only.
+    pub overlay: Overlay,
+    index: RwSignal<Index>,
+    session: RwSignal<Session>,
+    settings: RwSignal<Settings>,
+    settings_saved: RwSignal<bool>,
     /// The stored API key and the base URL it belongs to (its own storage record only).
-    pub api_key: RwSignal<Option<persist::ApiKeyRecord>>,
-    /// The reply arriving now, if any.
-    pub live: RwSignal<Option<Live>>,
-    /// The alert banner.
-    pub alert: RwSignal<Option<Alert>>,
-    /// The open dialog.
-    pub dialog: RwSignal<Option<Dialog>>,
-    /// Unsent text of the open session.
-    pub draft: RwSignal<String>,
-    /// A one-line status for screen readers and the user (e.g. retry countdowns).
-    pub status: RwSignal<String>,
-    /// Whether the markdown renderer module has loaded (replies show plain text until then).
-    pub markdown_ready: RwSignal<bool>,
-    /// Every role the "Role" select offers (built-in and the user's templates).
-    pub catalog: RwSignal<Catalog>,
-    /// Why the open, untouched chat cannot start yet (a template variable needs a value).
-    pub setup_problem: RwSignal<Option<String>>,
-    /// The role the next new chat starts with (the "Role" select).
-    pub next_role: RwSignal<RoleRef>,
+    api_key: RwSignal<Option<persist::ApiKeyRecord>>,
+    live: RwSignal<Option<Live>>,
+    alert: RwSignal<Option<Alert>>,
+    dialog: RwSignal<Option<Dialog>>,
+    draft: RwSignal<String>,
+    status: RwSignal<String>,
+    markdown_ready: RwSignal<bool>,
+    catalog: RwSignal<Catalog>,
+    setup_problem: RwSignal<Option<String>>,
+    next_role: RwSignal<RoleRef>,
     /// How many chat starts are waiting for the prompts module; sending waits for them.
-    pub starting: RwSignal<u32>,
+    starting: RwSignal<u32>,
 }
 
 thread_local! {
@@ -194,21 +242,55 @@ impl AppState {
         let recovered = session.recover_interrupted();
         index.active = Some(session.id.clone());
 
+        let index = RwSignal::new(index);
+        let session = RwSignal::new(session);
+        let settings = RwSignal::new(settings);
+        let settings_saved = RwSignal::new(saved);
+        let live = RwSignal::new(None);
+        let alert = RwSignal::new(None);
+        let dialog = RwSignal::new(None);
+        let draft = RwSignal::new(draft);
+        let status = RwSignal::new(String::new());
+        let markdown_ready = RwSignal::new(false);
+        let catalog = RwSignal::new(catalog);
+        let setup_problem = RwSignal::new(None);
+        let next_role = RwSignal::new(next_role);
         let state = AppState {
-            index: RwSignal::new(index),
-            session: RwSignal::new(session),
-            settings: RwSignal::new(settings),
-            settings_saved: RwSignal::new(saved),
+            chats: Chats {
+                index: index.read_only(),
+                session: session.read_only(),
+                draft: draft.read_only(),
+                catalog: catalog.read_only(),
+                next_role: next_role.read_only(),
+                setup_problem: setup_problem.read_only(),
+            },
+            conn: Connection {
+                settings: settings.read_only(),
+                saved: settings_saved.read_only(),
+            },
+            turn: LiveTurn {
+                live: live.read_only(),
+                status: status.read_only(),
+            },
+            overlay: Overlay {
+                alert: alert.read_only(),
+                dialog: dialog.read_only(),
+                markdown_ready: markdown_ready.read_only(),
+            },
+            index,
+            session,
+            settings,
+            settings_saved,
             api_key: RwSignal::new(api_key),
-            live: RwSignal::new(None),
-            alert: RwSignal::new(None),
-            dialog: RwSignal::new(None),
-            draft: RwSignal::new(draft),
-            status: RwSignal::new(String::new()),
-            markdown_ready: RwSignal::new(false),
-            catalog: RwSignal::new(catalog),
-            setup_problem: RwSignal::new(None),
-            next_role: RwSignal::new(next_role),
+            live,
+            alert,
+            dialog,
+            draft,
+            status,
+            markdown_ready,
+            catalog,
+            setup_problem,
+            next_role,
             starting: RwSignal::new(0),
         };
         if recovered {
@@ -295,6 +377,108 @@ impl AppState {
             let _ = sess.apply(cmd);
         }
         self.save_session_text(&sess, &persist::encode_session(&sess));
+    }
+
+    /// The stored API key record (for the Settings dialog, which shows it only for its own URL).
+    pub fn stored_key(&self) -> Option<persist::ApiKeyRecord> {
+        self.api_key.get_untracked()
+    }
+
+    /// Whether a chat start is still waiting for the prompts module.
+    pub fn start_pending(&self) -> bool {
+        self.starting.get_untracked() > 0
+    }
+
+    /// Provide the state and each read-only group as contexts.
+    pub fn provide(self) {
+        provide_context(self);
+        provide_context(self.chats);
+        provide_context(self.conn);
+        provide_context(self.turn);
+        provide_context(self.overlay);
+    }
+
+    /// Show `alert` in the banner.
+    pub fn show(&self, alert: Alert) {
+        self.alert.set(Some(alert));
+    }
+
+    /// Show `text` in the banner, with no actions.
+    pub fn tell(&self, text: String) {
+        self.show(Alert {
+            text,
+            ..Alert::default()
+        });
+    }
+
+    /// Clear the banner.
+    pub fn dismiss(&self) {
+        self.alert.set(None);
+    }
+
+    /// Open `dialog` (or close the open one with `None`).
+    pub fn set_dialog(&self, dialog: Option<Dialog>) {
+        self.dialog.set(dialog);
+    }
+
+    /// The markdown renderer has loaded: replies re-render as formatted text.
+    pub fn markdown_loaded(&self) {
+        self.markdown_ready.set(true);
+    }
+
+    /// The composer's text changed: keep it and persist it as the open chat's draft.
+    pub fn set_draft(&self, text: String) {
+        self.save_draft(&text);
+        self.draft.set(text);
+    }
+
+    /// The role the next new chat starts with.
+    pub fn choose_role(&self, role: RoleRef) {
+        self.next_role.set(role);
+    }
+
+    /// Why the open chat cannot start yet (`None`: it can).
+    pub fn set_setup_problem(&self, problem: Option<String>) {
+        self.setup_problem.set(problem);
+    }
+
+    /// A reply starts arriving.
+    pub fn live_begin(&self, live: Live) {
+        self.live.set(Some(live));
+    }
+
+    /// More of the live reply arrived.
+    pub fn live_append(&self, content: &str, reasoning: &str) {
+        self.live.update(|l| {
+            if let Some(l) = l {
+                l.content.push_str(content);
+                l.reasoning.push_str(reasoning);
+            }
+        });
+    }
+
+    /// The live reply ended: what it was.
+    pub fn live_end(&self) -> Option<Live> {
+        let live = self.live.get_untracked();
+        self.live.set(None);
+        self.status.set(String::new());
+        live
+    }
+
+    /// The status line (retry countdowns); empty clears it.
+    pub fn set_status(&self, text: String) {
+        self.status.set(text);
+    }
+
+    /// Apply `cmds` to the open session, then save it (commands the session refuses change
+    /// nothing).
+    pub fn apply_all(&self, cmds: Vec<Command>) {
+        self.session.update(|s| {
+            for cmd in cmds {
+                let _ = s.apply(cmd);
+            }
+        });
+        self.save_session();
     }
 
     /// Whether a reply is streaming.
@@ -414,18 +598,14 @@ impl AppState {
     /// chat is reused (started over with that role) instead of piling up empty chats.
     pub fn new_chat(&self) {
         let role = self.next_role.get_untracked();
-        if !self.session.with_untracked(Session::started) {
-            let same = self.session.with_untracked(|s| {
-                s.prompt
-                    .as_ref()
-                    .is_some_and(|o| o.source == role.source && o.key == role.key)
-            });
-            if !same {
-                self.start_chat(role, Vars::new(), true);
-            }
-            return;
+        match self
+            .session
+            .with_untracked(|s| chat_start::new_chat(s, &role))
+        {
+            NewChat::Keep => {}
+            NewChat::Restart => self.start_chat(role, Vars::new(), true),
+            NewChat::Open => self.start_chat(role, Vars::new(), false),
         }
-        self.start_chat(role, Vars::new(), false);
     }
 
     /// Start a chat with `role` and `vars`: over the open, untouched chat (`restart`) or as a
@@ -433,14 +613,11 @@ impl AppState {
     /// prompts module.
     pub fn start_chat(&self, role: RoleRef, vars: Vars, restart: bool) {
         let app = *self;
-        let (session_id, edited) = self.session.with_untracked(|s| {
-            (
-                s.id.clone(),
-                s.prompt.as_ref().is_some_and(|o| o.system_edited),
-            )
-        });
+        let (session_id, may) = self
+            .session
+            .with_untracked(|s| (s.id.clone(), chat_start::may_restart(s)));
         // Starting over would discard a system prompt the user edited: open a new chat instead.
-        let restart = restart && !edited;
+        let restart = restart && may;
         self.start_begun();
         leptos::task::spawn_local(async move {
             let answer = start_of(&role, &vars).await;
@@ -508,26 +685,15 @@ impl AppState {
     /// template and still has that template's system prompt is started over from the template as
     /// it is now (or from the default role if it was deleted).
     pub fn refresh_untouched(&self) {
-        let origin = self.session.with_untracked(|s| {
-            s.prompt
-                .clone()
-                .filter(|o| !s.started() && o.source == PromptSource::User && !o.system_edited)
-        });
-        let Some(o) = origin else { return };
         if self.is_streaming() {
             return;
         }
-        let exists = self
-            .catalog
-            .with_untracked(|c| c.find(PromptSource::User, &o.key).is_some());
-        if exists {
-            let role = RoleRef {
-                source: o.source,
-                key: o.key,
-            };
-            self.start_chat(role, o.vars, true);
-        } else {
-            self.start_chat(default_role(), Vars::new(), true);
+        let follow = self.session.with_untracked(|s| {
+            self.catalog
+                .with_untracked(|c| chat_start::follow_template(s, c))
+        });
+        if let Some((role, vars)) = follow {
+            self.start_chat(role, vars, true);
         }
     }
 

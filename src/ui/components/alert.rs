@@ -9,9 +9,9 @@ use leptos::prelude::*;
 pub fn AlertBanner() -> impl IntoView {
     let app = expect_context::<AppState>();
     view! {
-        <p class="status-line" role="status">{move || app.status.get()}</p>
+        <p class="status-line" role="status">{move || app.turn.status.get()}</p>
         {move || {
-            app.alert
+            app.overlay.alert
                 .get()
                 .map(|a| {
                     view! {
@@ -19,14 +19,14 @@ pub fn AlertBanner() -> impl IntoView {
                             <p>{a.text.clone()}</p>
                             <div class="alert-actions">
                                 {a.settings.then(|| view! {
-                                    <button type="button" on:click=move |_| app.dialog.set(Some(Dialog::Settings))>
+                                    <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Settings))>
                                         "Open Settings"
                                     </button>
                                 })}
                                 {a.retry.then(|| view! {
                                     <button type="button" on:click=move |_| chat::retry(app)>"Retry"</button>
                                 })}
-                                <button type="button" on:click=move |_| app.alert.set(None)>"Dismiss"</button>
+                                <button type="button" on:click=move |_| app.dismiss()>"Dismiss"</button>
                             </div>
                         </div>
                     }

@@ -15,7 +15,7 @@ use leptos::prelude::*;
 #[component]
 pub fn App() -> impl IntoView {
     let app = AppState::load();
-    provide_context(app);
+    app.provide();
     let sidebar_open = RwSignal::new(false);
 
     // The markdown renderer is a separate module, fetched after the first paint so it never
@@ -25,11 +25,11 @@ pub fn App() -> impl IntoView {
             move || {
                 leptos::task::spawn_local(async move {
                     match crate::adapters::markdown_module::load().await {
-                        Ok(()) => app.markdown_ready.set(true),
-                        Err(why) => app.alert.set(Some(crate::ui::state::Alert {
+                        Ok(()) => app.markdown_loaded(),
+                        Err(why) => app.show(crate::ui::state::Alert {
                             text: crate::ui::error_text::markdown_failed(&why),
                             ..Default::default()
-                        })),
+                        }),
                     }
                 })
             },
@@ -41,7 +41,7 @@ pub fn App() -> impl IntoView {
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.key() == "Escape"
             && !ev.is_composing()
-            && app.dialog.get_untracked().is_none()
+            && app.overlay.dialog.get_untracked().is_none()
             && chat::is_streaming(&app)
         {
             ev.prevent_default();
@@ -59,7 +59,7 @@ pub fn App() -> impl IntoView {
     let used = window_event_listener_untyped(EVENT_USE, move |ev| {
         app.reload_catalog();
         if let Some(role) = crate::core::prompts::RoleRef::decode(&detail(&ev)) {
-            app.next_role.set(role);
+            app.choose_role(role);
             chat::stop();
             app.new_chat();
         }
@@ -75,7 +75,7 @@ pub fn App() -> impl IntoView {
             .as_ref()
             .and_then(|s| crate::core::prompts::RoleRef::decode(&s.role))
         {
-            if !app.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
+            if !app.chats.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
                 app.start_chat(role, asked.map(|s| s.vars).unwrap_or_default(), true);
             }
         }
@@ -84,7 +84,7 @@ pub fn App() -> impl IntoView {
         crate::ui::components::system_dialog::save(app, detail(&ev));
     });
     // The module's dialog gives focus back to the element that opened it.
-    let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.dialog.set(None));
+    let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.set_dialog(None));
     on_cleanup(move || {
         changed.remove();
         used.remove();
@@ -95,7 +95,7 @@ pub fn App() -> impl IntoView {
         chat::stop();
     });
 
-    let title = move || app.session.with(|s| s.display_title().to_string());
+    let title = move || app.chats.session.with(|s| s.display_title().to_string());
     view! {
         <div class="layout" class:sidebar-open=move || sidebar_open.get()>
             <Sidebar on_pick=Callback::new(move |_| sidebar_open.set(false)) />
@@ -111,13 +111,13 @@ pub fn App() -> impl IntoView {
                     </button>
                     <h1 class="chat-title">{title}</h1>
                     <div class="head-actions">
-                        <button type="button" on:click=move |_| app.dialog.set(Some(Dialog::Rename))>
+                        <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Rename))>
                             "Rename chat"
                         </button>
-                        <button type="button" on:click=move |_| app.dialog.set(Some(Dialog::Delete))>
+                        <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Delete))>
                             "Delete chat"
                         </button>
-                        <button type="button" on:click=move |_| app.dialog.set(Some(Dialog::Settings))>
+                        <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Settings))>
                             "Settings"
                         </button>
                     </div>
@@ -127,13 +127,13 @@ pub fn App() -> impl IntoView {
                 <AlertBanner />
                 <Composer />
             </main>
-            <Show when=move || app.dialog.get() == Some(Dialog::Settings)>
+            <Show when=move || app.overlay.dialog.get() == Some(Dialog::Settings)>
                 <SettingsDialog />
             </Show>
-            <Show when=move || app.dialog.get() == Some(Dialog::Rename)>
+            <Show when=move || app.overlay.dialog.get() == Some(Dialog::Rename)>
                 <RenameDialog />
             </Show>
-            <Show when=move || app.dialog.get() == Some(Dialog::Delete)>
+            <Show when=move || app.overlay.dialog.get() == Some(Dialog::Delete)>
                 <DeleteDialog />
             </Show>
         </div>

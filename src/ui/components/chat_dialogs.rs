@@ -11,7 +11,8 @@ use leptos::prelude::*;
 pub fn RenameDialog() -> impl IntoView {
     let app = expect_context::<AppState>();
     let title = RwSignal::new(
-        app.session
+        app.chats
+            .session
             .with_untracked(|s| s.display_title().to_string()),
     );
     let error = RwSignal::new(String::new());
@@ -20,7 +21,7 @@ pub fn RenameDialog() -> impl IntoView {
             <form on:submit=move |ev| {
                 ev.prevent_default();
                 match app.apply(Command::Rename { title: title.get_untracked() }) {
-                    Ok(()) => app.dialog.set(None),
+                    Ok(()) => app.set_dialog(None),
                     Err(_) => error.set(crate::ui::error_text::NO_TITLE.into()),
                 }
             }>
@@ -30,7 +31,7 @@ pub fn RenameDialog() -> impl IntoView {
                 </label>
                 <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
                 <div class="dialog-actions">
-                    <button type="button" on:click=move |_| app.dialog.set(None)>"Cancel"</button>
+                    <button type="button" on:click=move |_| app.set_dialog(None)>"Cancel"</button>
                     <button type="submit" class="primary">"Save"</button>
                 </div>
             </form>
@@ -43,17 +44,18 @@ pub fn RenameDialog() -> impl IntoView {
 pub fn DeleteDialog() -> impl IntoView {
     let app = expect_context::<AppState>();
     let title = app
+        .chats
         .session
         .with_untracked(|s| s.display_title().to_string());
     view! {
         <Modal title="Delete chat">
             <p>"Delete “" {title} "”? This cannot be undone."</p>
             <div class="dialog-actions">
-                <button type="button" on:click=move |_| app.dialog.set(None)>"Cancel"</button>
+                <button type="button" on:click=move |_| app.set_dialog(None)>"Cancel"</button>
                 <button type="button" class="danger" on:click=move |_| {
                     chat::stop();
                     app.delete_active();
-                    app.dialog.set(None);
+                    app.set_dialog(None);
                 }>"Delete"</button>
             </div>
         </Modal>

@@ -18,7 +18,7 @@ pub fn label_of(name: &str) -> String {
 
 /// Open the "Chat setup" dialog for the open chat.
 fn open_setup(app: AppState) {
-    let Some(o) = app.session.with_untracked(|s| s.prompt.clone()) else {
+    let Some(o) = app.chats.session.with_untracked(|s| s.prompt.clone()) else {
         return;
     };
     let role = RoleRef {
@@ -38,7 +38,7 @@ fn open_setup(app: AppState) {
 pub fn ChatSetup() -> impl IntoView {
     let app = expect_context::<AppState>();
     let summary = move || {
-        let (o, waiting) = app.session.with(|s| {
+        let (o, waiting) = app.chats.session.with(|s| {
             (!s.started())
                 .then(|| s.prompt.clone().map(|o| (o, s.messages.is_empty())))
                 .flatten()
@@ -65,7 +65,7 @@ pub fn ChatSetup() -> impl IntoView {
         <section class="chat-setup" aria-label="Chat setup" class:hidden=move || summary().is_none()>
             <span class="setup-summary">{summary}</span>
             <button type="button" class="link-btn" on:click=move |_| open_setup(app)>"Chat setup"</button>
-            <span class="form-error" role="status">{move || app.setup_problem.get().map(|e| crate::ui::error_text::not_startable(&e))}</span>
+            <span class="form-error" role="status">{move || app.chats.setup_problem.get().map(|e| crate::ui::error_text::not_startable(&e))}</span>
         </section>
     }
 }

@@ -17,7 +17,7 @@ pub fn Composer() -> impl IntoView {
         }
     };
     let submit = move || {
-        let text = app.draft.get_untracked();
+        let text = app.chats.draft.get_untracked();
         if !text.trim().is_empty() {
             chat::send(app, text);
             refocus();
@@ -34,11 +34,9 @@ pub fn Composer() -> impl IntoView {
                 id="composer-input"
                 rows="2"
                 placeholder="Message Satori…  (Enter to send, Shift+Enter for a new line)"
-                prop:value=move || app.draft.get()
+                prop:value=move || app.chats.draft.get()
                 on:input=move |ev| {
-                    let text = event_target_value(&ev);
-                    app.save_draft(&text);
-                    app.draft.set(text);
+                    app.set_draft(event_target_value(&ev));
                 }
                 on:keydown=move |ev| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {

@@ -1,7 +1,7 @@
 //! The conversation log: the visible branch of the open session, one article per message.
 
 use crate::ui::components::message::{MessageView, Row};
-use crate::ui::state::AppState;
+use crate::ui::state::{Chats, LiveTurn};
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -9,9 +9,10 @@ use wasm_bindgen::JsCast;
 /// `role="log"` named "Conversation".
 #[component]
 pub fn Conversation() -> impl IntoView {
-    let app = expect_context::<AppState>();
+    let chats = expect_context::<Chats>();
+    let turn = expect_context::<LiveTurn>();
     let rows = Memo::new(move |_| {
-        app.session.with(|s| {
+        chats.session.with(|s| {
             let path = s.path();
             let n = path.len();
             path.iter()
@@ -32,11 +33,11 @@ pub fn Conversation() -> impl IntoView {
     // Keep the newest text in view while it arrives, unless the user scrolled up.
     Effect::new(move |_| {
         rows.track();
-        app.live.track();
+        turn.live.track();
         if let Some(el) = log.get() {
             let near_bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 120;
             if near_bottom
-                || app
+                || turn
                     .live
                     .with_untracked(|l| l.as_ref().is_some_and(|l| l.content.is_empty()))
             {

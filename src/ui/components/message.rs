@@ -38,7 +38,7 @@ impl Row {
 /// Safe HTML for a reply: rendered markdown once the renderer module has loaded (re-run then),
 /// escaped plain text before.
 fn to_html(app: AppState, text: &str) -> String {
-    app.markdown_ready.track();
+    app.overlay.markdown_ready.track();
     markdown_module::render(text).unwrap_or_else(|| markdown::render_plain(text))
 }
 
@@ -63,7 +63,11 @@ pub fn MessageView(
     let role = msg.role;
     let is_live = {
         let id = id.clone();
-        move || app.live.with(|l| l.as_ref().is_some_and(|l| l.id == id))
+        move || {
+            app.turn
+                .live
+                .with(|l| l.as_ref().is_some_and(|l| l.id == id))
+        }
     };
     let live_now = is_live();
     let editing = RwSignal::new(false);
@@ -72,15 +76,15 @@ pub fn MessageView(
     let body = if live_now {
         let is_live = is_live.clone();
         view! {
-            <details class="reasoning" class:hidden=move || app.live.with(|l| l.as_ref().is_none_or(|l| l.reasoning.is_empty()))>
+            <details class="reasoning" class:hidden=move || app.turn.live.with(|l| l.as_ref().is_none_or(|l| l.reasoning.is_empty()))>
                 <summary>"Reasoning"</summary>
-                <div class="reasoning-text">{move || app.live.with(|l| l.as_ref().map(|l| l.reasoning.clone()).unwrap_or_default())}</div>
+                <div class="reasoning-text">{move || app.turn.live.with(|l| l.as_ref().map(|l| l.reasoning.clone()).unwrap_or_default())}</div>
             </details>
             <div
                 class="content markdown"
                 inner_html=move || {
                     if is_live() {
-                        app.live.with(|l| l.as_ref().map(|l| to_html(app, &l.content)).unwrap_or_default())
+                        app.turn.live.with(|l| l.as_ref().map(|l| to_html(app, &l.content)).unwrap_or_default())
                     } else {
                         String::new()
                     }
@@ -140,8 +144,8 @@ pub fn MessageView(
     };
     let note = msg.note.clone();
     let variants = (row.variants > 1).then(|| {
-        let prev = app.session.with_untracked(|s| s.variant(&id, -1).map(str::to_string));
-        let next = app.session.with_untracked(|s| s.variant(&id, 1).map(str::to_string));
+        let prev = app.chats.session.with_untracked(|s| s.variant(&id, -1).map(str::to_string));
+        let next = app.chats.session.with_untracked(|s| s.variant(&id, 1).map(str::to_string));
         let go = move |target: Option<String>| {
             move |_| {
                 if let Some(t) = target.clone() {

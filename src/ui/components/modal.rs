@@ -23,7 +23,7 @@ pub fn Modal(
 ) -> impl IntoView {
     let on_close = on_close.unwrap_or_else(|| {
         let app = expect_context::<AppState>();
-        Callback::new(move |_| app.dialog.set(None))
+        Callback::new(move |_| app.set_dialog(None))
     });
     let dialog: NodeRef<html::Dialog> = NodeRef::new();
     let opener = document()

@@ -21,12 +21,12 @@ fn parse_opt<T: std::str::FromStr>(text: &str) -> Result<Option<T>, ()> {
 #[component]
 pub fn SettingsDialog() -> impl IntoView {
     let app = expect_context::<AppState>();
-    let current = app.settings.get_untracked();
+    let current = app.conn.settings.get_untracked();
     let provider = RwSignal::new(current.provider.clone());
     let base_url = RwSignal::new(current.base_url.clone());
     // The stored key and the base URL it belongs to; the field only ever shows a key that
     // belongs to the base URL field's current value.
-    let stored_key = StoredValue::new(app.api_key.get_untracked());
+    let stored_key = StoredValue::new(app.stored_key());
     let key =
         RwSignal::new(stored_key.with_value(|r| KeyField::load(r.as_ref(), &current.base_url)));
     let key_cleared = RwSignal::new(false);
@@ -131,9 +131,9 @@ pub fn SettingsDialog() -> impl IntoView {
         };
         match candidate.validated() {
             Ok(s) => {
-                app.alert.set(None);
+                app.dismiss();
                 app.save_settings(s, &key.get_untracked());
-                app.dialog.set(None);
+                app.set_dialog(None);
             }
             Err(e) => error.set(crate::ui::error_text::settings_invalid(&e)),
         }
@@ -216,7 +216,7 @@ pub fn SettingsDialog() -> impl IntoView {
                 <p class="hint">"The API key stays in this browser's storage. It is only sent to the API base URL, in the Authorization header."</p>
                 <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
                 <div class="dialog-actions">
-                    <button type="button" on:click=move |_| app.dialog.set(None)>"Cancel"</button>
+                    <button type="button" on:click=move |_| app.set_dialog(None)>"Cancel"</button>
                     <button type="submit" class="primary">"Save"</button>
                 </div>
             </form>

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 /// Open the "Prompts" dialog (in the prompts module, loaded now if needed).
 fn open_prompts(app: AppState) {
-    let selected = app.next_role.get_untracked().encode();
+    let selected = app.chats.next_role.get_untracked().encode();
     app.open_external("Prompts", async move {
         crate::adapters::prompts_module::open(&selected).await
     });
@@ -21,7 +21,7 @@ pub fn Sidebar(
     on_pick: Callback<()>,
 ) -> impl IntoView {
     let app = expect_context::<AppState>();
-    let active = move || app.session.with(|s| s.id.clone());
+    let active = move || app.chats.session.with(|s| s.id.clone());
     view! {
         <nav class="sidebar" aria-label="Chats">
             <button
@@ -41,7 +41,7 @@ pub fn Sidebar(
             </button>
             <ul class="chat-list">
                 <For
-                    each=move || app.index.get().sessions
+                    each=move || app.chats.index.get().sessions
                     key=|e| e.id.clone()
                     children=move |entry| {
                         let id = entry.id.clone();
@@ -67,7 +67,7 @@ pub fn Sidebar(
                                     }
                                 >
                                     {move || {
-                                        app.index.with(|i| {
+                                        app.chats.index.with(|i| {
                                             i.sessions
                                                 .iter()
                                                 .find(|e| e.id == title_id)
@@ -91,7 +91,7 @@ pub fn Sidebar(
 fn RoleSelect() -> impl IntoView {
     let app = expect_context::<AppState>();
     let options = move |source: PromptSource| {
-        app.catalog.with(|c| {
+        app.chats.catalog.with(|c| {
             c.roles
                 .iter()
                 .filter(|r| r.source == source)
@@ -103,7 +103,8 @@ fn RoleSelect() -> impl IntoView {
         })
     };
     let has_user = move || {
-        app.catalog
+        app.chats
+            .catalog
             .with(|c| c.roles.iter().any(|r| r.source == PromptSource::User))
     };
     view! {
@@ -113,13 +114,13 @@ fn RoleSelect() -> impl IntoView {
                 id="role-select"
                 prop:value=move || {
                     // Track the options so the value is set again once they exist.
-                    app.catalog.track();
-                    app.next_role.get().encode()
+                    app.chats.catalog.track();
+                    app.chats.next_role.get().encode()
                 }
                 on:change=move |ev| {
                     if let Some(role) = RoleRef::decode(&event_target_value(&ev)) {
-                        app.next_role.set(role.clone());
-                        if !app.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
+                        app.choose_role(role.clone());
+                        if !app.chats.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
                             app.start_chat(role, Vars::new(), true);
                         }
                     }

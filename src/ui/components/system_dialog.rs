@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 /// Where the open chat's prompt came from, in words.
 pub fn origin_text(app: AppState) -> String {
-    app.session.with(|s| match &s.prompt {
+    app.chats.session.with(|s| match &s.prompt {
         Some(o) => {
             let source = match o.source {
                 PromptSource::Builtin => "built-in",
@@ -50,6 +50,7 @@ pub fn origin_text(app: AppState) -> String {
 /// Open the "System prompt" dialog (in the prompts module) for the open chat.
 pub fn open(app: AppState) {
     let text = app
+        .chats
         .session
         .with_untracked(|s| s.system().map(|m| m.content.clone()).unwrap_or_default());
     let origin = origin_text(app);
@@ -61,10 +62,10 @@ pub fn open(app: AppState) {
 /// Apply the text saved in the dialog to the open chat.
 pub fn save(app: AppState, text: String) {
     if chat::is_streaming(&app) {
-        app.alert.set(Some(Alert {
+        app.show(Alert {
             text: error_text::SYSTEM_WHILE_STREAMING.into(),
             ..Alert::default()
-        }));
+        });
         return;
     }
     if let Err(e) = app.apply(Command::SetSystem {
@@ -72,10 +73,10 @@ pub fn save(app: AppState, text: String) {
         text,
         at: now_ms(),
     }) {
-        app.alert.set(Some(Alert {
+        app.show(Alert {
             text: error_text::system_unchanged(&e),
             ..Alert::default()
-        }));
+        });
     }
 }
 

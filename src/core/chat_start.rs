@@ -1,0 +1,192 @@
+//! When a chat is started over and when a new one is opened.
+//!
+//! Rules (each tested below):
+//! - "New chat" on a chat where nothing was sent reuses it: it keeps it if it already has the
+//!   chosen role, else starts it over with that role; only a started chat leads to a new one;
+//! - a chat whose system prompt the user edited is never started over (that would discard the
+//!   edit): a new chat opens instead;
+//! - after the user templates change, an open chat that was not started, comes from a user
+//!   template and still has that template's system prompt follows the template as it is now, or
+//!   the default role if the template was deleted.
+
+use crate::core::prompts::catalog::Catalog;
+use crate::core::prompts::{RoleRef, Vars, DEFAULT_ROLE};
+use crate::core::session::{PromptSource, Session};
+
+/// What "New chat" (or picking a role) does with the open chat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NewChat {
+    /// Nothing: the open chat is untouched and already has this role.
+    Keep,
+    /// Start the open, untouched chat over with the role.
+    Restart,
+    /// Open a new chat with the role.
+    Open,
+}
+
+/// Whether the open chat may be started over (nothing sent, system prompt not edited).
+pub fn may_restart(session: &Session) -> bool {
+    !session.started() && !session.prompt.as_ref().is_some_and(|o| o.system_edited)
+}
+
+/// "New chat" with `role` while `session` is open.
+pub fn new_chat(session: &Session, role: &RoleRef) -> NewChat {
+    if session.started() {
+        return NewChat::Open;
+    }
+    let same = session
+        .prompt
+        .as_ref()
+        .is_some_and(|o| o.source == role.source && o.key == role.key);
+    match (same, may_restart(session)) {
+        (true, _) => NewChat::Keep,
+        (false, true) => NewChat::Restart,
+        (false, false) => NewChat::Open,
+    }
+}
+
+/// After the user templates changed: the role and values the open chat should be started over
+/// with, if it follows its template.
+pub fn follow_template(session: &Session, catalog: &Catalog) -> Option<(RoleRef, Vars)> {
+    let o = session.prompt.as_ref()?;
+    if session.started() || o.source != PromptSource::User || o.system_edited {
+        return None;
+    }
+    Some(if catalog.find(PromptSource::User, &o.key).is_some() {
+        (
+            RoleRef {
+                source: o.source,
+                key: o.key.clone(),
+            },
+            o.vars.clone(),
+        )
+    } else {
+        (
+            RoleRef {
+                source: PromptSource::Builtin,
+                key: DEFAULT_ROLE.to_string(),
+            },
+            Vars::new(),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::session::{Command, Preamble, PromptOrigin};
+
+    fn role(source: PromptSource, key: &str) -> RoleRef {
+        RoleRef {
+            source,
+            key: key.into(),
+        }
+    }
+
+    fn chat(source: PromptSource, key: &str, started: bool, edited: bool) -> Session {
+        let origin = PromptOrigin {
+            source,
+            key: key.into(),
+            version: 1,
+            vars: [("lang".to_string(), "Rust".to_string())].into(),
+            system_edited: edited,
+        };
+        let mut s = Session::new(
+            "s".into(),
+            0,
+            Some(origin),
+            vec![Preamble::system("sys", "Hi")],
+        );
+        if started {
+            s.apply(Command::AddUser {
+                id: "u".into(),
+                text: "hello".into(),
+                at: 1,
+            })
+            .unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn new_chat_cases() {
+        use PromptSource::{Builtin as B, User as U};
+        let cases = [
+            (
+                chat(B, "coder", false, false),
+                role(B, "coder"),
+                NewChat::Keep,
+            ),
+            (
+                chat(B, "coder", false, false),
+                role(B, "planner"),
+                NewChat::Restart,
+            ),
+            (
+                chat(B, "coder", false, false),
+                role(U, "coder"),
+                NewChat::Restart,
+            ),
+            (
+                chat(B, "coder", true, false),
+                role(B, "coder"),
+                NewChat::Open,
+            ),
+            (
+                chat(B, "coder", false, true),
+                role(B, "planner"),
+                NewChat::Open,
+            ),
+            (
+                chat(B, "coder", false, true),
+                role(B, "coder"),
+                NewChat::Keep,
+            ),
+        ];
+        for (s, r, want) in cases {
+            assert_eq!(new_chat(&s, &r), want, "{:?} → {r:?}", s.prompt);
+        }
+    }
+
+    #[test]
+    fn only_untouched_unedited_chats_may_restart() {
+        use PromptSource::Builtin as B;
+        assert!(may_restart(&chat(B, "a", false, false)));
+        assert!(!may_restart(&chat(B, "a", true, false)));
+        assert!(!may_restart(&chat(B, "a", false, true)));
+    }
+
+    #[test]
+    fn following_template_edits() {
+        use PromptSource::{Builtin as B, User as U};
+        let record = r#"{"v":1,"templates":[{"source":"mine:\n  version: 1\n  description: Mine.\n  system: Hi\n","template":{"key":"mine","version":1,"description":"Mine."}}]}"#;
+        let (with_mine, problem) = Catalog::load(Some(record));
+        assert_eq!(problem, None);
+        assert!(
+            with_mine.find(U, "mine").is_some(),
+            "fixture has the user template"
+        );
+        let (without, _) = Catalog::load(None);
+        let vars: Vars = [("lang".to_string(), "Rust".to_string())].into();
+        assert_eq!(
+            follow_template(&chat(U, "mine", false, false), &with_mine),
+            Some((role(U, "mine"), vars))
+        );
+        assert_eq!(
+            follow_template(&chat(U, "mine", false, false), &without),
+            Some((role(B, DEFAULT_ROLE), Vars::new()))
+        );
+        assert_eq!(
+            follow_template(&chat(U, "mine", true, false), &with_mine),
+            None
+        );
+        assert_eq!(
+            follow_template(&chat(U, "mine", false, true), &with_mine),
+            None
+        );
+        assert_eq!(
+            follow_template(&chat(B, "coder", false, false), &with_mine),
+            None
+        );
+    }
+}
