@@ -59,51 +59,97 @@ pub enum Dialog {
     External,
 }
 
+/// A read-only handle on one of the owner's signals: it can be read and tracked, never set.
+/// (A thin wrapper rather than Leptos's `ReadSignal`, so no second copy of the signal code is
+/// compiled for each type.)
+pub struct Ro<T: 'static>(RwSignal<T>);
+
+impl<T> Clone for Ro<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Ro<T> {}
+
+impl<T: Send + Sync + 'static> Ro<T> {
+    /// Read by reference, tracking.
+    pub fn with<U>(&self, f: impl FnOnce(&T) -> U) -> U {
+        self.0.with(f)
+    }
+
+    /// Read by reference, not tracking.
+    pub fn with_untracked<U>(&self, f: impl FnOnce(&T) -> U) -> U {
+        self.0.with_untracked(f)
+    }
+
+    /// A clone of the value, tracking.
+    pub fn get(&self) -> T
+    where
+        T: Clone,
+    {
+        self.0.get()
+    }
+
+    /// A clone of the value, not tracking.
+    pub fn get_untracked(&self) -> T
+    where
+        T: Clone,
+    {
+        self.0.get_untracked()
+    }
+
+    /// Track changes without reading.
+    pub fn track(&self) {
+        self.0.track();
+    }
+}
+
 /// The chats: the list, the open session, its draft, and the roles new chats start with.
 /// Read-only: changes go through [`AppState`]'s methods, which also persist them.
 #[derive(Clone, Copy)]
 pub struct Chats {
     /// The chat list.
-    pub index: ReadSignal<Index>,
+    pub index: Ro<Index>,
     /// The open session.
-    pub session: ReadSignal<Session>,
+    pub session: Ro<Session>,
     /// Unsent text of the open session.
-    pub draft: ReadSignal<String>,
+    pub draft: Ro<String>,
     /// Every role the "Role" select offers (built-in and the user's templates).
-    pub catalog: ReadSignal<Catalog>,
+    pub catalog: Ro<Catalog>,
     /// The role the next new chat starts with (the "Role" select).
-    pub next_role: ReadSignal<RoleRef>,
+    pub next_role: Ro<RoleRef>,
     /// Why the open, untouched chat cannot start yet (a template variable needs a value).
-    pub setup_problem: ReadSignal<Option<String>>,
+    pub setup_problem: Ro<Option<String>>,
 }
 
 /// The connection settings (the API key is not readable from here).
 #[derive(Clone, Copy)]
 pub struct Connection {
     /// Connection settings.
-    pub settings: ReadSignal<Settings>,
+    pub settings: Ro<Settings>,
     /// Whether the user has saved settings (else the embedded default is in use).
-    pub saved: ReadSignal<bool>,
+    pub saved: Ro<bool>,
 }
 
 /// The reply arriving now.
 #[derive(Clone, Copy)]
 pub struct LiveTurn {
     /// The reply arriving now, if any.
-    pub live: ReadSignal<Option<Live>>,
+    pub live: Ro<Option<Live>>,
     /// A one-line status for screen readers and the user (e.g. retry countdowns).
-    pub status: ReadSignal<String>,
+    pub status: Ro<String>,
 }
 
 /// What shows over the chat: the alert banner, the open dialog, whether formatting is ready.
 #[derive(Clone, Copy)]
 pub struct Overlay {
     /// The alert banner.
-    pub alert: ReadSignal<Option<Alert>>,
+    pub alert: Ro<Option<Alert>>,
     /// The open dialog.
-    pub dialog: ReadSignal<Option<Dialog>>,
+    pub dialog: Ro<Option<Dialog>>,
     /// Whether the markdown renderer module has loaded (replies show plain text until then).
-    pub markdown_ready: ReadSignal<bool>,
+    pub markdown_ready: Ro<bool>,
 }
 
 /// The one owner of the app's state: it holds every signal, writes them only through its
@@ -257,25 +303,25 @@ impl AppState {
         let next_role = RwSignal::new(next_role);
         let state = AppState {
             chats: Chats {
-                index: index.read_only(),
-                session: session.read_only(),
-                draft: draft.read_only(),
-                catalog: catalog.read_only(),
-                next_role: next_role.read_only(),
-                setup_problem: setup_problem.read_only(),
+                index: Ro(index),
+                session: Ro(session),
+                draft: Ro(draft),
+                catalog: Ro(catalog),
+                next_role: Ro(next_role),
+                setup_problem: Ro(setup_problem),
             },
             conn: Connection {
-                settings: settings.read_only(),
-                saved: settings_saved.read_only(),
+                settings: Ro(settings),
+                saved: Ro(settings_saved),
             },
             turn: LiveTurn {
-                live: live.read_only(),
-                status: status.read_only(),
+                live: Ro(live),
+                status: Ro(status),
             },
             overlay: Overlay {
-                alert: alert.read_only(),
-                dialog: dialog.read_only(),
-                markdown_ready: markdown_ready.read_only(),
+                alert: Ro(alert),
+                dialog: Ro(dialog),
+                markdown_ready: Ro(markdown_ready),
             },
             index,
             session,

@@ -92,7 +92,12 @@ pub fn SettingsDialog() -> impl IntoView {
     let base_changed = move |new_base: String| {
         let before = key.get_untracked();
         let after = stored_key.with_value(|r| before.follow_base(&new_base, r.as_ref()));
-        key_cleared.set(!before.text.trim().is_empty() && after.text.trim().is_empty());
+        // The note stays until a key is back in the field (typed, or restored for its own URL).
+        if !after.text.trim().is_empty() {
+            key_cleared.set(false);
+        } else if !before.text.trim().is_empty() {
+            key_cleared.set(true);
+        }
         key.set(after);
         base_url.set(new_base);
     };
