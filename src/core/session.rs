@@ -435,14 +435,13 @@ impl Session {
 
     /// The visible conversation: messages from the root to `leaf`.
     pub fn path(&self) -> Vec<&Message> {
-        let by_id: HashMap<&str, &Message> =
+        let mut by_id: HashMap<&str, &Message> =
             self.messages.iter().map(|m| (m.id.as_str(), m)).collect();
         let mut out: Vec<&Message> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
         let mut cursor = self.leaf.as_deref();
-        // Corrupt data may hold a cycle: the walk stops where it would repeat a message.
-        while let Some(id) = cursor.filter(|id| seen.insert(*id)) {
-            let Some(m) = by_id.get(id) else { break };
+        // Each message is taken out of the map when visited, so corrupt data with a cycle stops
+        // the walk where it would repeat a message.
+        while let Some(m) = cursor.and_then(|id| by_id.remove(id)) {
             out.push(m);
             cursor = m.parent.as_deref();
         }

@@ -147,18 +147,11 @@ fn choice_updates(choice: &Choice) -> Vec<StreamUpdate> {
     let finish = text(&choice.finish_reason);
     let calls = delta
         .and_then(|d| d.tool_calls.as_ref())
+        .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .enumerate()
-        .map(|(i, c)| {
-            let f = c.function.as_ref();
-            StreamUpdate::ToolCall(ToolCallDelta {
-                index: c.index.unwrap_or(i as u64),
-                id: text(&c.id),
-                name: f.and_then(|f| text(&f.name)),
-                arguments: f.and_then(|f| f.arguments.clone()).unwrap_or_default(),
-            })
-        });
+        .map(|(i, c)| tool_call(i, c));
     [
         reasoning.map(StreamUpdate::Reasoning),
         content.map(StreamUpdate::Content),
@@ -254,28 +247,30 @@ struct Delta {
     reasoning_content: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
     reasoning: Option<String>,
+    /// Read by hand from the JSON value (see [`tool_call`]): smaller than a derived reader.
     #[serde(default, deserialize_with = "lenient")]
-    tool_calls: Option<Vec<WireToolCall>>,
+    tool_calls: Option<Value>,
 }
 
-/// One entry of `delta.tool_calls`.
-#[derive(Debug, Default, Deserialize)]
-struct WireToolCall {
-    #[serde(default, deserialize_with = "lenient")]
-    index: Option<u64>,
-    #[serde(default, deserialize_with = "lenient")]
-    id: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    function: Option<WireFunction>,
-}
-
-/// The `function` of a tool-call fragment.
-#[derive(Debug, Default, Deserialize)]
-struct WireFunction {
-    #[serde(default, deserialize_with = "lenient")]
-    name: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    arguments: Option<String>,
+/// One entry of `delta.tool_calls` (`i` is its position, used when it has no `index`); fields of
+/// the wrong type count as absent.
+fn tool_call(i: usize, c: &Value) -> StreamUpdate {
+    let text = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let f = c.get("function");
+    StreamUpdate::ToolCall(ToolCallDelta {
+        index: c.get("index").and_then(Value::as_u64).unwrap_or(i as u64),
+        id: text(c.get("id")),
+        name: text(f.and_then(|f| f.get("name"))),
+        arguments: f
+            .and_then(|f| f.get("arguments"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+    })
 }
 
 /// The `usage` object.
