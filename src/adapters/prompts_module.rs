@@ -1,10 +1,12 @@
 //! The prompts module (`src/bin/satori-prompts.rs`) is a separate wasm module holding the
-//! template engine, the YAML reader and the "Prompts" dialog. The app loads it on demand and
+//! template engine, the YAML reader and the on-demand dialogs (Prompts, Chat setup, System
+//! prompt, Settings). The app loads it on demand and
 //! talks to it through these calls and through window events:
 //! - [`EVENT_CHANGED`]: the user templates record was saved (detail: empty),
 //! - [`EVENT_USE`]: "Use in new chat" (detail: a `RoleRef` as `builtin:key` / `user:key`),
 //! - [`EVENT_SETUP`]: "Chat setup" applied (detail: `{"role": "builtin:key", "vars": {…}}`),
 //! - [`EVENT_SYSTEM`]: "System prompt" saved (detail: the new text),
+//! - [`EVENT_SETTINGS`]: "Settings" saved its records (detail: empty),
 //! - [`EVENT_CLOSED`]: a dialog closed.
 
 use crate::adapters::modules::{self, Module, ModuleError};
@@ -21,6 +23,8 @@ pub const EVENT_SETUP: &str = "satori:prompts-setup";
 pub const EVENT_SYSTEM: &str = "satori:prompts-system";
 /// A dialog of the module closed.
 pub const EVENT_CLOSED: &str = "satori:prompts-closed";
+/// "Settings" saved the settings and key records (detail: empty).
+pub const EVENT_SETTINGS: &str = "satori:settings-saved";
 
 /// Call `function` of the prompts module (loading it first) with string arguments.
 async fn call(function: &str, args: &[&str]) -> Result<JsValue, ModuleError> {
@@ -44,6 +48,11 @@ pub async fn open(selected: &str) -> Result<(), ModuleError> {
 /// Open "Chat setup" for `role` with the current `vars` (a JSON object).
 pub async fn open_setup(role: &str, vars: &str) -> Result<(), ModuleError> {
     call("open_setup", &[role, vars]).await.map(|_| ())
+}
+
+/// Open "Settings" showing `settings` (the settings record's JSON, as in use).
+pub async fn open_settings(settings: &str) -> Result<(), ModuleError> {
+    call("open_settings", &[settings]).await.map(|_| ())
 }
 
 /// Open "System prompt" with the chat's `text` and a line saying where it came from.

@@ -1,20 +1,25 @@
 //! The prompts module: the template engine (rendering user templates and non-default values),
-//! the YAML reader, and the "Prompts" dialog, as a wasm module of its own that the app loads
-//! on demand. None of it is on the first-load path: the app starts chats from the built-in
+//! the YAML reader, and the on-demand dialogs (Prompts, Chat setup, System prompt, Settings), as
+//! a wasm module of its own that the app loads on demand (one module, so the Leptos runtime is
+//! not copied per dialog). None of it is on the first-load path: the app starts chats from the built-in
 //! roles' pre-rendered messages (see `core::prompts::catalog`). `scripts/build.sh` builds it
 //! into `dist/prompts-<hash>/`; `src/adapters/prompts_module.rs` loads it.
 
 use leptos::prelude::*;
 use satori::adapters::prompts_module::{
-    notify, EVENT_CLOSED, EVENT_SETUP, EVENT_SYSTEM, EVENT_USE,
+    notify, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP, EVENT_SYSTEM, EVENT_USE,
 };
 use satori::adapters::storage::Store;
+use satori::core::key_binding::KeyField;
 use satori::core::persist;
 use satori::core::prompts::catalog::StartAnswer;
 use satori::core::prompts::{self, RoleRef, UserPrompts, Vars};
+use satori::core::settings::Settings;
 use satori::ui::components::prompts_dialog::{PromptsCtx, PromptsDialog};
+use satori::ui::components::settings_dialog::{self, SettingsDialog};
 use satori::ui::components::setup_dialog::SetupDialog;
 use satori::ui::components::system_dialog::SystemPromptDialog;
+use satori::ui::error_text::describe_storage;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsCast;
@@ -135,6 +140,35 @@ pub fn open_system(text: &str, origin: &str) {
                 on_save=Callback::new(|text: String| {
                     notify(EVENT_SYSTEM, &text);
                     close();
+                })
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+}
+
+/// Open "Settings" showing `settings` (JSON of the settings in use); the API key record is read
+/// here. Saving writes the records and tells the app ([`EVENT_SETTINGS`]).
+#[wasm_bindgen]
+pub fn open_settings(settings: &str) {
+    let current: Settings = serde_json::from_str(settings).unwrap_or_default();
+    let store = Store::local();
+    let stored = store
+        .get(persist::KEY_API_KEY)
+        .ok()
+        .flatten()
+        .and_then(|t| persist::decode_api_key(&t).ok());
+    mount(move || {
+        view! {
+            <SettingsDialog
+                current=current
+                stored=stored
+                on_save=Callback::new(move |(settings, key): (Settings, KeyField)| {
+                    settings_dialog::save(&Store::local(), &settings, &key)
+                        .map_err(|e| describe_storage(&e))?;
+                    notify(EVENT_SETTINGS, "");
+                    close();
+                    Ok(())
                 })
                 on_close=Callback::new(|_| close())
             />

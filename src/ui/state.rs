@@ -8,7 +8,6 @@ use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::modules::ModuleError;
 use crate::adapters::storage::{StorageError, Store};
 use crate::core::chat_start::{self, NewChat};
-use crate::core::key_binding::{key_save, KeyField, KeySave};
 use crate::core::persist::{self, Index};
 use crate::core::prompts::catalog::{self, Catalog, StartAnswer};
 use crate::core::prompts::{self, RoleRef, Vars};
@@ -49,8 +48,6 @@ pub struct Alert {
 /// Which modal dialog is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialog {
-    /// Settings.
-    Settings,
     /// Rename the active chat.
     Rename,
     /// Confirm deleting the active chat.
@@ -425,11 +422,6 @@ impl AppState {
         self.save_session_text(&sess, &persist::encode_session(&sess));
     }
 
-    /// The stored API key record (for the Settings dialog, which shows it only for its own URL).
-    pub fn stored_key(&self) -> Option<persist::ApiKeyRecord> {
-        self.api_key.get_untracked()
-    }
-
     /// Whether a chat start is still waiting for the prompts module.
     pub fn start_pending(&self) -> bool {
         self.starting.get_untracked() > 0
@@ -557,29 +549,36 @@ impl AppState {
         let _ = rx.await;
     }
 
-    /// Save the settings (validated by the caller) and the key field, each in its own record.
-    /// The key is bound only to the base URL it was typed for ([`key_save`]).
-    pub fn save_settings(&self, settings: Settings, field: &KeyField) {
+    /// "Settings" saved its records (in the dialogs module): read them again.
+    pub fn reload_settings(&self) {
         let s = store();
-        let r = s.set(persist::KEY_SETTINGS, &persist::encode_settings(&settings));
-        self.report_storage(r);
-        let decision = self
-            .api_key
-            .with_untracked(|stored| key_save(field, &settings.base_url, stored.as_ref()));
-        match decision {
-            KeySave::Write(record) => {
-                let r = s.set(persist::KEY_API_KEY, &persist::encode_api_key(&record));
-                self.report_storage(r);
-                self.api_key.set(Some(record));
-            }
-            KeySave::Remove => {
-                self.report_storage(s.remove(persist::KEY_API_KEY));
-                self.api_key.set(None);
-            }
-            KeySave::Keep => {}
+        let settings = s
+            .get(persist::KEY_SETTINGS)
+            .ok()
+            .flatten()
+            .and_then(|t| persist::decode_settings(&t).ok())
+            .and_then(|st| st.validated().ok());
+        let key = s
+            .get(persist::KEY_API_KEY)
+            .ok()
+            .flatten()
+            .and_then(|t| persist::decode_api_key(&t).ok());
+        if let Some(settings) = settings {
+            self.settings.set(settings);
+            self.settings_saved.set(true);
         }
-        self.settings.set(settings);
-        self.settings_saved.set(true);
+        self.api_key.set(key);
+        self.alert.set(None);
+    }
+
+    /// Open "Settings" (in the dialogs module, loaded now if needed).
+    pub fn open_settings(&self) {
+        let json = self
+            .settings
+            .with_untracked(|s| serde_json::to_string(s).unwrap_or_default());
+        self.open_external("Settings", async move {
+            crate::adapters::prompts_module::open_settings(&json).await
+        });
     }
 
     /// The API key to send to `base_url`: only the one saved for exactly that URL.

@@ -1,7 +1,7 @@
 //! The `role="alert"` banner: errors in words a user can act on, with actions.
 
 use crate::ui::chat;
-use crate::ui::state::{AppState, Dialog};
+use crate::ui::state::AppState;
 use leptos::prelude::*;
 
 /// Shows the current alert and the status line (retry countdowns).
@@ -19,7 +19,7 @@ pub fn AlertBanner() -> impl IntoView {
                             <p>{a.text.clone()}</p>
                             <div class="alert-actions">
                                 {a.settings.then(|| view! {
-                                    <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Settings))>
+                                    <button type="button" on:click=move |_| app.open_settings()>
                                         "Open Settings"
                                     </button>
                                 })}

@@ -6,7 +6,6 @@ use crate::ui::components::chat_dialogs::{DeleteDialog, RenameDialog};
 use crate::ui::components::chat_setup::ChatSetup;
 use crate::ui::components::composer::Composer;
 use crate::ui::components::conversation::Conversation;
-use crate::ui::components::settings_dialog::SettingsDialog;
 use crate::ui::components::sidebar::Sidebar;
 use crate::ui::state::{AppState, Dialog};
 use leptos::prelude::*;
@@ -50,7 +49,7 @@ pub fn App() -> impl IntoView {
     });
     // Messages from the "Prompts" dialog, which runs in the prompts module.
     use crate::adapters::prompts_module::{
-        detail, EVENT_CHANGED, EVENT_CLOSED, EVENT_SETUP, EVENT_SYSTEM, EVENT_USE,
+        detail, EVENT_CHANGED, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP, EVENT_SYSTEM, EVENT_USE,
     };
     let changed = window_event_listener_untyped(EVENT_CHANGED, move |_| {
         app.reload_catalog();
@@ -83,10 +82,12 @@ pub fn App() -> impl IntoView {
     let system = window_event_listener_untyped(EVENT_SYSTEM, move |ev| {
         crate::ui::components::system_dialog::save(app, detail(&ev));
     });
+    let settings = window_event_listener_untyped(EVENT_SETTINGS, move |_| app.reload_settings());
     // The module's dialog gives focus back to the element that opened it.
     let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.set_dialog(None));
     on_cleanup(move || {
         changed.remove();
+        settings.remove();
         used.remove();
         closed.remove();
         setup.remove();
@@ -117,7 +118,7 @@ pub fn App() -> impl IntoView {
                         <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Delete))>
                             "Delete chat"
                         </button>
-                        <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Settings))>
+                        <button type="button" on:click=move |_| app.open_settings()>
                             "Settings"
                         </button>
                     </div>
@@ -127,9 +128,6 @@ pub fn App() -> impl IntoView {
                 <AlertBanner />
                 <Composer />
             </main>
-            <Show when=move || app.overlay.dialog.get() == Some(Dialog::Settings)>
-                <SettingsDialog />
-            </Show>
             <Show when=move || app.overlay.dialog.get() == Some(Dialog::Rename)>
                 <RenameDialog />
             </Show>

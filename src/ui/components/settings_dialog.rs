@@ -1,12 +1,30 @@
 //! The "Settings" dialog: provider preset, base URL, key, model (with the server's list),
-//! temperature, max reply tokens, stall timeout.
+//! temperature, max reply tokens, stall timeout. It runs in the on-demand dialogs module
+//! (`src/bin/satori-prompts.rs`), which saves with [`save`] and tells the app.
 
 use crate::adapters::fetch::get_models;
-use crate::core::key_binding::{plain_http_remote, KeyField};
+use crate::adapters::storage::{StorageError, Store};
+use crate::core::key_binding::{key_save, plain_http_remote, KeyField, KeySave};
+use crate::core::persist::{self, ApiKeyRecord};
 use crate::core::settings::{models_url, preset, Settings, PRESETS};
 use crate::ui::components::modal::Modal;
-use crate::ui::state::AppState;
 use leptos::prelude::*;
+
+/// Save validated `settings` and the key field, each in its own record: the key is bound only
+/// to the base URL it was typed for ([`key_save`]).
+pub fn save(store: &Store, settings: &Settings, field: &KeyField) -> Result<(), StorageError> {
+    let stored = store
+        .get(persist::KEY_API_KEY)?
+        .and_then(|t| persist::decode_api_key(&t).ok());
+    store.set(persist::KEY_SETTINGS, &persist::encode_settings(settings))?;
+    match key_save(field, &settings.base_url, stored.as_ref()) {
+        KeySave::Write(record) => {
+            store.set(persist::KEY_API_KEY, &persist::encode_api_key(&record))
+        }
+        KeySave::Remove => store.remove(persist::KEY_API_KEY),
+        KeySave::Keep => Ok(()),
+    }
+}
 
 fn parse_opt<T: std::str::FromStr>(text: &str) -> Result<Option<T>, ()> {
     let t = text.trim();
@@ -19,14 +37,21 @@ fn parse_opt<T: std::str::FromStr>(text: &str) -> Result<Option<T>, ()> {
 
 /// Settings form in a modal.
 #[component]
-pub fn SettingsDialog() -> impl IntoView {
-    let app = expect_context::<AppState>();
-    let current = app.conn.settings.get_untracked();
+pub fn SettingsDialog(
+    /// The settings in use.
+    current: Settings,
+    /// The stored API key and the URL it belongs to.
+    stored: Option<ApiKeyRecord>,
+    /// Save: validated settings and the key field; an error is shown in the dialog.
+    on_save: Callback<(Settings, KeyField), Result<(), String>>,
+    /// The dialog closed.
+    on_close: Callback<()>,
+) -> impl IntoView {
     let provider = RwSignal::new(current.provider.clone());
     let base_url = RwSignal::new(current.base_url.clone());
     // The stored key and the base URL it belongs to; the field only ever shows a key that
     // belongs to the base URL field's current value.
-    let stored_key = StoredValue::new(app.stored_key());
+    let stored_key = StoredValue::new(stored);
     let key =
         RwSignal::new(stored_key.with_value(|r| KeyField::load(r.as_ref(), &current.base_url)));
     let key_cleared = RwSignal::new(false);
@@ -136,16 +161,16 @@ pub fn SettingsDialog() -> impl IntoView {
         };
         match candidate.validated() {
             Ok(s) => {
-                app.dismiss();
-                app.save_settings(s, &key.get_untracked());
-                app.set_dialog(None);
+                if let Err(e) = on_save.run((s, key.get_untracked())) {
+                    error.set(e);
+                }
             }
             Err(e) => error.set(crate::ui::error_text::settings_invalid(&e)),
         }
     };
 
     view! {
-        <Modal title="Settings">
+        <Modal title="Settings" on_close=on_close>
             <form class="settings" on:submit=save>
                 <label>
                     "Provider"
@@ -221,7 +246,7 @@ pub fn SettingsDialog() -> impl IntoView {
                 <p class="hint">"The API key stays in this browser's storage. It is only sent to the API base URL, in the Authorization header."</p>
                 <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
                 <div class="dialog-actions">
-                    <button type="button" on:click=move |_| app.set_dialog(None)>"Cancel"</button>
+                    <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
                     <button type="submit" class="primary">"Save"</button>
                 </div>
             </form>
