@@ -1,14 +1,10 @@
 // Prompt roles and templates: the Role select, Chat setup, a chat's own system prompt, and the
 // "Prompts" dialog (import, use, export, re-import, edit, delete, bad files, a bad record).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startFakeLlm } from './support/fake-llm.mjs';
-import { startStatic } from './support/static-server.mjs';
-import { requireDist } from './support/env.mjs';
+import { useApp } from './support/app.mjs';
 import {
-  launch,
-  withApp,
   configure,
   waitIdle,
   sendMessage,
@@ -21,26 +17,11 @@ import {
   messageBox,
 } from './support/browser.mjs';
 
-let fake;
-let web;
-let browser;
-
-before(async () => {
-  const dist = requireDist();
-  fake = await startFakeLlm();
-  web = await startStatic({ root: dist });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await web?.close();
-  await fake?.close();
-});
+const e2e = useApp();
 
 async function setup(page) {
-  fake.reset();
-  await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-prompts' });
+  e2e.fake.reset();
+  await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-prompts' });
 }
 
 const roleSelect = (page) => page.getByRole('combobox', byName('Role'));
@@ -70,11 +51,11 @@ async function importFile(dialog, name, text) {
 
 /** Sends `text` and returns the request body the fake server received for it. */
 async function sendAndCapture(page, text) {
-  const before = fake.chatRequests().length;
+  const before = e2e.fake.chatRequests().length;
   await sendMessage(page, text);
   await waitIdle(page);
-  await fake.waitFor(() => fake.chatRequests().length > before, { message: 'the chat request' });
-  return fake.chatRequests().at(-1).body;
+  await e2e.fake.waitFor(() => e2e.fake.chatRequests().length > before, { message: 'the chat request' });
+  return e2e.fake.chatRequests().at(-1).body;
 }
 
 const TEAM_FILE = `# Two prompts for the support team
@@ -103,7 +84,7 @@ reviewer:
 `;
 
 test('the Role select offers every role with its description; a coder chat sends the coder system prompt first', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     const options = await roleSelect(page).locator('option').allInnerTexts();
     for (const want of [
@@ -144,7 +125,7 @@ test('the Role select offers every role with its description; a coder chat sends
 });
 
 test('Chat setup: picking Chinese adds the language rules; a planner chat sends its few-shot example', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     await page.getByRole('button', byName('Chat setup')).click();
     const dialog = page.getByRole('dialog', byName('Chat setup'));
@@ -176,7 +157,7 @@ test('Chat setup: picking Chinese adds the language rules; a planner chat sends 
 });
 
 test("editing a chat's system prompt changes what that chat sends, not the template", async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     await page.getByRole('button', byName('Edit system prompt')).click();
     const dialog = page.getByRole('dialog', byName('System prompt'));
@@ -203,7 +184,7 @@ test("editing a chat's system prompt changes what that chat sends, not the templ
 });
 
 test('import a prompt file, use it, export it, delete it, re-import the export', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     let dialog = await openPrompts(page);
     await importFile(dialog, 'team.yaml', TEAM_FILE);
@@ -267,7 +248,7 @@ test('import a prompt file, use it, export it, delete it, re-import the export',
 });
 
 test('bad prompt files are refused with line and column, and nothing is saved', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     const dialog = await openPrompts(page);
     await importFile(dialog, 'good.yaml', 'keep:\n  version: 1\n  description: Kept.\n  system: Stay.\n');
@@ -300,7 +281,7 @@ test('bad prompt files are refused with line and column, and nothing is saved', 
 });
 
 test('built-ins are read-only; a copy is saved under its own name and can be edited', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     const dialog = await openPrompts(page);
     await dialog.getByRole('button', { name: /^coder/ }).click();
@@ -345,7 +326,7 @@ test('built-ins are read-only; a copy is saved under its own name and can be edi
 });
 
 test('a template variable without a default: sending waits and names it; Chat setup fills it in', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     const dialog = await openPrompts(page);
     await importFile(dialog, 'team.yaml', TEAM_FILE);
@@ -355,11 +336,11 @@ test('a template variable without a default: sending waits and names it; Chat se
     await dialog.waitFor({ state: 'hidden' });
     await page.getByText('This chat cannot start yet: prompt `reviewer` needs a value for variable `project`.').waitFor();
 
-    const before = fake.chatRequests().length;
+    const before = e2e.fake.chatRequests().length;
     await messageBox(page).fill('Please review.');
     await messageBox(page).press('Enter');
     await alerts(page).filter({ hasText: 'needs a value for variable `project`' }).waitFor();
-    assert.equal(fake.chatRequests().length, before, 'nothing was sent');
+    assert.equal(e2e.fake.chatRequests().length, before, 'nothing was sent');
     assert.equal(await messageBox(page).inputValue(), 'Please review.', 'the message is kept');
 
     await page.getByRole('button', byName('Chat setup')).click();
@@ -374,7 +355,7 @@ test('a template variable without a default: sending waits and names it; Chat se
 });
 
 test('an unreadable prompts record is reported, left untouched and never overwritten', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await page.evaluate(() => localStorage.setItem('satori.prompts', '{"v":1,"templates":[{"broken'));
     await reload(page);
     await alerts(page).filter({ hasText: 'Your prompt templates could not be read' }).waitFor();
@@ -388,11 +369,16 @@ test('an unreadable prompts record is reported, left untouched and never overwri
 });
 
 test('if the prompts module cannot load: a clear alert, and chats with built-in roles still start', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
-    await page.route('**/prompts-*/**', (route) => route.abort());
+  await e2e.open(t, async ({ page }) => {
+    // Settings lives in the same on-demand module: point the app at the fake server first,
+    // then start again with the module blocked.
     await setup(page);
+    await page.route('**/prompts-*/**', (route) => route.abort());
+    await reload(page);
     await page.getByRole('button', byName('Prompts')).click();
     await alerts(page).filter({ hasText: 'Prompts could not be opened' }).waitFor();
+    await page.getByRole('button', byName('Settings')).click();
+    await alerts(page).filter({ hasText: 'Settings could not be opened' }).waitFor();
     // Built-in roles with their defaults need no module.
     await roleSelect(page).selectOption('builtin:coder');
     await poll(async () => (await openSession(page)).prompt?.key === 'coder', { message: 'the coder role without the module' });
@@ -402,7 +388,7 @@ test('if the prompts module cannot load: a clear alert, and chats with built-in 
 });
 
 test('a prompt file too large, or storage too full, is refused without losing anything', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     const dialog = await openPrompts(page);
     await importFile(dialog, 'huge.yaml', `big:\n  version: 1\n  description: d\n  system: "${'x'.repeat(600 * 1024)}"\n`);
@@ -429,7 +415,7 @@ test('a prompt file too large, or storage too full, is refused without losing an
 });
 
 test('template text is shown as text: markup in a user prompt neither runs nor fetches anything', async (t) => {
-  await withApp(browser, web.url, t, async ({ page, requests }) => {
+  await e2e.open(t, async ({ page, requests }) => {
     await setup(page);
     const hostile = '<img src="http://127.0.0.2:9/x.png" onerror="window.__pwned=1"><script>window.__pwned=2</script>';
     const file = `evil:\n  version: 1\n  description: '${hostile}'\n  system: '${hostile} [link](javascript:alert(1))'\n`;
@@ -451,7 +437,7 @@ test('template text is shown as text: markup in a user prompt neither runs nor f
 });
 
 test('an untouched chat follows edits to its user template; a started chat keeps what it sent', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     let dialog = await openPrompts(page);
     await importFile(dialog, 'mine.yaml', 'mine:\n  version: 1\n  description: Mine.\n  system: Old text.\n');
@@ -487,7 +473,7 @@ test('an untouched chat follows edits to its user template; a started chat keeps
 });
 
 test('importing names you already use asks first: keep both, replace, or cancel', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     const dialog = await openPrompts(page);
     const v1 = 'support:\n  version: 1\n  description: Mine.\n  system: My own text.\n';
@@ -524,7 +510,7 @@ test('importing names you already use asks first: keep both, replace, or cancel'
 });
 
 test('a chat whose system prompt was edited is never started over: a role change opens a new chat', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     await page.getByRole('button', byName('Edit system prompt')).click();
     const dialog = page.getByRole('dialog', byName('System prompt'));
@@ -543,7 +529,7 @@ test('a chat whose system prompt was edited is never started over: a role change
 });
 
 test('sending right after a role change waits for the new prompt (slow prompts module)', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     // A user template in storage, and a prompts module that arrives late.
     await page.evaluate(() => localStorage.setItem('satori.prompts', JSON.stringify({
