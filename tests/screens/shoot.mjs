@@ -34,6 +34,13 @@ try {
       await dlg.getByLabel('Model').fill('fake-small');
       await page.screenshot({ path: `${out}/${scheme}-${label}-settings.png` });
       await dlg.getByRole('button', { name: 'Save' }).click();
+      // Settings again: a hand-typed URL empties the key field; a key for plain http is flagged.
+      await page.getByRole('button', { name: 'Settings' }).first().click();
+      await dlg.getByLabel('API base URL').fill('http://api.example.test/v1');
+      await page.screenshot({ path: `${out}/${scheme}-${label}-settings-key-emptied.png` });
+      await dlg.getByLabel('API key').fill('sk-other');
+      await page.screenshot({ path: `${out}/${scheme}-${label}-settings-plain-http.png` });
+      await dlg.getByRole('button', { name: 'Cancel' }).click();
       // A complete reply with markdown and reasoning
       fake.enqueue({ reasoning: ['The user wants ', 'bread.'], chunks: REPLY, delayMs: 20 });
       await box.fill('How do I bake bread?');
