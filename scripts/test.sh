@@ -36,4 +36,6 @@ step "release build"
 bash scripts/build.sh
 
 step "end-to-end tests (headless Chromium)"
-node --test --test-concurrency=1 tests/e2e/
+# The shell expands the pattern into file names: newer Node versions no longer accept a
+# directory argument, and Node 20 does not expand a quoted glob itself.
+node --test --test-concurrency=1 tests/e2e/*.test.mjs

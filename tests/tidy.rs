@@ -2,6 +2,11 @@
 //! - `src/core/` is pure: no browser crates, no clock, no randomness, no IO.
 //! - `src/adapters/` does not depend on the UI framework.
 //! - The wasm-bindgen version is the same in Cargo.toml, Cargo.lock and Trunk.toml.
+//!
+//! Two checks per file: every line is searched for forbidden names (which catches paths written
+//! out in code, `std::fs::read(…)`), and every `use` item is expanded into the full paths it
+//! imports (which catches grouped imports such as `use std::{fs, time};`, where no line
+//! contains `std::fs`).
 
 use std::path::{Path, PathBuf};
 
@@ -18,53 +23,186 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Every `(file, line number, line)` under `dir` that contains one of `needles` (comments
-/// included: a forbidden name should not appear even in a doc example).
-fn offenders(dir: &str, needles: &[&str]) -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut hits = Vec::new();
-    for file in rust_files(&root) {
-        let text = std::fs::read_to_string(&file).expect("read source");
-        for (n, line) in text.lines().enumerate() {
-            if line.trim_start().starts_with("//!") {
-                continue; // module headers may name what the module must not use
+/// Splits `text` at the commas that are not inside braces.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
             }
-            for needle in needles {
-                if line.contains(needle) {
-                    hits.push(format!(
-                        "{}:{}: `{needle}` in: {}",
-                        file.display(),
-                        n + 1,
-                        line.trim()
-                    ));
-                }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+/// Expands one use tree (without `use` and `;`, whitespace removed) below `prefix` into full
+/// paths: `std::{fs,time::{self,Instant}}` gives `std::fs`, `std::time`, `std::time::Instant`.
+fn expand_use_tree(prefix: &str, tree: &str, out: &mut Vec<String>) {
+    let tree = tree.trim_start_matches("::");
+    if tree.is_empty() {
+        return;
+    }
+    if let Some(open) = tree.find('{') {
+        let head = &tree[..open];
+        let inner = tree[open + 1..]
+            .strip_suffix('}')
+            .unwrap_or(&tree[open + 1..]);
+        let prefix = format!("{prefix}{head}");
+        for part in split_top_level(inner) {
+            expand_use_tree(&prefix, part, out);
+        }
+        return;
+    }
+    let leaf = tree.split(" as ").next().unwrap_or(tree);
+    let path = match leaf {
+        "self" => prefix.trim_end_matches("::").to_string(),
+        _ => format!("{prefix}{leaf}"),
+    };
+    if !path.is_empty() {
+        out.push(path);
+    }
+}
+
+/// Every `(line number, path)` a `use` item of `text` imports, the line being where the item
+/// starts. Items may span lines and carry visibility (`pub use`, `pub(crate) use`).
+fn imported_paths(text: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect();
+    let mut out = Vec::new();
+    let mut n = 0;
+    while n < lines.len() {
+        let mut line = lines[n].trim_start();
+        if let Some(rest) = line.strip_prefix("pub") {
+            let rest = rest.trim_start();
+            line = match rest.strip_prefix('(') {
+                Some(r) => r
+                    .split_once(')')
+                    .map_or("", |(_, after)| after.trim_start()),
+                None => rest,
+            };
+        }
+        if let Some(tree) = line.strip_prefix("use ") {
+            let start = n;
+            let mut item = tree.to_string();
+            while !item.contains(';') && n + 1 < lines.len() {
+                n += 1;
+                item.push(' ');
+                item.push_str(lines[n]);
+            }
+            let tree = item.split(';').next().unwrap_or("");
+            // Keep ` as ` readable for the leaf split, drop all other whitespace.
+            let tree = tree
+                .replace(" as ", "\u{0}")
+                .replace(char::is_whitespace, "");
+            let mut paths = Vec::new();
+            expand_use_tree("", &tree.replace('\u{0}', " as "), &mut paths);
+            out.extend(paths.into_iter().map(|p| (start + 1, p)));
+        }
+        n += 1;
+    }
+    out
+}
+
+/// Whether `path` is `module` or lies below it (`std::fs::File` is below `std::fs`; a name
+/// ending in `_` matches every crate that starts with it: `gloo_` is `gloo_timers`, …).
+fn is_within(path: &str, module: &str) -> bool {
+    if let Some(stem) = module.strip_suffix('_') {
+        return path.starts_with(stem);
+    }
+    path == module || path.starts_with(&format!("{module}::"))
+}
+
+/// Problems in one file's text: lines naming a forbidden needle (comments included: a
+/// forbidden name should not appear even in a doc example; `//!` module headers excepted,
+/// they may name what the module must not use), and `use` items importing anything within a
+/// forbidden module.
+fn violations(text: &str, needles: &[&str], modules: &[&str]) -> Vec<String> {
+    let mut hits = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("//!") {
+            continue;
+        }
+        for needle in needles {
+            if line.contains(needle) {
+                hits.push(format!("{}: `{needle}` in: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    for (n, path) in imported_paths(text) {
+        for module in modules {
+            if is_within(&path, module) {
+                hits.push(format!("{n}: `use` imports `{path}` (within `{module}`)"));
             }
         }
     }
     hits
 }
 
+/// [`violations`] of every Rust file under `dir`, each prefixed with its file.
+fn offenders(dir: &str, needles: &[&str], modules: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut hits = Vec::new();
+    for file in rust_files(&root) {
+        let text = std::fs::read_to_string(&file).expect("read source");
+        for hit in violations(&text, needles, modules) {
+            hits.push(format!("{}:{hit}", file.display()));
+        }
+    }
+    hits
+}
+
+/// Names `src/core` must not contain anywhere.
+const CORE_NEEDLES: &[&str] = &[
+    "leptos",
+    "web_sys",
+    "js_sys",
+    "gloo",
+    "wasm_bindgen",
+    "std::time",
+    "SystemTime",
+    "Instant::",
+    "std::fs",
+    "std::net",
+    "std::env",
+    "std::process",
+    "rand::",
+    "getrandom",
+    "thread_rng",
+    "tokio",
+];
+
+/// Modules `src/core` must not import from, however the `use` item is grouped.
+const CORE_MODULES: &[&str] = &[
+    "leptos",
+    "web_sys",
+    "js_sys",
+    "gloo_",
+    "wasm_bindgen",
+    "wasm_bindgen_futures",
+    "std::time",
+    "std::fs",
+    "std::net",
+    "std::env",
+    "std::process",
+    "rand",
+    "getrandom",
+    "tokio",
+    "crate::adapters",
+    "crate::ui",
+];
+
 #[test]
 fn core_is_pure() {
-    let forbidden = [
-        "leptos",
-        "web_sys",
-        "js_sys",
-        "gloo",
-        "wasm_bindgen",
-        "std::time",
-        "SystemTime",
-        "Instant::",
-        "std::fs",
-        "std::net",
-        "std::env",
-        "std::process",
-        "rand::",
-        "getrandom",
-        "thread_rng",
-        "tokio",
-    ];
-    let hits = offenders("src/core", &forbidden);
+    let hits = offenders("src/core", CORE_NEEDLES, CORE_MODULES);
     assert!(
         hits.is_empty(),
         "src/core must stay pure:\n{}",
@@ -74,11 +212,76 @@ fn core_is_pure() {
 
 #[test]
 fn adapters_do_not_use_the_ui_framework() {
-    let hits = offenders("src/adapters", &["leptos", "crate::ui"]);
+    let hits = offenders(
+        "src/adapters",
+        &["leptos", "crate::ui"],
+        &["leptos", "crate::ui"],
+    );
     assert!(
         hits.is_empty(),
         "adapters must not depend on the UI:\n{}",
         hits.join("\n")
+    );
+}
+
+#[test]
+fn use_trees_are_expanded_into_full_paths() {
+    let paths = |text: &str| -> Vec<(usize, String)> { imported_paths(text) };
+    let own = |v: &[(usize, &str)]| -> Vec<(usize, String)> {
+        v.iter().map(|(n, p)| (*n, p.to_string())).collect()
+    };
+    assert_eq!(
+        paths("use std::{fs, time};"),
+        own(&[(1, "std::fs"), (1, "std::time")])
+    );
+    assert_eq!(
+        paths("//! header\npub(crate) use ::std::{\n    collections::HashMap, // map\n    time::{self, Instant as I},\n};\nuse crate::{ui::state::AppState};\n"),
+        own(&[
+            (2, "std::collections::HashMap"),
+            (2, "std::time"),
+            (2, "std::time::Instant"),
+            (6, "crate::ui::state::AppState"),
+        ])
+    );
+    assert_eq!(
+        paths("use std::fmt::Write as _;"),
+        own(&[(1, "std::fmt::Write")])
+    );
+    assert_eq!(paths("let used = 1; // use std::fs;"), own(&[]));
+}
+
+#[test]
+fn grouped_imports_are_caught() {
+    let hits = |text: &str| violations(text, CORE_NEEDLES, CORE_MODULES);
+    // No line contains `std::fs` or `std::time`, yet both are imported.
+    assert_eq!(
+        hits("use std::{fs, time};\n"),
+        [
+            "1: `use` imports `std::fs` (within `std::fs`)",
+            "1: `use` imports `std::time` (within `std::time`)",
+        ]
+    );
+    assert_eq!(
+        hits("use std::{\n    collections::HashMap,\n    time::Instant,\n};\n"),
+        ["1: `use` imports `std::time::Instant` (within `std::time`)"]
+    );
+    assert_eq!(
+        hits("use gloo_timers::future::TimeoutFuture;\n"),
+        [
+            "1: `gloo` in: use gloo_timers::future::TimeoutFuture;",
+            "1: `use` imports `gloo_timers::future::TimeoutFuture` (within `gloo_`)",
+        ]
+    );
+    // Pure imports pass; `std::time` is not `std::timer`.
+    assert!(hits(
+        "use std::collections::{BTreeMap, HashMap};\nuse crate::core::sse::SseDecoder;\n"
+    )
+    .is_empty());
+    assert!(!is_within("std::timer", "std::time"));
+    let adapter_hits = violations("use crate::{ui::state::AppState};\n", &[], &["crate::ui"]);
+    assert_eq!(
+        adapter_hits,
+        ["1: `use` imports `crate::ui::state::AppState` (within `crate::ui`)"]
     );
 }
 

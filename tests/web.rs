@@ -86,21 +86,41 @@ fn storage_that_throws_is_an_error_value() {
     );
 }
 
-async fn read_all(path: &str, stall_ms: u32) -> Result<Vec<u8>, FetchError> {
+/// Every chunk the stream adapter returns, in order.
+async fn read_chunks(path: &str, stall_ms: u32) -> Result<Vec<Vec<u8>>, FetchError> {
     let (_c, s) = signal();
     let mut stream = post_stream(&server(path), Some("sk-test"), "{}", &s, stall_ms).await?;
-    let mut bytes = Vec::new();
+    let mut chunks = Vec::new();
     while let Some(chunk) = stream.next().await? {
-        bytes.extend(chunk);
+        chunks.push(chunk);
     }
-    Ok(bytes)
+    Ok(chunks)
+}
+
+async fn read_all(path: &str, stall_ms: u32) -> Result<Vec<u8>, FetchError> {
+    read_chunks(path, stall_ms).await.map(|c| c.concat())
 }
 
 #[wasm_bindgen_test]
 async fn stream_reads_every_byte_across_awkward_splits() {
-    let bytes = read_all("/split", 5_000).await.expect("stream");
+    let chunks = read_chunks("/split", 5_000).await.expect("stream");
+    // The pieces the test server wrote, each followed by a pause: they arrive as separate
+    // reads, so the decoder below really sees a line, `é`, the emoji and a CRLF pair split.
+    let written: [&[u8]; 7] = [
+        b"data: {",
+        b"\"choices\":[{\"delta\":{\"content\":\"h\xC3",
+        b"\xA9 \xF0",
+        b"\x9F\x8C",
+        b"\x8D\"}}]}\r",
+        b"\n\r\ndata: [DONE]\r",
+        b"\n\r\n",
+    ];
+    assert_eq!(chunks, written);
     let mut dec = SseDecoder::new();
-    let mut items = dec.push(&bytes);
+    let mut items = Vec::new();
+    for chunk in &chunks {
+        items.extend(dec.push(chunk));
+    }
     items.extend(dec.finish());
     let data: Vec<String> = items
         .into_iter()

@@ -356,7 +356,8 @@ mod tests {
         assert_eq!(decode_api_key(&encode_api_key(&record)), Ok(record));
         // A settings record that holds a key (hand-edited, or written by a buggy build) loses
         // it when read and saved again: nothing carries unknown fields forward.
-        let tainted = settings_text.replace("\"model\"", "\"api_key\":\"sk-secret-4f2a\",\"model\"");
+        let tainted =
+            settings_text.replace("\"model\"", "\"api_key\":\"sk-secret-4f2a\",\"model\"");
         let read = decode_settings(&tainted).expect("readable");
         assert_eq!(encode_settings(&read), settings_text);
     }

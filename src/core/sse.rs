@@ -502,10 +502,11 @@ mod tests {
         assert_eq!(items.len(), 1);
     }
 
-    // ---------------------------------------------------------------- recorded streams
+    // ---------------------------------------------------------------- provider streams
 
-    /// An OpenAI chat.completion.chunk stream with `stream_options.include_usage`: role delta,
-    /// content deltas, finish_reason, a usage-only final chunk, then `[DONE]`.
+    /// Hand-written (not recorded) in the format of OpenAI's chat.completion.chunk stream with
+    /// `stream_options.include_usage`: role delta, content deltas, finish_reason, a usage-only
+    /// final chunk, then `[DONE]`.
     const OPENAI_STREAM: &str = r#"data: {"id":"chatcmpl-BXq5mT8Zr3kP0cVJ2nH1","object":"chat.completion.chunk","created":1747300000,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_0392822090","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}
 
 data: {"id":"chatcmpl-BXq5mT8Zr3kP0cVJ2nH1","object":"chat.completion.chunk","created":1747300000,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_0392822090","choices":[{"index":0,"delta":{"content":"Bonjour"},"logprobs":null,"finish_reason":null}],"usage":null}
@@ -522,8 +523,9 @@ data: [DONE]
 
 "#;
 
-    /// A DeepSeek-reasoner stream: `reasoning_content` deltas (with `content: null`), then
-    /// `content` deltas, finish, usage on the last chunk, `[DONE]`; keep-alive comment first.
+    /// Hand-written (not recorded) in the format of a DeepSeek-reasoner stream:
+    /// `reasoning_content` deltas (with `content: null`), then `content` deltas, finish, usage on
+    /// the last chunk, `[DONE]`; keep-alive comment first.
     const DEEPSEEK_STREAM: &str = r#": keep-alive
 
 data: {"id":"5d1c8f2e-3b7a-4c2e-9f1d-0a6b2c4e8d10","object":"chat.completion.chunk","created":1747300100,"model":"deepseek-reasoner","system_fingerprint":"fp_5417b77867_prod0425fp8","choices":[{"index":0,"delta":{"role":"assistant","content":null,"reasoning_content":""},"logprobs":null,"finish_reason":null}]}
@@ -542,9 +544,9 @@ data: [DONE]
 
 "#;
 
-    /// A llama.cpp-server-style stream, written here with LF and converted to CRLF by
-    /// [`llama_cpp_stream`]: `: ping` keep-alives, a final chunk with `timings`, and `[DONE]`
-    /// with neither a line break nor a blank line after it.
+    /// Hand-written (not recorded) in the style of llama.cpp's own server (`llama-server`), with
+    /// LF here and converted to CRLF by [`llama_cpp_stream`]: `: ping` keep-alives, a final chunk
+    /// with `timings`, and `[DONE]` with neither a line break nor a blank line after it.
     const LLAMA_CPP_STREAM_LF: &str = r#": ping
 
 data: {"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"created":1747300200,"id":"chatcmpl-Qm3Kx0aL8vTn2P7r","model":"qwen2.5-7b-instruct-q4_k_m.gguf","system_fingerprint":"b5401-e3a9421b","object":"chat.completion.chunk"}
@@ -563,6 +565,13 @@ data: [DONE]"#;
         LLAMA_CPP_STREAM_LF.replace('\n', "\r\n")
     }
 
+    /// Recorded byte for byte (`node tests/fixtures/sse/record-llama.mjs`): llama-cpp-python
+    /// 0.3.36 (sse-starlette: LF line ends, JSON with non-ASCII escaped) serving SmolLM2-135M
+    /// with `max_tokens: 24`, so it ends with `finish_reason: "length"`: a role delta, 24 content
+    /// deltas, the finish chunk and `[DONE]`.
+    const LLAMA_CPP_PYTHON_RECORDED: &[u8] =
+        include_bytes!("../../tests/fixtures/sse/llama-cpp-python-smollm2.sse");
+
     /// The data of every event; `None` for a comment.
     fn data_of(items: &[SseItem]) -> Vec<Option<&str>> {
         items
@@ -575,12 +584,14 @@ data: [DONE]"#;
     }
 
     #[test]
-    fn recorded_streams_decode_identically_at_every_split_point() {
+    fn provider_streams_decode_identically_at_every_split_point() {
         let llama = llama_cpp_stream();
-        let streams: [(&str, &str, usize, usize); 3] = [
+        let recorded = std::str::from_utf8(LLAMA_CPP_PYTHON_RECORDED).expect("UTF-8");
+        let streams: [(&str, &str, usize, usize); 4] = [
             ("openai", OPENAI_STREAM, 7, 0),
             ("deepseek", DEEPSEEK_STREAM, 7, 1),
             ("llama.cpp", &llama, 5, 2),
+            ("llama-cpp-python, recorded", recorded, 27, 0),
         ];
         for (name, stream, events, comments) in streams {
             let whole = decode(&[stream]);
@@ -617,6 +628,42 @@ data: [DONE]"#;
             }
             assert_split_invariant(stream.as_bytes(), &whole);
         }
+    }
+
+    /// The recorded stream, decoded in two pieces cut inside the first `\u00e9` escape (Python's
+    /// JSON writer escapes non-ASCII), carries the reply the server generated.
+    #[test]
+    fn recorded_llama_cpp_python_stream_carries_the_reply() {
+        use crate::core::provider::stream::{parse_event, StreamUpdate};
+        let bytes = LLAMA_CPP_PYTHON_RECORDED;
+        let escape = br"\u00e9";
+        let cut = bytes
+            .windows(escape.len())
+            .position(|w| w == escape)
+            .expect("an escaped é in the reply")
+            + 3;
+        let items = decode(&[&bytes[..cut], &bytes[cut..]]);
+        let (mut content, mut finish) = (String::new(), Vec::new());
+        for item in &items {
+            let SseItem::Event(e) = item else {
+                panic!("no comments in the recording: {item:?}")
+            };
+            if e.data == "[DONE]" {
+                continue;
+            }
+            for update in parse_event(e).expect("a chat.completion.chunk") {
+                match update {
+                    StreamUpdate::Content(text) => content.push_str(&text),
+                    StreamUpdate::Finish(reason) => finish.push(reason),
+                    other => panic!("unexpected update {other:?}"),
+                }
+            }
+        }
+        assert_eq!(
+            content,
+            "Bonjour, je ne sais qua le plus. Je ne suis pas désolé à l'esp"
+        );
+        assert_eq!(finish, ["length"]);
     }
 
     // ---------------------------------------------------------------- properties

@@ -2,37 +2,34 @@
 // and dark: empty chat, a conversation with markdown (code, table, link), an error alert, and the
 // Settings, Rename and Delete dialogs, and the prompt views (System prompt, Chat setup,
 // Prompts). Fails on any serious or critical violation.
-import { test, before, after } from 'node:test';
+//
+// axe-core runs under the page's Content-Security-Policy like everything else: its source is
+// served from a same-origin URL (a route of the test's browser context) and loaded with a
+// <script src>, which `script-src 'self'` allows; a CSP violation fails the test (withApp).
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { startFakeLlm } from './support/fake-llm.mjs';
-import { startStatic } from './support/static-server.mjs';
-import { requireDist } from './support/env.mjs';
-import { launch, configure, sendMessage, waitIdle, byName, messageBox } from './support/browser.mjs';
-
+import { useApp } from './support/app.mjs';
+import { configure, sendMessage, waitIdle, byName } from './support/browser.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-let fake;
-let web;
-let browser;
+/** Where the page loads axe-core from: same origin as the app, answered by a context route. */
+const AXE_PATH = '__e2e__/axe.min.js';
 
-before(async () => {
-  const dist = requireDist();
-  fake = await startFakeLlm();
-  web = await startStatic({ root: dist });
-  browser = await launch();
-});
+const e2e = useApp();
 
-after(async () => {
-  await browser?.close();
-  await web?.close();
-  await fake?.close();
-});
+/** Serves axe-core at AXE_PATH next to the app, for this page's browser context. */
+async function serveAxe(page) {
+  const url = new URL(AXE_PATH, e2e.web.url).href;
+  await page.context().route(url, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: AXE }));
+  return url;
+}
 
 async function audit(page, label) {
-  // Injected with the page's CSP bypassed (context option), only for the audit.
-  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.addScriptTag({ content: AXE });
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) {
+    await page.addScriptTag({ url: new URL(AXE_PATH, e2e.web.url).href });
+  }
   const result = await page.evaluate(async () => {
     const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
@@ -42,16 +39,13 @@ async function audit(page, label) {
 }
 
 for (const scheme of ['light', 'dark']) {
-  test(`no serious accessibility violations (${scheme})`, async () => {
-    const context = await browser.newContext({ colorScheme: scheme, bypassCSP: true, viewport: { width: 1280, height: 900 } });
-    try {
-      const page = await context.newPage();
-      await page.goto(web.url);
-      await messageBox(page).waitFor();
+  test(`no serious accessibility violations (${scheme})`, async (t) => {
+    await e2e.open(t, async ({ page }) => {
+      await serveAxe(page);
       await audit(page, 'empty chat');
 
-      await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-a11y' });
-      fake.enqueue({
+      await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-a11y' });
+      e2e.fake.enqueue({
         reasoning: ['Thinking.'],
         chunks: ['Here is **code**:\n\n```rust\nfn main() {}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n', 'See [docs](https://example.test/docs).'],
       });
@@ -59,7 +53,7 @@ for (const scheme of ['light', 'dark']) {
       await waitIdle(page);
       await audit(page, 'conversation');
 
-      fake.enqueue({ chunks: Array.from({ length: 30 }, (_, i) => `w${i} `), delayMs: 100 });
+      e2e.fake.enqueue({ chunks: Array.from({ length: 30 }, (_, i) => `w${i} `), delayMs: 100 });
       await sendMessage(page, 'Slowly');
       await page.getByRole('button', byName('Stop')).waitFor();
       await audit(page, 'streaming');
@@ -67,7 +61,7 @@ for (const scheme of ['light', 'dark']) {
       await waitIdle(page);
       await audit(page, 'stopped reply');
 
-      fake.enqueue({ status: 401, body: { error: { message: 'Incorrect API key provided' } } });
+      e2e.fake.enqueue({ status: 401, body: { error: { message: 'Incorrect API key provided' } } });
       await sendMessage(page, 'Again');
       await page.getByRole('alert').waitFor();
       await audit(page, 'error alert');
@@ -103,8 +97,6 @@ for (const scheme of ['light', 'dark']) {
       await prompts.getByRole('button', byName('Copy')).click();
       await audit(page, 'Prompts editor');
       await prompts.getByRole('button', byName('Close')).click();
-    } finally {
-      await context.close();
-    }
+    }, { contextOptions: { colorScheme: scheme } });
   });
 }

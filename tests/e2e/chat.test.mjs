@@ -1,12 +1,8 @@
 // Chat round trips against the scripted fake server: send, stream, stop, regenerate, edit.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startFakeLlm } from './support/fake-llm.mjs';
-import { startStatic } from './support/static-server.mjs';
-import { requireDist } from './support/env.mjs';
+import { useApp } from './support/app.mjs';
 import {
-  launch,
-  withApp,
   configure,
   waitIdle,
   sendMessage,
@@ -27,34 +23,19 @@ import {
 
 const API_KEY = 'sk-e2e-chat-4b1d9e';
 
-let fake;
-let web;
-let browser;
-
-before(async () => {
-  const dist = requireDist();
-  fake = await startFakeLlm();
-  web = await startStatic({ root: dist });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await web?.close();
-  await fake?.close();
-});
+const e2e = useApp();
 
 async function setup(page, extra = {}) {
-  fake.reset();
-  await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: API_KEY, ...extra });
+  e2e.fake.reset();
+  await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: API_KEY, ...extra });
 }
 
 test('Enter sends; the reply streams in and ends with the exact text; the request is well formed', async (t) => {
-  await withApp(browser, web.url, t, async ({ page, requests }) => {
+  await e2e.open(t, async ({ page, requests }) => {
     await setup(page);
     const pieces = ['Alpha ', 'bravo ', 'charlie ', 'delta ', 'echo ', 'foxtrot ', 'golf ', 'hotel.'];
     const expected = pieces.join('');
-    fake.enqueue({ chunks: pieces, delayMs: 150 });
+    e2e.fake.enqueue({ chunks: pieces, delayMs: 150 });
 
     const stopRecording = await recordAssistantTexts(page);
     await sendMessage(page, 'Hello there');
@@ -85,7 +66,7 @@ test('Enter sends; the reply streams in and ends with the exact text; the reques
     );
 
     // The request the server received.
-    const chats = fake.chatRequests();
+    const chats = e2e.fake.chatRequests();
     assert.equal(chats.length, 1);
     const req = chats[0];
     assert.equal(req.body.stream, true, 'stream: true');
@@ -100,7 +81,7 @@ test('Enter sends; the reply streams in and ends with the exact text; the reques
 });
 
 test('Shift+Enter inserts a newline instead of sending', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     const box = messageBox(page);
     await box.click();
@@ -110,20 +91,20 @@ test('Shift+Enter inserts a newline instead of sending', async (t) => {
     assert.equal(await box.inputValue(), 'line one\nline two');
     await sleep(300); // give a wrongly sent message a chance to show up
     assert.equal(await articles(page, 'user').count(), 0, 'Shift+Enter must not send');
-    assert.equal(fake.chatRequests().length, 0, 'Shift+Enter must not send');
+    assert.equal(e2e.fake.chatRequests().length, 0, 'Shift+Enter must not send');
 
     await box.press('Enter');
     await poll(async () => (await articles(page, 'assistant').count()) === 1, { message: 'the reply' });
     await waitIdle(page);
-    assert.equal(fake.chatRequests().at(-1).body.messages.at(-1).content, 'line one\nline two');
+    assert.equal(e2e.fake.chatRequests().at(-1).body.messages.at(-1).content, 'line one\nline two');
     assert.equal(await textOf(lastAssistant(page)), 'Echo: line one\nline two');
   });
 });
 
 test('reasoning is shown in a collapsed "Reasoning" details, the answer outside it', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
-    fake.enqueue({ reasoning: ['Let me ', 'think it ', 'over.'], chunks: ['The answer ', 'is 42.'], delayMs: 20 });
+    e2e.fake.enqueue({ reasoning: ['Let me ', 'think it ', 'over.'], chunks: ['The answer ', 'is 42.'], delayMs: 20 });
     await sendMessage(page, 'Meaning of life?');
     await waitIdle(page);
     const reply = lastAssistant(page);
@@ -142,10 +123,10 @@ test('reasoning is shown in a collapsed "Reasoning" details, the answer outside 
 });
 
 async function stopTest(t, stopAction) {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     const pieces = Array.from({ length: 20 }, (_, i) => `w${String(i + 1).padStart(2, '0')} `);
-    fake.enqueue({ chunks: pieces, delayMs: 300 });
+    e2e.fake.enqueue({ chunks: pieces, delayMs: 300 });
     await sendMessage(page, 'Count slowly');
     const reply = lastAssistant(page);
     await poll(async () => (await textOf(reply)).length > 0, { message: 'the first streamed text' });
@@ -161,7 +142,7 @@ async function stopTest(t, stopAction) {
     assert.doesNotMatch(kept, /w20/, 'the reply was stopped before the end');
 
     // The fetch was really aborted: the server saw the connection close before the stream ended.
-    const req = fake.chatRequests().at(-1);
+    const req = e2e.fake.chatRequests().at(-1);
     const how = await Promise.race([req.closed, sleep(5_000).then(() => 'still open after 5 s')]);
     assert.equal(how, 'aborted', 'the fake server saw the client abort the stream');
 
@@ -184,7 +165,7 @@ test('Esc also stops the stream', async (t) => {
 });
 
 test('Regenerate streams a new variant; the variant switcher moves between them', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     await sendMessage(page, 'Tell me a story');
     await waitIdle(page);
@@ -192,7 +173,7 @@ test('Regenerate streams a new variant; the variant switcher moves between them'
     await waitForStatus(reply, 'complete');
     assert.equal(await textOf(reply), 'Echo: Tell me a story');
 
-    fake.enqueue({ chunks: ['Second ', 'version ', 'of it.'], delayMs: 50 });
+    e2e.fake.enqueue({ chunks: ['Second ', 'version ', 'of it.'], delayMs: 50 });
     await reply.getByRole('button', byName('Regenerate')).click();
     await poll(async () => (await textOf(lastAssistant(page))) === 'Second version of it.', {
       timeout: 15_000,
@@ -203,8 +184,8 @@ test('Regenerate streams a new variant; the variant switcher moves between them'
     assert.equal(await articles(page, 'assistant').count(), 1, 'variants replace each other in place');
 
     // The regenerate request does not contain the reply being replaced.
-    const regen = fake.chatRequests().at(-1);
-    assert.equal(fake.chatRequests().length, 2);
+    const regen = e2e.fake.chatRequests().at(-1);
+    assert.equal(e2e.fake.chatRequests().length, 2);
     assert.equal(regen.body.messages.at(-1).role, 'user');
     assert.equal(regen.body.messages.at(-1).content, 'Tell me a story');
     assert.ok(
@@ -228,7 +209,7 @@ test('Regenerate streams a new variant; the variant switcher moves between them'
 });
 
 test('Edit and "Save and send" branches the conversation; the old branch stays reachable', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     await sendMessage(page, 'First question');
     await waitIdle(page);
@@ -250,7 +231,7 @@ test('Edit and "Save and send" branches the conversation; the old branch stays r
     assert.equal(await articles(page, 'user').count(), 1, 'the edit replaces the message in place');
     assert.equal(await articles(page, 'assistant').count(), 1);
     assert.equal(await textOf(lastUser(page)), 'Second question');
-    const sent = fake.chatRequests().at(-1).body.messages;
+    const sent = e2e.fake.chatRequests().at(-1).body.messages;
     assert.equal(sent.at(-1).content, 'Second question');
     assert.ok(!sent.some((m) => String(m.content).includes('First question')), 'the old branch is not sent');
 
@@ -271,10 +252,10 @@ test('Edit and "Save and send" branches the conversation; the old branch stays r
 });
 
 test('closing the page mid-reply keeps the partial text, restored as Incomplete', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     const pieces = Array.from({ length: 40 }, (_, i) => `p${String(i + 1).padStart(2, '0')} `);
-    fake.enqueue({ chunks: pieces, delayMs: 100 });
+    e2e.fake.enqueue({ chunks: pieces, delayMs: 100 });
     await sendMessage(page, 'Write slowly');
     const reply = lastAssistant(page);
     // Wait past the first checkpoint (about once a second) with text on screen.
@@ -287,7 +268,7 @@ test('closing the page mid-reply keeps the partial text, restored as Incomplete'
     assert.match(kept, /^p01 p02 p03 p04 p05/, `the checkpointed partial reply is kept (got ${JSON.stringify(kept)})`);
     assert.doesNotMatch(kept, /p40/, 'the reply was cut by the reload');
     // The reply can be retried from there.
-    fake.enqueue({ chunks: ['Done ', 'now.'] });
+    e2e.fake.enqueue({ chunks: ['Done ', 'now.'] });
     await restored.getByRole('button', byName('Retry')).click();
     await waitIdle(page);
     assert.equal(await textOf(lastAssistant(page)), 'Done now.');
@@ -295,14 +276,14 @@ test('closing the page mid-reply keeps the partial text, restored as Incomplete'
 });
 
 test('switching to a new chat mid-reply stops it and keeps the partial in the old chat', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     const pieces = Array.from({ length: 40 }, (_, i) => `s${String(i + 1).padStart(2, '0')} `);
-    fake.enqueue({ chunks: pieces, delayMs: 100 });
+    e2e.fake.enqueue({ chunks: pieces, delayMs: 100 });
     await sendMessage(page, 'Switch away from me');
     // Past the first checkpoint (about once a second), so the stored record already holds text.
     await poll(async () => (await textOf(lastAssistant(page))).includes('s15'), { message: 'fifteen pieces streamed' });
-    await page.getByRole('button', byName('New chat')).first().click();
+    await page.getByRole('button', byName('New chat')).click();
     await poll(async () => (await articles(page, 'user').count()) === 0, { message: 'the new chat is open' });
     await waitIdle(page);
     await chatEntry(page, 'Switch away from me').click();

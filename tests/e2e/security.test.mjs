@@ -1,13 +1,10 @@
 // Hostile model output (and a hostile user message) must render as inert text: no script runs,
 // no remote resource is fetched, no javascript: link survives — live and after a reload.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startFakeLlm, sseContent } from './support/fake-llm.mjs';
-import { startStatic } from './support/static-server.mjs';
-import { requireDist } from './support/env.mjs';
+import { sseContent } from './support/fake-llm.mjs';
+import { useApp } from './support/app.mjs';
 import {
-  launch,
-  withApp,
   configure,
   waitIdle,
   sendMessage,
@@ -45,22 +42,7 @@ function shards(text, size = 13) {
   return out;
 }
 
-let fake;
-let web;
-let browser;
-
-before(async () => {
-  const dist = requireDist();
-  fake = await startFakeLlm();
-  web = await startStatic({ root: dist });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await web?.close();
-  await fake?.close();
-});
+const e2e = useApp();
 
 async function assertInert(app, label) {
   const { page } = app;
@@ -99,7 +81,7 @@ async function assertInert(app, label) {
     assert.ok(['http:', 'https:', 'mailto:'].includes(protocol), `${label}: link ${JSON.stringify(text)} has unsafe href ${href}`);
   }
 
-  const allowed = new Set([app.origin, fake.origin]);
+  const allowed = new Set([app.origin, e2e.fake.origin]);
   const foreign = app.requests.filter((u) => {
     const url = new URL(u);
     if (url.protocol === 'data:' || url.protocol === 'blob:') return false;
@@ -117,13 +99,13 @@ async function assertInert(app, label) {
 }
 
 test('hostile markdown and HTML in a reply stay inert, also after a reload', async (t) => {
-  await withApp(browser, web.url, t, async (app) => {
+  await e2e.open(t, async (app) => {
     const { page } = app;
-    fake.reset();
-    await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
     // Only what happens from here on is about rendering the reply.
     app.requests.length = 0;
-    fake.enqueue({ raw: sseContent(shards(HOSTILE)), rawDelayMs: 5 });
+    e2e.fake.enqueue({ raw: sseContent(shards(HOSTILE)), rawDelayMs: 5 });
     await sendMessage(page, HOSTILE_USER);
     await waitIdle(page);
     await waitForStatus(lastAssistant(page), 'complete');
@@ -141,12 +123,12 @@ test('hostile markdown and HTML in a reply stay inert, also after a reload', asy
 });
 
 test('a code block in a reply has a working "Copy code" button', async (t) => {
-  await withApp(browser, web.url, t, async (app) => {
+  await e2e.open(t, async (app) => {
     const { page } = app;
-    fake.reset();
-    await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
     const code = 'console.log("copied <b>ok</b>");';
-    fake.enqueue({ chunks: ['Here is code:\n\n', '```js\n', `${code}\n`, '```\n'] });
+    e2e.fake.enqueue({ chunks: ['Here is code:\n\n', '```js\n', `${code}\n`, '```\n'] });
     await sendMessage(page, 'Show code');
     await waitIdle(page);
     const reply = lastAssistant(page);
@@ -170,7 +152,7 @@ test('a code block in a reply has a working "Copy code" button', async (t) => {
 });
 
 test('if the markdown module cannot load: a clear alert, replies shown as inert plain text', async (t) => {
-  await withApp(browser, web.url, t, async (app) => {
+  await e2e.open(t, async (app) => {
     const { page } = app;
     // Block the renderer module, then reload so the app starts without it.
     await page.route('**/md-*/**', (route) => route.abort());
@@ -178,9 +160,9 @@ test('if the markdown module cannot load: a clear alert, replies shown as inert 
     const alert = page.getByRole('alert');
     await alert.waitFor({ state: 'visible' });
     assert.match(await alert.innerText(), /Formatting could not be loaded/);
-    fake.reset();
-    await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
-    fake.enqueue({ raw: sseContent(shards('**bold** <img src=x onerror="window.__xss=1"> [x](javascript:alert(1))')), rawDelayMs: 5 });
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
+    e2e.fake.enqueue({ raw: sseContent(shards('**bold** <img src=x onerror="window.__xss=1"> [x](javascript:alert(1))')), rawDelayMs: 5 });
     await sendMessage(page, 'plain please');
     await waitIdle(page);
     await waitForStatus(lastAssistant(page), 'complete');

@@ -1,13 +1,10 @@
 // Chat sessions: sidebar list, titles, rename, delete, persistence across reloads, storage layout,
 // and keeping the API key out of places it does not belong.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeLlm } from './support/fake-llm.mjs';
-import { startStatic } from './support/static-server.mjs';
-import { requireDist } from './support/env.mjs';
+import { useApp } from './support/app.mjs';
 import {
-  launch,
-  withApp,
   configure,
   waitIdle,
   sendMessage,
@@ -26,26 +23,11 @@ import {
   sleep,
 } from './support/browser.mjs';
 
-let fake;
-let web;
-let browser;
-
-before(async () => {
-  const dist = requireDist();
-  fake = await startFakeLlm();
-  web = await startStatic({ root: dist });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await web?.close();
-  await fake?.close();
-});
+const e2e = useApp();
 
 async function setup(page, apiKey = 'sk-e2e-sessions') {
-  fake.reset();
-  await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey });
+  e2e.fake.reset();
+  await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey });
 }
 
 async function chat(page, text) {
@@ -54,8 +36,9 @@ async function chat(page, text) {
   await waitForStatus(lastAssistant(page), 'complete');
 }
 
-// The "New chat" button; `.first()` because a fresh, untitled chat may also be listed as "New chat".
-const newChatButton = (page) => page.getByRole('button', byName('New chat')).first();
+// The "New chat" button: the only control of that name (an untitled chat is listed as
+// "Untitled chat"; a second match would fail Playwright's strict mode).
+const newChatButton = (page) => page.getByRole('button', byName('New chat'));
 
 async function newChat(page) {
   await newChatButton(page).click();
@@ -94,7 +77,7 @@ async function expectTitles(page, expected, message) {
 }
 
 test('New chat, newest-first list, active marker, titles, rename and delete', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     await chat(page, 'Plan a trip to Kyoto');
     await expectTitles(page, ['Plan a trip to Kyoto'], 'the title from the first user message');
@@ -159,7 +142,7 @@ function commonPrefix(a, b) {
 }
 
 test('reload restores chats, the active chat and a half-typed draft; storage is versioned per session', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     await chat(page, 'Alpha topic');
     await newChat(page);
@@ -211,12 +194,12 @@ test('reload restores chats, the active chat and a half-typed draft; storage is 
 });
 
 test('the API key stays out of other storage records, request URLs, the page text and the console', async (t) => {
-  await withApp(browser, web.url, t, async (app) => {
+  await e2e.open(t, async (app) => {
     const { page } = app;
     const KEY = 'sk-e2e-SECRET-7f3a9c2d41';
     await setup(page, KEY);
     await chat(page, 'Key check');
-    assert.equal(fake.chatRequests().at(-1).headers.authorization, `Bearer ${KEY}`, 'the key is used');
+    assert.equal(e2e.fake.chatRequests().at(-1).headers.authorization, `Bearer ${KEY}`, 'the key is used');
     await newChat(page);
     await chat(page, 'Second key check');
     await reload(page);
@@ -235,7 +218,7 @@ test('the API key stays out of other storage records, request URLs, the page tex
     assert.ok(holders.length + sessionHolders.length <= 1, 'the key is not duplicated into sessionStorage');
 
     assert.ok(!app.requests.some((u) => u.includes(KEY)), 'no request URL carries the key');
-    assert.ok(!fake.requests.some((r) => r.url.includes(KEY)), 'the API server saw no URL with the key');
+    assert.ok(!e2e.fake.requests.some((r) => r.url.includes(KEY)), 'the API server saw no URL with the key');
     assert.ok(!page.url().includes(KEY), 'the page URL does not carry the key');
     assert.ok(!(await page.evaluate(() => document.body.innerText)).includes(KEY), 'the key is not shown as text');
     const leaks = app.consoleMessages.filter((m) => m.text.includes(KEY));
@@ -244,7 +227,7 @@ test('the API key stays out of other storage records, request URLs, the page tex
 });
 
 test('full storage: a clear alert, the chat stays on screen, the stored copy is left intact', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     await chat(page, 'Remember the order 4711');
     const key = await page.evaluate(() => Object.keys(localStorage).find((k) => k.startsWith('satori.session.')));
@@ -271,7 +254,7 @@ test('full storage: a clear alert, the chat stays on screen, the stored copy is 
 });
 
 test('a corrupt session record: a clear alert, the record is left untouched, the app still works', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     await chat(page, 'First chat');
     const key = await page.evaluate(() => Object.keys(localStorage).find((k) => k.startsWith('satori.session.')));
@@ -288,12 +271,12 @@ test('a corrupt session record: a clear alert, the record is left untouched, the
 });
 
 test('the saved API key still goes with requests after a reload, and only to its server', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page, 'sk-e2e-reload-7c1');
     await reload(page);
-    fake.reset();
+    e2e.fake.reset();
     await chat(page, 'After reload');
-    const req = fake.chatRequests().at(-1);
+    const req = e2e.fake.chatRequests().at(-1);
     assert.equal(req.headers.authorization, 'Bearer sk-e2e-reload-7c1');
     // Point the app elsewhere by hand-editing the settings record: the key must not follow.
     const other = await startFakeLlm();
@@ -315,7 +298,7 @@ test('the saved API key still goes with requests after a reload, and only to its
 });
 
 test('"New chat" on an untouched chat does not pile up empty chats', async (t) => {
-  await withApp(browser, web.url, t, async ({ page }) => {
+  await e2e.open(t, async ({ page }) => {
     await setup(page);
     await chat(page, 'Something to keep');
     await newChat(page);
@@ -323,6 +306,6 @@ test('"New chat" on an untouched chat does not pile up empty chats', async (t) =
     await newChatButton(page).click();
     await poll(async () => (await titles(page)).length === 2, { message: 'two entries in the list' });
     await sleep(300);
-    assert.deepEqual(await titles(page), ['New chat', 'Something to keep']);
+    assert.deepEqual(await titles(page), ['Untitled chat', 'Something to keep']);
   });
 });

@@ -1,13 +1,9 @@
 // The app must work when served from a sub-path (e.g. GitHub Pages project sites): every asset is
 // loaded relative to the page, and a chat round trip persists across a reload.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startFakeLlm } from './support/fake-llm.mjs';
-import { startStatic } from './support/static-server.mjs';
-import { requireDist } from './support/env.mjs';
+import { useApp } from './support/app.mjs';
 import {
-  launch,
-  withApp,
   configure,
   waitIdle,
   sendMessage,
@@ -22,52 +18,37 @@ import {
 
 const PREFIX = '/tools/satori/';
 
-let fake;
-let web;
-let browser;
-
-before(async () => {
-  const dist = requireDist();
-  fake = await startFakeLlm();
-  web = await startStatic({ root: dist, prefix: PREFIX });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await web?.close();
-  await fake?.close();
-});
+const e2e = useApp({ prefix: PREFIX });
 
 test(`served under ${PREFIX}: a chat round trip works and persists across a reload`, async (t) => {
-  assert.ok(web.url.endsWith(PREFIX));
-  await withApp(browser, web.url, t, async (app) => {
+  assert.ok(e2e.web.url.endsWith(PREFIX));
+  await e2e.open(t, async (app) => {
     const { page } = app;
-    await configure(page, { baseUrl: fake.baseUrl, model: 'fake-large', apiKey: 'sk-e2e-subpath' });
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-large', apiKey: 'sk-e2e-subpath' });
     await sendMessage(page, 'Subpath hello');
     await waitIdle(page);
     assert.equal(await waitForStatus(lastAssistant(page), 'complete'), 'complete');
     assert.equal(await textOf(lastAssistant(page)), 'Echo: Subpath hello');
-    assert.equal(fake.chatRequests().at(-1).body.model, 'fake-large');
+    assert.equal(e2e.fake.chatRequests().at(-1).body.model, 'fake-large');
 
     await reload(page);
     await poll(async () => (await articles(page, 'assistant').count()) === 1, { message: 'the restored reply' });
     assert.equal(await textOf(lastUser(page)), 'Subpath hello');
     assert.equal(await textOf(lastAssistant(page)), 'Echo: Subpath hello');
-    assert.ok(page.url().startsWith(web.url), `the app stays on its sub-path (${page.url()})`);
+    assert.ok(page.url().startsWith(e2e.web.url), `the app stays on its sub-path (${page.url()})`);
 
     // Every request to the app's own origin stayed under the prefix (Chromium's automatic
     // /favicon.ico probe aside), and none of them failed.
-    const own = app.requests.filter((u) => new URL(u).origin === web.origin);
-    assert.ok(own.length >= 3, `the page and its assets were loaded from ${web.origin}`);
+    const own = app.requests.filter((u) => new URL(u).origin === e2e.web.origin);
+    assert.ok(own.length >= 3, `the page and its assets were loaded from ${e2e.web.origin}`);
     const outside = own.filter((u) => !new URL(u).pathname.startsWith(PREFIX) && new URL(u).pathname !== '/favicon.ico');
     assert.deepEqual(outside, [], `all app requests stay under ${PREFIX}`);
     const failed = app.responses.filter(
-      (r) => new URL(r.url).origin === web.origin && r.status >= 400 && new URL(r.url).pathname !== '/favicon.ico',
+      (r) => new URL(r.url).origin === e2e.web.origin && r.status >= 400 && new URL(r.url).pathname !== '/favicon.ico',
     );
     assert.deepEqual(failed, [], 'no app asset failed to load');
     assert.ok(
-      app.responses.some((r) => r.url.startsWith(web.url) && new URL(r.url).pathname.endsWith('.wasm') && r.status === 200),
+      app.responses.some((r) => r.url.startsWith(e2e.web.url) && new URL(r.url).pathname.endsWith('.wasm') && r.status === 200),
       'the wasm module was loaded from under the prefix',
     );
   });

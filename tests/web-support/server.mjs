@@ -5,17 +5,21 @@ import { createServer } from 'node:http';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const sockets = new Set();
 
+// The `/split` stream and where it is cut: inside a line, inside the 2-byte `é`, twice inside
+// the 4-byte emoji, between CR and LF, and inside the final blank line. tests/web.rs expects
+// exactly these pieces as separate reads (a pause follows each write so none are merged).
+const SPLIT_BYTES = Buffer.from('data: {"choices":[{"delta":{"content":"hé 🌍"}}]}\r\n\r\ndata: [DONE]\r\n\r\n');
+const at = (text, offset) => SPLIT_BYTES.indexOf(text) + offset;
+const SPLIT_CUTS = [7, at('é', 1), at('🌍', 1), at('🌍', 3), at('\r\n', 1), SPLIT_BYTES.length - 3];
+
 const routes = {
-  // A stream whose chunks split a line, a 4-byte emoji and a CRLF pair.
   '/split': async (res) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-    const bytes = Buffer.from('data: {"choices":[{"delta":{"content":"hé 🌍"}}]}\r\n\r\ndata: [DONE]\r\n\r\n');
-    const cuts = [7, 30, 31, 33, bytes.indexOf('\r\n') + 1, bytes.length - 3];
     let prev = 0;
-    for (const cut of [...new Set(cuts)].sort((a, b) => a - b).concat([bytes.length])) {
-      res.write(bytes.subarray(prev, cut));
+    for (const cut of [...SPLIT_CUTS, SPLIT_BYTES.length]) {
+      res.write(SPLIT_BYTES.subarray(prev, cut));
       prev = cut;
-      await sleep(30);
+      await sleep(100);
     }
     res.end();
   },

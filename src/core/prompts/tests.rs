@@ -191,44 +191,45 @@ fn rendering_errors_are_values() {
     );
 }
 
-/// Broken template files: (file text, expected diagnostic as `line:col: key: message`).
-const BROKEN: &[(&str, &str)] = &[
-    ("a:\n  version: 1\n  description: d\n", "1:1: `a`: missing `system` (the system prompt)"),
-    ("a:\n  description: d\n  system: s\n", "1:1: `a`: missing `version`"),
-    ("a:\n  version: 1\n  system: s\n", "1:1: `a`: missing `description`"),
-    ("a:\n  version: one\n  description: d\n  system: s\n", "2:12: `a.version`: expected a whole number from 1"),
-    ("a:\n  version: 1\n  description: d\n  system: \"\"\n", "4:11: `a.system`: must not be empty"),
-    ("a:\n  version: 1\n  description: d\n  sytem: s\n", "4:3: `a.sytem`: unknown field (expected one of: version, description, system, examples, user, variables, output_schema)"),
-    ("a:\n  version: 1\n  description: d\n  system:\n    - fragment: nope\n", "5:17: `a.system[0].fragment`: unknown fragment `nope`"),
-    ("a:\n  version: 1\n  description: d\n  system:\n    - fragment: shots\n", "5:17: `a.system[0].fragment`: fragment `shots` holds examples; list it under `examples`"),
-    ("a:\n  version: 1\n  description: d\n  system: s\n  examples:\n    - fragment: rule\n", "6:17: `a.examples[0].fragment`: fragment `rule` is a `constraint` fragment, not `examples`"),
-    ("a:\n  version: 1\n  description: d\n  system: Hi {name}\n", "4:11: `a.system`: placeholder `{name}` is not declared under `a.variables` (line 1, column 4 of this text)"),
-    ("a:\n  version: 1\n  description: d\n  system: >-\n    Hello\n\n    dear {name}\n", "5:5: `a.system`: placeholder `{name}` is not declared under `a.variables` (line 2, column 6 of this text)"),
-    ("a:\n  version: 1\n  description: d\n  system:\n    - fragment: persona\n", "5:17: `a.system[0].fragment (persona)`: placeholder `{name}` is not declared under `a.variables`"),
-    ("a:\n  version: 1\n  description: d\n  system: s\n  user: \"{q}\"\n", "5:9: `a.user`: placeholder `{q}` is not declared under `a.variables`"),
-    ("a:\n  version: 1\n  description: d\n  system: \"{output_schema}\"\n", "4:11: `a.system`: placeholder `{output_schema}` is not declared"),
-    ("a:\n  version: 1\n  description: d\n  system: \"a {b c\"\n", "4:11: `a.system`: line 1 column 3 of this text: `{` does not start a placeholder"),
-    ("a:\n  version: 1\n  description: d\n  system: |\n    ok\n    x }\n", "6:7: `a.system`: `}` closes nothing"),
-    ("a:\n  version: 1\n  description: d\n  system: |\n\n    one\n    x { y\n", "7:7: `a.system`: `{` does not start a placeholder"),
-    ("a:\n  version: 1\n  description: d\n  system: |\n    Hello\n    dear {name}\n", "6:10: `a.system`: placeholder `{name}` is not declared"),
-    ("a:\n  version: 1\n  description: d\n  system: s\n  examples:\n    - input: |\n        q {who}\n      output: a\n", "7:11: `a.examples[0].input`: placeholder `{who}` is not declared"),
-    ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      when: lang == en\n", "6:13: `a.system[0].when`: condition uses `lang`, which is not declared under `a.variables`"),
-    ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      when: lang == fr\n  variables:\n    lang: {options: [en, zh]}\n", "6:13: `a.system[0].when`: `fr` is not one of the options of `lang` (en, zh)"),
-    ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      when: 1x == y\n", "6:13: `a.system[0].when`: condition `1x == y` must read"),
-    ("a:\n  version: 1\n  description: d\n  system: s\n  variables:\n    lang: {default: fr, options: [en]}\n", "6:21: `a.variables.lang.default`: `fr` is not one of the options"),
-    ("a:\n  version: 1\n  description: d\n  system: s\n  variables:\n    output_schema: x\n", "6:5: `a.variables.output_schema`: `output_schema` is reserved"),
-    ("a:\n  version: 1\n  description: d\n  system: s\n  output_schema: \"{not json\"\n", "5:18: `a.output_schema`: not valid JSON"),
-    ("a:\n  version: 1\n  description: d\n  system: s\n  output_schema: \"[1]\"\n", "5:18: `a.output_schema`: expected a JSON Schema object"),
-    ("a:\n  version: 1\n  description: d\n  system: s\n  examples:\n    - input: q\n", "6:7: `a.examples[0]`: missing `output`"),
-    ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      fragment: rule\n", "5:7: `a.system[0]`: a part has either `text` or `fragment`"),
-    ("bad name:\n  version: 1\n  description: d\n  system: s\n", "1:1: `bad name`: a template name uses letters"),
-    ("a: just text\n", "1:4: `a`: expected a mapping, found text"),
-    ("- a\n- b\n", "1:1: expected a mapping of template names to templates, found a list"),
-    ("", "1:1: expected a mapping of template names to templates, found an empty value"),
-    ("a:\n  version: 1\n  version: 2\n", "3:3: invalid YAML: duplicate key `version` (first written at line 2)"),
-    ("a:\n  version: 1\n  description: d\n  system: [unclosed\n", "5:1: invalid YAML:"),
-    ("a:\n  version: 1\n description: d\n", "3:2: invalid YAML:"),
-    ("a: &x\n  version: 1\n", "1:4: invalid YAML: anchors"),
+/// Broken template files: (file text, every expected diagnostic as `line:col: key: message`,
+/// in order; the file name `t.yaml:` is added by the test).
+const BROKEN: &[(&str, &[&str])] = &[
+    ("a:\n  version: 1\n  description: d\n", &["1:1: `a`: missing `system` (the system prompt)"]),
+    ("a:\n  description: d\n  system: s\n", &["1:1: `a`: missing `version` (a whole number, bumped when the prompt changes)"]),
+    ("a:\n  version: 1\n  system: s\n", &["1:1: `a`: missing `description`"]),
+    ("a:\n  version: one\n  description: d\n  system: s\n", &["2:12: `a.version`: expected a whole number from 1"]),
+    ("a:\n  version: 1\n  description: d\n  system: \"\"\n", &["4:11: `a.system`: must not be empty"]),
+    ("a:\n  version: 1\n  description: d\n  sytem: s\n", &["4:3: `a.sytem`: unknown field (expected one of: version, description, system, examples, user, variables, output_schema)", "1:1: `a`: missing `system` (the system prompt)"]),
+    ("a:\n  version: 1\n  description: d\n  system:\n    - fragment: nope\n", &["5:17: `a.system[0].fragment`: unknown fragment `nope`"]),
+    ("a:\n  version: 1\n  description: d\n  system:\n    - fragment: shots\n", &["5:17: `a.system[0].fragment`: fragment `shots` holds examples; list it under `examples`"]),
+    ("a:\n  version: 1\n  description: d\n  system: s\n  examples:\n    - fragment: rule\n", &["6:17: `a.examples[0].fragment`: fragment `rule` is a `constraint` fragment, not `examples`"]),
+    ("a:\n  version: 1\n  description: d\n  system: Hi {name}\n", &["4:11: `a.system`: placeholder `{name}` is not declared under `a.variables` (line 1, column 4 of this text)"]),
+    ("a:\n  version: 1\n  description: d\n  system: >-\n    Hello\n\n    dear {name}\n", &["5:5: `a.system`: placeholder `{name}` is not declared under `a.variables` (line 2, column 6 of this text)"]),
+    ("a:\n  version: 1\n  description: d\n  system:\n    - fragment: persona\n", &["5:17: `a.system[0].fragment (persona)`: placeholder `{name}` is not declared under `a.variables`"]),
+    ("a:\n  version: 1\n  description: d\n  system: s\n  user: \"{q}\"\n", &["5:9: `a.user`: placeholder `{q}` is not declared under `a.variables`"]),
+    ("a:\n  version: 1\n  description: d\n  system: \"{output_schema}\"\n", &["4:11: `a.system`: placeholder `{output_schema}` is not declared under `a.variables`"]),
+    ("a:\n  version: 1\n  description: d\n  system: \"a {b c\"\n", &["4:11: `a.system`: line 1 column 3 of this text: `{` does not start a placeholder like `{name}`; write `{{` for a literal brace"]),
+    ("a:\n  version: 1\n  description: d\n  system: |\n    ok\n    x }\n", &["6:7: `a.system`: `}` closes nothing; write `}}` for a literal brace"]),
+    ("a:\n  version: 1\n  description: d\n  system: |\n\n    one\n    x { y\n", &["7:7: `a.system`: `{` does not start a placeholder like `{name}`; write `{{` for a literal brace"]),
+    ("a:\n  version: 1\n  description: d\n  system: |\n    Hello\n    dear {name}\n", &["6:10: `a.system`: placeholder `{name}` is not declared under `a.variables`"]),
+    ("a:\n  version: 1\n  description: d\n  system: s\n  examples:\n    - input: |\n        q {who}\n      output: a\n", &["7:11: `a.examples[0].input`: placeholder `{who}` is not declared under `a.variables`"]),
+    ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      when: lang == en\n", &["6:13: `a.system[0].when`: condition uses `lang`, which is not declared under `a.variables`"]),
+    ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      when: lang == fr\n  variables:\n    lang: {options: [en, zh]}\n", &["6:13: `a.system[0].when`: `fr` is not one of the options of `lang` (en, zh)"]),
+    ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      when: 1x == y\n", &["6:13: `a.system[0].when`: condition `1x == y` must read `variable == value`, `variable != value` or `variable`"]),
+    ("a:\n  version: 1\n  description: d\n  system: s\n  variables:\n    lang: {default: fr, options: [en]}\n", &["6:21: `a.variables.lang.default`: `fr` is not one of the options"]),
+    ("a:\n  version: 1\n  description: d\n  system: s\n  variables:\n    output_schema: x\n", &["6:5: `a.variables.output_schema`: `output_schema` is reserved for the template's `output_schema` field"]),
+    ("a:\n  version: 1\n  description: d\n  system: s\n  output_schema: \"{not json\"\n", &["5:18: `a.output_schema`: not valid JSON: key must be a string at line 1 column 2"]),
+    ("a:\n  version: 1\n  description: d\n  system: s\n  output_schema: \"[1]\"\n", &["5:18: `a.output_schema`: expected a JSON Schema object"]),
+    ("a:\n  version: 1\n  description: d\n  system: s\n  examples:\n    - input: q\n", &["6:7: `a.examples[0]`: missing `output`"]),
+    ("a:\n  version: 1\n  description: d\n  system:\n    - text: t\n      fragment: rule\n", &["5:7: `a.system[0]`: a part has either `text` or `fragment`"]),
+    ("bad name:\n  version: 1\n  description: d\n  system: s\n", &["1:1: `bad name`: a template name uses letters, digits, `-` and `_`, starts with a letter or digit, and has at most 64 characters"]),
+    ("a: just text\n", &["1:4: `a`: expected a mapping, found text"]),
+    ("- a\n- b\n", &["1:1: expected a mapping of template names to templates, found a list"]),
+    ("", &["1:1: expected a mapping of template names to templates, found an empty value"]),
+    ("a:\n  version: 1\n  version: 2\n", &["3:3: invalid YAML: duplicate key `version` (first written at line 2)"]),
+    ("a:\n  version: 1\n  description: d\n  system: [unclosed\n", &["5:1: invalid YAML: while parsing a flow sequence, expected ',' or ']'"]),
+    ("a:\n  version: 1\n description: d\n", &["3:2: invalid YAML: while parsing a block mapping, did not find expected key"]),
+    ("a: &x\n  version: 1\n", &["1:4: invalid YAML: anchors (`&name`) are not supported"]),
 ];
 
 #[test]
@@ -236,49 +237,35 @@ fn broken_files_fail_with_file_key_and_line() {
     for (text, want) in BROKEN {
         let d = templates_from_yaml("t.yaml", text, &fragments()).expect_err(text);
         let all: Vec<String> = d.iter().map(ToString::to_string).collect();
-        let want = format!("t.yaml:{want}");
-        assert!(
-            all.iter().any(|m| m.starts_with(&want)),
-            "{text:?}\nwant: {want}\ngot:  {all:#?}"
-        );
+        let want: Vec<String> = want.iter().map(|w| format!("t.yaml:{w}")).collect();
+        assert_eq!(all, want, "{text:?}");
     }
 }
 
 #[test]
 fn broken_fragment_files() {
-    let cases: &[(&str, &str)] = &[
-        ("f:\n  text: x\n", "1:1: `f`: missing `kind`"),
-        (
-            "f:\n  kind: rule\n  text: x\n",
-            "2:9: `f.kind`: must be one of: role, constraint, format, examples",
-        ),
-        ("f:\n  kind: role\n", "1:1: `f`: missing `text`"),
-        (
-            "f:\n  kind: examples\n  text: x\n",
+    // (file text, every expected diagnostic in order; `f.yaml:` is added by the test)
+    let cases: &[(&str, &[&str])] = &[
+        ("f:\n  text: x\n", &["1:1: `f`: missing `kind` (role, constraint, format or examples)"]),
+        ("f:\n  kind: rule\n  text: x\n", &["2:9: `f.kind`: must be one of: role, constraint, format, examples"]),
+        ("f:\n  kind: role\n", &["1:1: `f`: missing `text`"]),
+        ("f:\n  kind: examples\n  text: x\n", &[
             "3:3: `f.text`: an `examples` fragment holds `examples`, not `text`",
-        ),
-        (
-            "f:\n  kind: examples\n  examples: []\n",
-            "3:13: `f.examples`: the list is empty",
-        ),
-        (
-            "f:\n  kind: examples\n  examples:\n    - input: a\n      answer: b\n",
-            "5:7: `f.examples[0].answer`: unknown field",
-        ),
-        (
-            "f:\n  kind: role\n  text: \"{oops\"\n",
-            "3:9: `f.text`: line 1 column 1 of this text",
-        ),
+            "1:1: `f`: missing `examples` (a list of input/output pairs)",
+        ]),
+        ("f:\n  kind: examples\n  examples: []\n", &["3:13: `f.examples`: the list is empty"]),
+        ("f:\n  kind: examples\n  examples:\n    - input: a\n      answer: b\n", &[
+            "5:7: `f.examples[0].answer`: unknown field (expected one of: input, output)",
+            "4:7: `f.examples[0]`: missing `output`",
+        ]),
+        ("f:\n  kind: role\n  text: \"{oops\"\n", &["3:9: `f.text`: line 1 column 1 of this text: `{` does not start a placeholder like `{name}`; write `{{` for a literal brace"]),
     ];
     for (text, want) in cases {
         let root = yaml::parse(text).expect("parses");
         let d = validate::load_fragments("f.yaml", &root).expect_err(text);
         let all: Vec<String> = d.iter().map(ToString::to_string).collect();
-        let want = format!("f.yaml:{want}");
-        assert!(
-            all.iter().any(|m| m.starts_with(&want)),
-            "{text:?}\nwant: {want}\ngot:  {all:#?}"
-        );
+        let want: Vec<String> = want.iter().map(|w| format!("f.yaml:{w}")).collect();
+        assert_eq!(all, want, "{text:?}");
     }
 }
 
@@ -287,7 +274,14 @@ fn every_problem_of_a_file_is_reported_at_once() {
     let text =
         "a:\n  version: 1\n  description: d\n  system: \"{x}\"\nb:\n  version: 1\n  system: s\n";
     let d = templates_from_yaml("t.yaml", text, &fragments()).unwrap_err();
-    assert_eq!(d.len(), 2, "{d:#?}");
+    let all: Vec<String> = d.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        all,
+        [
+            "t.yaml:4:11: `a.system`: placeholder `{x}` is not declared under `a.variables`",
+            "t.yaml:5:1: `b`: missing `description`",
+        ]
+    );
 }
 
 #[test]
@@ -671,6 +665,76 @@ fn prerendered_builtin_starts_match_the_template_engine() {
         "a bad record leaves the built-in roles"
     );
     assert!(problem.is_some());
+}
+
+/// The planner's system prompt with its defaults, as `prompts/agents.yaml` and
+/// `prompts/fragments.yaml` spell it out (parts joined by a blank line, `{output_schema}` filled in).
+const PLANNER_SYSTEM: &str = r#"You are a planner. Break the user's goal into a short list of concrete, ordered steps. Each step says what to do and how to tell that it is done.
+
+Reply with one JSON object and nothing else: no prose before or after it and no code
+fence. The object must match this JSON Schema:
+{
+  "type": "object",
+  "required": ["goal", "steps", "questions"],
+  "additionalProperties": false,
+  "properties": {
+    "goal": {"type": "string"},
+    "steps": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "required": ["id", "action", "done_when"],
+        "additionalProperties": false,
+        "properties": {
+          "id": {"type": "integer", "minimum": 1},
+          "action": {"type": "string"},
+          "done_when": {"type": "string"},
+          "depends_on": {"type": "array", "items": {"type": "integer"}}
+        }
+      }
+    },
+    "questions": {"type": "array", "items": {"type": "string"}}
+  }
+}
+
+Ask for missing information with a plan whose `questions` list is not empty."#;
+
+/// The planner's few-shot answer (`{{`/`}}` in `prompts/examples.yaml` are literal braces).
+const PLANNER_EXAMPLE_ANSWER: &str = r#"{"goal": "Nightly Postgres backups to S3", "steps": [{"id": 1, "action": "Create an S3 bucket with versioning and a 30-day lifecycle rule", "done_when": "The bucket exists and the rule is listed"}, {"id": 2, "action": "Write a script that runs pg_dump and uploads the file with the AWS CLI", "done_when": "Running it by hand puts a dump in the bucket", "depends_on": [1]}, {"id": 3, "action": "Schedule the script nightly with cron or a systemd timer", "done_when": "A new dump appears after the first night", "depends_on": [2]}, {"id": 4, "action": "Restore the latest dump into a scratch database", "done_when": "The restored row counts match production", "depends_on": [3]}], "questions": []}"#;
+
+/// What each built-in role starts a chat with when every variable keeps its default, written
+/// out by hand from the YAML files: the pre-rendered statics (and so the engine, which the
+/// test above compares with them) must say exactly this. `*` marks a few-shot example.
+#[test]
+fn prerendered_builtin_roles_say_exactly_this() {
+    use super::catalog::BUILTIN_ROLES;
+    let expected: &[(&str, &[&str])] = &[
+        ("assistant", &["system: You are Satori, a helpful assistant. Answer clearly, accurately and to the point.\n\nIf you are not sure, say so instead of guessing.\n\nUse Markdown when it helps: lists, tables, and fenced code blocks with the language named."]),
+        ("coder", &["system: You are an expert software engineer. Give correct, idiomatic, minimal code, explain trade-offs briefly and point out edge cases.\n\nNever invent functions, flags or packages: when you are not sure that something exists, say so.\n\nPut code in fenced code blocks with the language named. Show only the changed parts of long files, with enough context to place them."]),
+        ("planner", &[
+            &format!("system: {PLANNER_SYSTEM}"),
+            "user*: Set up nightly backups of my Postgres database to S3.",
+            &format!("assistant*: {PLANNER_EXAMPLE_ANSWER}"),
+        ]),
+        ("summarizer", &["system: You summarize conversations for someone who will continue them without rereading them.\n\nKeep every ID, order number, amount (with its currency), date, name and open question exactly as written — verbatim, never rounded, translated or paraphrased. Do not add facts that are not in the conversation.\n\nWrite a concise summary as short bullet points, then a section \"Open questions\" listing every question that is still unanswered (write \"none\" if there are none)."]),
+        ("translator", &["system: You are a professional translator. Translate every message the user sends into English. Keep the meaning, tone and formatting (Markdown, code, line breaks); keep names, numbers, IDs and code exactly as they are. Reply with the translation only."]),
+    ];
+    let got: Vec<(&str, Vec<String>)> = BUILTIN_ROLES
+        .iter()
+        .map(|r| {
+            let messages = r.preamble.unwrap_or_default().iter().map(|m| {
+                let star = if m.example { "*" } else { "" };
+                format!("{}{star}: {}", m.role.as_str(), m.content)
+            });
+            (r.key, messages.collect())
+        })
+        .collect();
+    let keys: Vec<&str> = got.iter().map(|(k, _)| *k).collect();
+    let want_keys: Vec<&str> = expected.iter().map(|(k, _)| *k).collect();
+    assert_eq!(keys, want_keys, "the built-in roles, in file order");
+    for ((key, messages), (_, want)) in got.iter().zip(expected) {
+        assert_eq!(messages, want, "{key}");
+    }
 }
 
 #[test]

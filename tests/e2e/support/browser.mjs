@@ -35,13 +35,14 @@ export async function launch() {
 
 /**
  * Opens `url` in a fresh browser context (empty storage) and records what the page does.
+ * `contextOptions` go to `browser.newContext` (e.g. `{ colorScheme: 'dark' }`).
  * Returns { context, page, requests, responses, consoleMessages, consoleErrors, pageErrors,
  *           dialogAlerts, close() }.
  * Every dialog (alert/confirm/prompt) is recorded and dismissed: in these tests any dialog means
  * page script ran that should not have.
  */
-export async function openApp(browser, url, { waitReady = true } = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+export async function openApp(browser, url, { waitReady = true, contextOptions = {} } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
   context.setDefaultTimeout(15_000);
   const origin = new URL(url).origin;
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin }).catch(() => {});
@@ -92,9 +93,10 @@ export async function reload(page) {
 /**
  * Runs `fn(app)` with a fresh app page; on failure saves a screenshot + logs under
  * tests/e2e/artifacts/ and appends the page's errors to the error message; always closes the context.
+ * Fails on any Content-Security-Policy violation the page reported. `contextOptions` as in openApp.
  */
-export async function withApp(browser, url, t, fn) {
-  const app = await openApp(browser, url);
+export async function withApp(browser, url, t, fn, { contextOptions } = {}) {
+  const app = await openApp(browser, url, { contextOptions });
   try {
     const result = await fn(app);
     // The app must run under its Content-Security-Policy without tripping it: a violation means
