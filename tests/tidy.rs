@@ -1,6 +1,8 @@
 //! Architecture invariants, checked on every `cargo test`:
 //! - `src/core/` is pure: no browser crates, no clock, no randomness, no IO.
 //! - `src/adapters/` does not depend on the UI framework.
+//! - No two modules of `src/` import each other, directly or around a longer loop (a module and
+//!   its own submodules excepted).
 //! - The wasm-bindgen version is the same in Cargo.toml, Cargo.lock and Trunk.toml.
 //!
 //! Two checks per file: every line is searched for forbidden names (which catches paths written
@@ -311,4 +313,172 @@ fn wasm_bindgen_versions_agree() {
         setup.contains(&format!("WASM_BINDGEN_VERSION=\"{pinned}\"")),
         "setup.sh must install {pinned}"
     );
+}
+
+/// The module path of a source file: `src/ui/chat.rs` is `ui::chat`, `src/core/turn/mod.rs`
+/// is `core::turn`.
+fn module_of(path: &Path) -> String {
+    let rel = path.strip_prefix("src").unwrap_or(path);
+    let mut parts: Vec<String> = rel
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod" || p == "lib") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// Modules of the crate that `text` refers to through `crate::` paths, written out in code or
+/// imported (grouped imports expanded), each resolved to the longest known module.
+fn referenced_modules(text: &str, known: &[String]) -> Vec<String> {
+    let mut paths: Vec<String> = imported_paths(text).into_iter().map(|(_, p)| p).collect();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        for (i, _) in code.match_indices("crate::") {
+            let tail: String = code[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            // `crate::ui::{…}` is a use tree, expanded above.
+            if !tail.ends_with("::") {
+                paths.push(tail);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        let Some(p) = p.strip_prefix("crate::") else {
+            continue;
+        };
+        let best = known
+            .iter()
+            .filter(|m| is_within(p, m))
+            .max_by_key(|m| m.len());
+        if let Some(m) = best {
+            if !out.contains(m) {
+                out.push(m.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Import cycles among `edges` (module → modules it uses), ignoring a module's use of its own
+/// ancestors or descendants. Each cycle is listed once, as the modules around it.
+fn cycles(edges: &[(String, Vec<String>)]) -> Vec<Vec<String>> {
+    let related = |a: &str, b: &str| is_within(a, b) || is_within(b, a);
+    let next = |m: &str| -> Vec<String> {
+        edges
+            .iter()
+            .find(|(from, _)| from == m)
+            .map(|(_, to)| to.iter().filter(|t| !related(m, t)).cloned().collect())
+            .unwrap_or_default()
+    };
+    let mut found: Vec<Vec<String>> = Vec::new();
+    for (start, _) in edges {
+        // Depth-first search for a way back to `start`.
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some((m, path)) = stack.pop() {
+            for t in next(&m) {
+                if t == *start {
+                    let mut cycle = path.clone();
+                    let min = cycle
+                        .iter()
+                        .enumerate()
+                        .min_by_key(|(_, n)| n.as_str())
+                        .map(|(i, _)| i)
+                        .unwrap_or(0);
+                    cycle.rotate_left(min);
+                    if !found.contains(&cycle) {
+                        found.push(cycle);
+                    }
+                } else if seen.insert(t.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(t.clone());
+                    stack.push((t, longer));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_import_cycles() {
+    let files = rust_files(Path::new("src"));
+    let known: Vec<String> = files
+        .iter()
+        .map(|f| module_of(f))
+        .filter(|m| !m.is_empty())
+        .collect();
+    let edges: Vec<(String, Vec<String>)> = files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("read {f:?}: {e}"));
+            let from = module_of(f);
+            let to = referenced_modules(&text, &known)
+                .into_iter()
+                .filter(|t| *t != from)
+                .collect();
+            (from, to)
+        })
+        .collect();
+    let found = cycles(&edges);
+    assert!(
+        found.is_empty(),
+        "modules that import each other:\n{}",
+        found
+            .iter()
+            .map(|c| c.join(" → "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn import_cycles_are_found() {
+    let known: Vec<String> = [
+        "ui",
+        "ui::chat",
+        "ui::state",
+        "ui::components::a",
+        "ui::components::b",
+        "core::x",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(
+        referenced_modules("use crate::ui::{chat::send, state::{AppState, Live}};\nfn f() { crate::core::x::go(); }", &known),
+        ["ui::chat", "ui::state", "core::x"]
+    );
+    let e = |from: &str, to: &[&str]| {
+        (
+            from.to_string(),
+            to.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        )
+    };
+    // Two modules using each other, and a loop of three.
+    let found = cycles(&[
+        e("ui::chat", &["ui::state"]),
+        e("ui::state", &["ui::chat", "core::x"]),
+        e("ui::components::a", &["ui::components::b"]),
+        e("ui::components::b", &["core::x"]),
+        e("core::x", &["ui::components::a"]),
+    ]);
+    assert!(
+        found.contains(&vec!["ui::chat".to_string(), "ui::state".to_string()]),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|c| c.len() == 3 && c.contains(&"core::x".to_string())),
+        "{found:?}"
+    );
+    // A module and its own parent are not a cycle.
+    assert!(cycles(&[e("ui", &["ui::chat"]), e("ui::chat", &["ui"])]).is_empty());
 }

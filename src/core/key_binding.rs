@@ -5,9 +5,25 @@
 //! base URL by any means — a preset, "Custom", or typing — empties the field unless the stored
 //! key belongs to the new URL, and saving binds a key only to the URL it was typed for
 //! ([`key_save`]). Sending looks the key up by the URL it sends to
-//! ([`ApiKeyRecord::key_for`](crate::core::persist::ApiKeyRecord::key_for)).
+//! ([`ApiKeyRecord::key_for`]).
 
-use crate::core::persist::ApiKeyRecord;
+use serde::{Deserialize, Serialize};
+
+/// The API key and the base URL it was saved for (the `satori.api_key` record).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiKeyRecord {
+    /// The secret.
+    pub key: String,
+    /// The API base URL the key belongs to.
+    pub base_url: String,
+}
+
+impl ApiKeyRecord {
+    /// The key, if it belongs to `base_url`.
+    pub fn key_for(&self, base_url: &str) -> Option<&str> {
+        same_base(&self.base_url, base_url).then_some(self.key.as_str())
+    }
+}
 
 /// A base URL as compared for key ownership: trimmed, without trailing slashes, ASCII lowercase.
 fn normalized(base_url: &str) -> String {

@@ -6,6 +6,7 @@
 //! sessions for the sidebar and remembers the active one. The API key has a record of its own
 //! so that no other record (and no export of other records) can carry it.
 
+pub use crate::core::key_binding::ApiKeyRecord;
 use crate::core::prompts::UserPrompts;
 use crate::core::session::Session;
 use crate::core::settings::Settings;
@@ -167,22 +168,6 @@ pub fn encode_settings(settings: &Settings) -> String {
 /// Decode the settings record.
 pub fn decode_settings(text: &str) -> Result<Settings, DecodeError> {
     decode(text)
-}
-
-/// The API key and the base URL it was saved for. The key is only ever sent to that URL.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApiKeyRecord {
-    /// The secret.
-    pub key: String,
-    /// The API base URL the key belongs to.
-    pub base_url: String,
-}
-
-impl ApiKeyRecord {
-    /// The key, if it belongs to `base_url`.
-    pub fn key_for(&self, base_url: &str) -> Option<&str> {
-        crate::core::key_binding::same_base(&self.base_url, base_url).then_some(self.key.as_str())
-    }
 }
 
 /// Encode the user prompt templates record.

@@ -630,42 +630,6 @@ data: [DONE]"#;
         }
     }
 
-    /// The recorded stream, decoded in two pieces cut inside the first `\u00e9` escape (Python's
-    /// JSON writer escapes non-ASCII), carries the reply the server generated.
-    #[test]
-    fn recorded_llama_cpp_python_stream_carries_the_reply() {
-        use crate::core::provider::stream::{parse_event, StreamUpdate};
-        let bytes = LLAMA_CPP_PYTHON_RECORDED;
-        let escape = br"\u00e9";
-        let cut = bytes
-            .windows(escape.len())
-            .position(|w| w == escape)
-            .expect("an escaped é in the reply")
-            + 3;
-        let items = decode(&[&bytes[..cut], &bytes[cut..]]);
-        let (mut content, mut finish) = (String::new(), Vec::new());
-        for item in &items {
-            let SseItem::Event(e) = item else {
-                panic!("no comments in the recording: {item:?}")
-            };
-            if e.data == "[DONE]" {
-                continue;
-            }
-            for update in parse_event(e).expect("a chat.completion.chunk") {
-                match update {
-                    StreamUpdate::Content(text) => content.push_str(&text),
-                    StreamUpdate::Finish(reason) => finish.push(reason),
-                    other => panic!("unexpected update {other:?}"),
-                }
-            }
-        }
-        assert_eq!(
-            content,
-            "Bonjour, je ne sais qua le plus. Je ne suis pas désolé à l'esp"
-        );
-        assert_eq!(finish, ["length"]);
-    }
-
     // ---------------------------------------------------------------- properties
 
     /// Something a server might send: an event or a comment.

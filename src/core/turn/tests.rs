@@ -444,6 +444,34 @@ fn the_ending_records_text_usage_and_tool_calls_in_the_session() {
     assert!(s2.get("r2").is_none());
 }
 
+/// A real stream recorded from llama-cpp-python serving SmolLM2 (see
+/// `tests/fixtures/sse/record-llama.mjs`), cut inside the first `\u00e9` escape (Python's JSON
+/// writer escapes non-ASCII): the turn ends complete with the reply the server generated,
+/// truncated at the token limit it was asked for.
+#[test]
+fn a_recorded_llama_cpp_stream_gives_its_reply() {
+    let bytes: &[u8] = include_bytes!("../../../tests/fixtures/sse/llama-cpp-python-smollm2.sse");
+    let escape = br"\u00e9";
+    let cut = bytes
+        .windows(escape.len())
+        .position(|w| w == escape)
+        .expect("an escaped é in the reply")
+        + 3;
+    let (turn, effects) = run(vec![
+        Event::Bytes(bytes[..cut].to_vec()),
+        Event::Bytes(bytes[cut..].to_vec()),
+        Event::End,
+    ]);
+    assert_eq!(
+        turn.content(),
+        "Bonjour, je ne sais qua le plus. Je ne suis pas désolé à l'esp"
+    );
+    let end = ending(&effects);
+    assert_eq!(end.status, Status::Complete);
+    assert_eq!(end.finish_reason.as_deref(), Some("length"));
+    assert_eq!(end.note, Some(Note::Truncated));
+}
+
 mod props {
     use super::*;
     use proptest::prelude::*;
