@@ -41,18 +41,29 @@ impl Module {
     }
 }
 
-/// Why a module call failed.
+/// Why a module call failed. Displayed as what the module did ("could not be loaded (…)"), to
+/// follow the module's name in a sentence.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModuleError {
     /// The module could not be fetched or started.
-    #[error("it could not be loaded: {0}")]
+    #[error("could not be loaded ({0})")]
     Load(String),
     /// A call came before the module was loaded.
-    #[error("it is not loaded yet")]
+    #[error("is not loaded yet")]
     NotLoaded,
     /// The module's function threw.
-    #[error("it failed: {0}")]
+    #[error("failed ({0})")]
     Call(String),
+}
+
+impl ModuleError {
+    /// What the browser or the module said, if anything.
+    pub fn detail(&self) -> &str {
+        match self {
+            ModuleError::Load(d) | ModuleError::Call(d) => d,
+            ModuleError::NotLoaded => "",
+        }
+    }
 }
 
 /// Load `module` (once; a failed load is tried again on the next call).

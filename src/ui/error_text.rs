@@ -132,7 +132,10 @@ pub fn module_problem(e: &ModuleError) -> String {
 
 /// The markdown renderer could not be loaded.
 pub fn markdown_failed(e: &ModuleError) -> String {
-    format!("Formatting could not be loaded ({e}); replies are shown as plain text. Reload to try again.")
+    format!(
+        "Formatting could not be loaded ({}); replies are shown as plain text. Reload to try again.",
+        e.detail()
+    )
 }
 
 /// What the user is told about a record that could not be loaded at start-up.
@@ -328,5 +331,22 @@ mod tests {
             &ctx(false)
         )
         .contains("<b>"));
+    }
+
+    #[test]
+    fn module_failures_read_as_sentences() {
+        let load = ModuleError::Load("Failed to fetch".into());
+        assert_eq!(
+            dialog_failed("Prompts", &load),
+            "Prompts could not be opened: the prompts module could not be loaded (Failed to fetch). Reload the page to try again."
+        );
+        assert_eq!(
+            cannot_start(&module_problem(&ModuleError::Call("boom".into()))),
+            "This chat cannot start yet: the prompts module failed (boom). Fill it in under Chat setup, or pick another Role."
+        );
+        assert_eq!(
+            markdown_failed(&load),
+            "Formatting could not be loaded (Failed to fetch); replies are shown as plain text. Reload to try again."
+        );
     }
 }

@@ -244,7 +244,7 @@ pub async fn start_of(role: &RoleRef, vars: &Vars) -> StartAnswer {
     match crate::adapters::prompts_module::start(&role.encode(), &vars_json).await {
         Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| {
             StartAnswer::error(module_problem(&ModuleError::Call(format!(
-                "its answer was unreadable ({e})"
+                "unreadable answer: {e}"
             ))))
         }),
         Err(e) => StartAnswer::error(module_problem(&e)),
