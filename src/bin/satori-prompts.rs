@@ -28,23 +28,26 @@ thread_local! {
     static MOUNTED: RefCell<Option<(leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>, web_sys::Element)>> = const { RefCell::new(None) };
 }
 
+/// The user templates record, read the one way the module reads it: an unreadable record is an
+/// error (never taken for "no templates"); it is left untouched.
+fn user_prompts() -> Result<UserPrompts, String> {
+    match Store::local().get(persist::KEY_PROMPTS) {
+        Ok(Some(text)) => persist::decode_prompts(&text)
+            .map_err(|e| format!("your prompt templates could not be read ({e})")),
+        Ok(None) => Ok(UserPrompts::default()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// How a chat with `role` (`builtin:key` / `user:key`) and `vars` (JSON object) starts, as a
 /// `StartAnswer` in JSON.
 #[wasm_bindgen]
 pub fn start(role: &str, vars: &str) -> String {
     let answer = match (RoleRef::decode(role), serde_json::from_str::<Vars>(vars)) {
-        (Some(role), Ok(vars)) => {
-            let user = match Store::local().get(persist::KEY_PROMPTS) {
-                Ok(Some(text)) => persist::decode_prompts(&text)
-                    .map_err(|e| format!("your prompt templates could not be read ({e})")),
-                Ok(None) => Ok(UserPrompts::default()),
-                Err(e) => Err(e.to_string()),
-            };
-            match user {
-                Ok(user) => prompts::user::start_answer(&role, &vars, prompts::builtin(), &user),
-                Err(e) => StartAnswer::error(e),
-            }
-        }
+        (Some(role), Ok(vars)) => match user_prompts() {
+            Ok(user) => prompts::user::start_answer(&role, &vars, prompts::builtin(), &user),
+            Err(e) => StartAnswer::error(e),
+        },
         _ => StartAnswer::error(format!("bad request for role `{role}`")),
     };
     serde_json::to_string(&answer).unwrap_or_default()
@@ -97,19 +100,20 @@ fn mount<V: IntoView + 'static>(view: impl FnOnce() -> V + 'static) {
     MOUNTED.with(|m| *m.borrow_mut() = Some((handle, host)));
 }
 
-/// Open "Chat setup" for `role` (`builtin:key` / `user:key`) with `vars` (JSON object).
+/// Open "Chat setup" for `role` (`builtin:key` / `user:key`) with `vars` (JSON object); for a
+/// user role, an unreadable user templates record is reported (the app shows it) instead of a
+/// dialog saying the template does not exist.
 #[wasm_bindgen]
-pub fn open_setup(role: &str, vars: &str) {
+pub fn open_setup(role: &str, vars: &str) -> Result<(), String> {
     let Some(role) = RoleRef::decode(role) else {
-        return;
+        return Err(format!("bad request for role `{role}`"));
     };
     let vars: Vars = serde_json::from_str(vars).unwrap_or_default();
-    let user = Store::local()
-        .get(persist::KEY_PROMPTS)
-        .ok()
-        .flatten()
-        .and_then(|t| persist::decode_prompts(&t).ok())
-        .unwrap_or_default();
+    // Built-in roles need no user templates: only a user role's dialog depends on the record.
+    let user = match role.source {
+        satori::core::session::PromptSource::User => user_prompts()?,
+        satori::core::session::PromptSource::Builtin => UserPrompts::default(),
+    };
     mount(move || {
         let encoded = role.encode();
         view! {
@@ -126,6 +130,7 @@ pub fn open_setup(role: &str, vars: &str) {
             />
         }
     });
+    Ok(())
 }
 
 /// Open "System prompt" with the chat's `text` and a line saying where it came from.
