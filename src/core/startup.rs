@@ -58,6 +58,8 @@ pub struct Loaded {
 }
 
 const SESSION_PREFIX: &str = "satori.session.";
+/// What untitled chats were listed as before they became "Untitled chat".
+const OLD_UNTITLED: &str = "New chat";
 
 /// Read every record Satori keeps.
 pub fn load(records: &impl Records) -> Loaded {
@@ -94,6 +96,20 @@ pub fn load(records: &impl Records) -> Loaded {
                     index.upsert(&sess);
                 }
             }
+        }
+    }
+    // Untitled chats were once listed as "New chat", the name of the button that creates one:
+    // list them under today's name (a chat the user named "New chat" keeps it).
+    for entry in index
+        .sessions
+        .iter_mut()
+        .filter(|e| e.title == OLD_UNTITLED)
+    {
+        if let Ok(Some(s)) = records
+            .read(&persist::session_key(&entry.id))
+            .map(|t| t.and_then(|t| persist::decode_session(&t).ok()))
+        {
+            entry.title = s.display_title().to_string();
         }
     }
     let settings = match records.read(persist::KEY_SETTINGS) {
@@ -316,6 +332,38 @@ mod tests {
         assert_eq!(loaded.index.sessions.len(), 1);
         assert_eq!(loaded.index.sessions[0].title, "after a crash");
         assert_eq!(loaded.session.map(|s| s.id), Some("lost".into()));
+    }
+
+    #[test]
+    fn chats_listed_under_the_old_untitled_name_are_renamed_unless_the_user_chose_it() {
+        let untitled = Session::new("u".into(), 1, None, Vec::new());
+        let mut named = chat("n", "x", 2);
+        named
+            .apply(Command::Rename {
+                title: "New chat".into(),
+            })
+            .unwrap();
+        let mut index = Index::default();
+        index.upsert(&untitled);
+        index.upsert(&named);
+        for e in &mut index.sessions {
+            e.title = "New chat".into();
+        }
+        let loaded = load(&store(&[
+            (persist::KEY_INDEX, persist::encode_index(&index)),
+            (
+                &persist::session_key("u"),
+                persist::encode_session(&untitled),
+            ),
+            (&persist::session_key("n"), persist::encode_session(&named)),
+        ]));
+        let titles: Vec<(&str, &str)> = loaded
+            .index
+            .sessions
+            .iter()
+            .map(|e| (e.id.as_str(), e.title.as_str()))
+            .collect();
+        assert_eq!(titles, [("n", "New chat"), ("u", "Untitled chat")]);
     }
 
     #[test]
