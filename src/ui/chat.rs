@@ -254,7 +254,7 @@ fn to_api_error(e: FetchError, stall_seconds: u32) -> ApiError {
             status,
             retry_after,
             body,
-        } => classify(status, retry_after.as_deref(), &body),
+        } => classify(status, retry_after.as_deref(), &body, now_ms()),
         FetchError::NotStream { content_type, body } => not_a_stream(&content_type, &body),
         FetchError::Network(_) => ApiError::Network,
         FetchError::Redirected => ApiError::Redirected,

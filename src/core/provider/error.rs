@@ -133,19 +133,77 @@ fn json_message(v: &serde_json::Value) -> Option<String> {
     }
 }
 
-/// `Retry-After` in seconds (the delta-seconds form; an HTTP date is not read).
-pub fn parse_retry_after(header: Option<&str>) -> Option<u32> {
-    header?.trim().parse::<u32>().ok()
+/// `Retry-After` in seconds from `now_ms` (ms since the Unix epoch): the delta-seconds form,
+/// or an HTTP date (a date already past gives 0).
+pub fn parse_retry_after(header: Option<&str>, now_ms: i64) -> Option<u32> {
+    let value = header?.trim();
+    if let Ok(seconds) = value.parse::<u32>() {
+        return Some(seconds);
+    }
+    let at = http_date_ms(value)?;
+    // Whole seconds, rounded up: never retry before the date.
+    let wait = ((at - now_ms).max(0) + 999) / 1000;
+    u32::try_from(wait).ok()
 }
 
-/// Map a non-success status and its body to an error.
-pub fn classify(status: u16, retry_after: Option<&str>, body: &str) -> ApiError {
+/// Milliseconds since the Unix epoch of an HTTP date (RFC 9110: IMF-fixdate
+/// `Sun, 06 Nov 1994 08:49:37 GMT`, and the obsolete `Sunday, 06-Nov-94 08:49:37 GMT` and
+/// `Sun Nov  6 08:49:37 1994`).
+pub fn http_date_ms(text: &str) -> Option<i64> {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let cleaned = text.replace([',', '-'], " ");
+    let mut tokens = cleaned.split_whitespace();
+    tokens.next()?; // the weekday
+    let (mut month, mut time, mut numbers) = (None, None, Vec::new());
+    for t in tokens {
+        if t.contains(':') {
+            time = Some(t);
+        } else if let Some(m) = MONTHS.iter().position(|m| t.eq_ignore_ascii_case(m)) {
+            month = Some(m as i64 + 1);
+        } else if let Ok(n) = t.parse::<i64>() {
+            numbers.push(n);
+        } else if !t.eq_ignore_ascii_case("GMT") {
+            return None;
+        }
+    }
+    let [day, year] = numbers[..] else {
+        return None;
+    };
+    let year = match year {
+        0..=69 => year + 2000,
+        70..=99 => year + 1900,
+        _ => year,
+    };
+    let mut hms = time?.split(':').map(|p| p.parse::<i64>().ok());
+    let (h, m, s) = (hms.next()??, hms.next()??, hms.next()??);
+    let month = month?;
+    if !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 || hms.next().is_some() {
+        return None;
+    }
+    // Days from 1970-01-01 to the civil date (Howard Hinnant's algorithm).
+    let (y, mo) = if month <= 2 {
+        (year - 1, month + 9)
+    } else {
+        (year, month - 3)
+    };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * mo + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 24 + h) * 60 + m) * 60 * 1000 + s * 1000)
+}
+
+/// Map a non-success status and its body to an error (`now_ms` reads a `Retry-After` date).
+pub fn classify(status: u16, retry_after: Option<&str>, body: &str, now_ms: i64) -> ApiError {
     let message = error_message(body);
     match status {
         401 | 403 => ApiError::Auth { status, message },
         404 => ApiError::NotFound { message },
         429 => ApiError::RateLimited {
-            retry_after: parse_retry_after(retry_after),
+            retry_after: parse_retry_after(retry_after, now_ms),
             message,
         },
         500..=599 => ApiError::Server { status, message },
@@ -227,42 +285,80 @@ mod tests {
     #[test]
     fn statuses() {
         assert_eq!(
-            classify(401, None, r#"{"error":{"message":"bad key"}}"#),
+            classify(401, None, r#"{"error":{"message":"bad key"}}"#, 0),
             ApiError::Auth {
                 status: 401,
                 message: Some("bad key".into())
             }
         );
         assert!(matches!(
-            classify(403, None, ""),
+            classify(403, None, "", 0),
             ApiError::Auth { status: 403, .. }
         ));
         assert_eq!(
-            classify(404, None, ""),
+            classify(404, None, "", 0),
             ApiError::NotFound { message: None }
         );
         assert_eq!(
-            classify(429, Some(" 7 "), "slow down"),
+            classify(429, Some(" 7 "), "slow down", 0),
             ApiError::RateLimited {
                 retry_after: Some(7),
                 message: Some("slow down".into())
             }
         );
+        // 2015-10-21T07:28:00Z is 1 445 412 480 s after the epoch; asked 30.5 s before it.
         assert_eq!(
-            classify(429, Some("Wed, 21 Oct 2015 07:28:00 GMT"), ""),
+            classify(
+                429,
+                Some("Wed, 21 Oct 2015 07:28:00 GMT"),
+                "",
+                1_445_412_449_500
+            ),
             ApiError::RateLimited {
-                retry_after: None,
+                retry_after: Some(31),
                 message: None
             }
         );
         assert!(matches!(
-            classify(503, None, ""),
+            classify(503, None, "", 0),
             ApiError::Server { status: 503, .. }
         ));
         assert!(matches!(
-            classify(400, None, ""),
+            classify(400, None, "", 0),
             ApiError::Http { status: 400, .. }
         ));
+    }
+
+    #[test]
+    fn retry_after_dates() {
+        let at = 1_445_412_480_000; // 2015-10-21T07:28:00Z
+        let cases: &[(&str, Option<i64>)] = &[
+            ("Wed, 21 Oct 2015 07:28:00 GMT", Some(at)),
+            ("Wednesday, 21-Oct-15 07:28:00 GMT", Some(at)),
+            ("Wed Oct 21 07:28:00 2015", Some(at)),
+            ("Thu, 01 Jan 1970 00:00:00 GMT", Some(0)),
+            ("Tue, 29 Feb 2028 23:59:59 GMT", Some(1_835_481_599_000)),
+            ("Sun, 06 Nov 1994 08:49:37 GMT", Some(784_111_777_000)),
+            ("Wed, 21 Oct 2015 25:28:00 GMT", None),
+            ("Wed, 21 Foo 2015 07:28:00 GMT", None),
+            ("Wed, 21 Oct 2015", None),
+            ("soon", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(http_date_ms(text), *want, "{text}");
+        }
+        assert_eq!(
+            parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT"), at - 5_000),
+            Some(5)
+        );
+        assert_eq!(
+            parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT"), at + 9_000),
+            Some(0)
+        );
+        assert_eq!(parse_retry_after(Some("120"), 0), Some(120));
+        assert_eq!(parse_retry_after(Some("-3"), 0), None);
+        assert_eq!(parse_retry_after(None, 0), None);
     }
 
     #[test]
