@@ -88,6 +88,29 @@ test('429 with Retry-After: the app retries by itself and the reply arrives', as
   });
 });
 
+test('429 with Retry-After as an HTTP date: the countdown waits until that date, then the reply arrives', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    // A date about 6 s ahead (HTTP dates have whole seconds). Without reading dates the app
+    // would fall back to its 2 s backoff.
+    const at = new Date(Date.now() + 6_000).toUTCString();
+    e2e.fake.enqueue(
+      { status: 429, headers: { 'Retry-After': at }, body: { error: { message: 'Rate limit reached' } } },
+      { chunks: ['After ', 'the date.'] },
+    );
+    await sendMessage(page, 'Hi');
+    const status = page.getByRole('status').filter({ hasText: 'Rate limited' });
+    await status.waitFor();
+    assert.match(await status.innerText(), /retrying in [5-7] s \(attempt 1 of 3\)/);
+    await poll(async () => (await textOf(lastAssistant(page))) === 'After the date.', {
+      timeout: 30_000,
+      message: 'the reply after the date',
+    });
+    const [first, second] = e2e.fake.chatRequests();
+    assert.ok(second.time - first.time >= 4_000, `the retry waited for the date (${second.time - first.time} ms)`);
+  });
+});
+
 /** A 127.0.0.1 port with nothing listening on it. */
 async function closedPort() {
   const server = net.createServer();
