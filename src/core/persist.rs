@@ -31,6 +31,12 @@ pub fn session_key(id: &str) -> String {
     format!("satori.session.{id}")
 }
 
+/// Storage key under which an unreadable record `what` (e.g. `index`) found at time `at` (ms
+/// since the epoch) is kept before a rebuilt one replaces it.
+pub fn backup_key(what: &str, at: i64) -> String {
+    format!("satori.backup.{what}.{at}")
+}
+
 /// Storage key of the unsent draft of one session.
 pub fn draft_key(id: &str) -> String {
     format!("satori.draft.{id}")

@@ -26,7 +26,8 @@ pub trait Records {
 pub enum LoadProblem {
     /// Storage itself failed to answer.
     Storage(String),
-    /// The chat list record is unreadable (the list was rebuilt from the stored chats).
+    /// The chat list record is unreadable (the list was rebuilt from the stored chats; the
+    /// original is in [`Loaded::index_original`] for the shell to keep).
     Index(DecodeError),
     /// The settings record is readable but its values are not valid.
     SettingsInvalid(SettingsError),
@@ -53,6 +54,9 @@ pub struct Loaded {
     pub draft: String,
     /// The user prompt templates record, as stored (read by the catalog).
     pub prompts: Option<String>,
+    /// The chat list record as stored, when it could not be read: it must be kept (see
+    /// [`persist::backup_key`]) before a rebuilt list replaces it.
+    pub index_original: Option<String>,
     /// What went wrong, in the order found.
     pub problems: Vec<LoadProblem>,
 }
@@ -64,9 +68,11 @@ const OLD_UNTITLED: &str = "New chat";
 /// Read every record Satori keeps.
 pub fn load(records: &impl Records) -> Loaded {
     let mut problems = Vec::new();
+    let mut index_original = None;
     let mut index = match records.read(persist::KEY_INDEX) {
         Ok(Some(text)) => persist::decode_index(&text).unwrap_or_else(|e| {
             problems.push(LoadProblem::Index(e));
+            index_original = Some(text);
             Index::default()
         }),
         Ok(None) => Index::default(),
@@ -165,6 +171,7 @@ pub fn load(records: &impl Records) -> Loaded {
         session,
         draft,
         prompts,
+        index_original,
         problems,
     }
 }
@@ -329,6 +336,11 @@ mod tests {
             loaded.problems.as_slice(),
             [LoadProblem::Index(_)]
         ));
+        assert_eq!(
+            loaded.index_original.as_deref(),
+            Some("{oops"),
+            "the original is handed over to be kept"
+        );
         assert_eq!(loaded.index.sessions.len(), 1);
         assert_eq!(loaded.index.sessions[0].title, "after a crash");
         assert_eq!(loaded.session.map(|s| s.id), Some("lost".into()));

@@ -160,6 +160,19 @@ pub fn load_problem(p: &LoadProblem) -> String {
     }
 }
 
+/// An unreadable record was copied to `key` before being replaced.
+pub fn kept_as(key: &str) -> String {
+    format!("The unreadable original is kept in browser storage as “{key}”.")
+}
+
+/// An unreadable record could not be backed up, so it is left in place.
+pub fn not_kept(e: &StorageError) -> String {
+    format!(
+        "The unreadable original could not be copied ({}), so it is left as it is and the rebuilt list is not saved.",
+        describe_storage(e)
+    )
+}
+
 /// The user prompt templates record could not be read (`e` says why).
 pub fn prompts_unreadable(e: &str) -> String {
     format!("Your prompt templates could not be read ({e}); they were left untouched in storage.")

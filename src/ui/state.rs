@@ -16,8 +16,8 @@ use crate::core::session::{Command, MessageId, PromptOrigin, PromptSource, Sessi
 use crate::core::settings::Settings;
 use crate::core::startup;
 use crate::ui::error_text::{
-    chat_unopenable, describe_storage, dialog_failed, load_problem, module_problem,
-    prompts_unreadable, role_unusable, role_unusable_here,
+    chat_unopenable, describe_storage, dialog_failed, kept_as, load_problem, module_problem,
+    not_kept, prompts_unreadable, role_unusable, role_unusable_here,
 };
 use leptos::prelude::*;
 
@@ -179,6 +179,9 @@ pub struct AppState {
     next_role: RwSignal<RoleRef>,
     /// How many chat starts are waiting for the prompts module; sending waits for them.
     starting: RwSignal<u32>,
+    /// False when an unreadable stored chat list could not be backed up: it is then not
+    /// overwritten (the list lives in memory this session).
+    index_writable: bool,
 }
 
 thread_local! {
@@ -262,6 +265,19 @@ impl AppState {
             problems.push(describe_storage(&StorageError::Unavailable));
         }
         problems.extend(loaded.problems.iter().map(load_problem));
+        // An unreadable chat list is kept under a backup key before the rebuilt one replaces
+        // it; if even that cannot be written, the stored list is left alone this session.
+        let mut index_writable = true;
+        if let Some(original) = &loaded.index_original {
+            let key = persist::backup_key("index", now_ms());
+            match s.set(&key, original) {
+                Ok(()) => problems.push(kept_as(&key)),
+                Err(e) => {
+                    index_writable = false;
+                    problems.push(not_kept(&e));
+                }
+            }
+        }
         let mut index = loaded.index;
         let saved = loaded.settings.is_some();
         let settings = loaded.settings.unwrap_or_default();
@@ -335,6 +351,7 @@ impl AppState {
             setup_problem,
             next_role,
             starting: RwSignal::new(0),
+            index_writable,
         };
         if recovered {
             state.save_session();
@@ -362,6 +379,9 @@ impl AppState {
 
     /// Write the index record.
     pub fn save_index(&self) {
+        if !self.index_writable {
+            return;
+        }
         let text = self.index.with_untracked(persist::encode_index);
         self.report_storage(store().set(persist::KEY_INDEX, &text));
     }

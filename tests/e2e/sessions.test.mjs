@@ -270,6 +270,30 @@ test('a corrupt session record: a clear alert, the record is left untouched, the
   });
 });
 
+// See: #9
+test('an unreadable or newer chat list is kept byte for byte before a rebuilt one replaces it', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'Kept chat');
+    for (const original of ['{"v":1,"sessions":[{"id": broken', '{"v":99,"sessions":[],"future":true}']) {
+      await page.evaluate((text) => {
+        for (const k of Object.keys(localStorage)) if (k.startsWith('satori.backup.')) localStorage.removeItem(k);
+        localStorage.setItem('satori.index', text);
+      }, original);
+      await reload(page);
+      const alert = page.getByRole('alert').filter({ hasText: 'chat list could not be read' });
+      await alert.waitFor();
+      assert.match(await alert.innerText(), /kept in browser storage as “satori\.backup\.index\.\d+”/);
+      const backups = await page.evaluate(() =>
+        Object.keys(localStorage).filter((k) => k.startsWith('satori.backup.index.')).map((k) => localStorage.getItem(k)),
+      );
+      assert.deepEqual(backups, [original], 'the original is kept exactly');
+      // The rebuilt list still has the chat, and the app goes on.
+      assert.deepEqual(await titles(page), ['Kept chat']);
+    }
+  });
+});
+
 test('the saved API key still goes with requests after a reload, and only to its server', async (t) => {
   await e2e.open(t, async ({ page }) => {
     await setup(page, 'sk-e2e-reload-7c1');
