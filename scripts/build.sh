@@ -30,9 +30,10 @@ build_module() {
 }
 
 NAMED=()
-while read -r name prefix bin; do
+# The manifest is read on descriptor 3, so no tool in the loop can swallow its lines.
+while read -r -u 3 name prefix bin; do
   case "$name" in ''|'#'*) continue ;; esac
   build_module "$bin" "$prefix"
   NAMED+=("$name=$MODULE_PATH")
-done < "$ROOT/scripts/modules.txt"
+done 3< "$ROOT/scripts/modules.txt"
 node scripts/postbuild.mjs dist "${NAMED[@]}"

@@ -6,7 +6,7 @@
 //! - [`EVENT_USE`]: "Use in new chat" (detail: a `RoleRef` as `builtin:key` / `user:key`),
 //! - [`EVENT_SETUP`]: "Chat setup" applied (detail: `{"role": "builtin:key", "vars": {…}}`),
 //! - [`EVENT_SYSTEM`]: "System prompt" saved (detail: the new text),
-//! - [`EVENT_SETTINGS`]: "Settings" saved its records (detail: empty),
+//! - [`EVENT_SETTINGS`]: "Settings" saved (detail: what to apply, `SettingsSaved` as JSON),
 //! - [`EVENT_CLOSED`]: a dialog closed.
 
 use crate::adapters::modules::{self, Module, ModuleError};
@@ -23,7 +23,7 @@ pub const EVENT_SETUP: &str = "satori:prompts-setup";
 pub const EVENT_SYSTEM: &str = "satori:prompts-system";
 /// A dialog of the module closed.
 pub const EVENT_CLOSED: &str = "satori:prompts-closed";
-/// "Settings" saved the settings and key records (detail: empty).
+/// "Settings" saved (detail: a `core::key_binding::SettingsSaved` as JSON).
 pub const EVENT_SETTINGS: &str = "satori:settings-saved";
 
 /// Call `function` of the prompts module (loading it first) with string arguments.

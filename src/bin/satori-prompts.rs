@@ -19,7 +19,6 @@ use satori::ui::components::prompts_dialog::{PromptsCtx, PromptsDialog};
 use satori::ui::components::settings_dialog::{self, SettingsDialog};
 use satori::ui::components::setup_dialog::SetupDialog;
 use satori::ui::components::system_dialog::SystemPromptDialog;
-use satori::ui::error_text::describe_storage;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsCast;
@@ -153,7 +152,7 @@ pub fn open_system(text: &str, origin: &str) {
 }
 
 /// Open "Settings" showing `settings` (JSON of the settings in use); the API key record is read
-/// here. Saving writes the records and tells the app ([`EVENT_SETTINGS`]).
+/// here. Saving writes the records and tells the app what to apply ([`EVENT_SETTINGS`]).
 #[wasm_bindgen]
 pub fn open_settings(settings: &str) {
     let current: Settings = serde_json::from_str(settings).unwrap_or_default();
@@ -169,9 +168,9 @@ pub fn open_settings(settings: &str) {
                 current=current
                 stored=stored
                 on_save=Callback::new(move |(settings, key): (Settings, KeyField)| {
-                    settings_dialog::save(&Store::local(), &settings, &key)
-                        .map_err(|e| describe_storage(&e))?;
-                    notify(EVENT_SETTINGS, "");
+                    // The app applies what was saved even if storage failed (it says so).
+                    let saved = settings_dialog::save(&Store::local(), settings, &key);
+                    notify(EVENT_SETTINGS, &serde_json::to_string(&saved).unwrap_or_default());
                     close();
                     Ok(())
                 })

@@ -84,7 +84,7 @@ impl KeyField {
 }
 
 /// What saving the Settings dialog does to the stored key record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KeySave {
     /// Store this record (replacing any other).
     Write(ApiKeyRecord),
@@ -92,6 +92,19 @@ pub enum KeySave {
     Remove,
     /// Leave the stored record as it is (it stays bound to its own server).
     Keep,
+}
+
+/// What "Settings" tells the app when it saved: the validated settings, what happens to the key
+/// record, and a storage problem if the records could not be written (the app then uses them in
+/// memory for this tab, as it says).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SettingsSaved {
+    /// The validated settings.
+    pub settings: crate::core::settings::Settings,
+    /// The key decision ([`key_save`]).
+    pub key: KeySave,
+    /// Why the records were not (all) written, in words, if so.
+    pub problem: Option<String>,
 }
 
 /// The decision when settings with base URL `base_url` are saved with the key field `field`.
@@ -117,7 +130,8 @@ pub fn plain_http_remote(base_url: &str) -> bool {
     let Some(rest) = lower.strip_prefix("http://") else {
         return false;
     };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    // Browsers end the host at `\` too (it is read as `/` in http URLs).
+    let authority = rest.split(['/', '\\', '?', '#']).next().unwrap_or_default();
     let host_port = authority.rsplit('@').next().unwrap_or_default();
     let host = if let Some(v6) = host_port.strip_prefix('[') {
         v6.split(']').next().unwrap_or_default()
@@ -257,6 +271,7 @@ mod tests {
             ("http://localhost.evil.test/v1", true),
             ("http://user@evil.test/v1", true),
             ("http://127.0.0.1@evil.test/v1", true),
+            ("http://evil.test\\@127.0.0.1/v1", true),
             ("http://[::2]/v1", true),
         ];
         for (url, want) in cases {

@@ -163,7 +163,10 @@ impl Settings {
             .ok_or(SettingsError::BadBaseUrl)?;
         if rest.is_empty()
             || rest.starts_with('/')
-            || self.base_url.chars().any(char::is_whitespace)
+            || self
+                .base_url
+                .chars()
+                .any(|c| c.is_whitespace() || c == '\\')
         {
             return Err(SettingsError::BadBaseUrl);
         }
@@ -226,6 +229,12 @@ mod tests {
             ("javascript:alert(1)", "m", Err(SettingsError::BadBaseUrl)),
             ("https://", "m", Err(SettingsError::BadBaseUrl)),
             ("https://a b", "m", Err(SettingsError::BadBaseUrl)),
+            // Browsers read `\` as `/`: the host would not be what it seems.
+            (
+                "http://evil.test\\@127.0.0.1/v1",
+                "m",
+                Err(SettingsError::BadBaseUrl),
+            ),
             ("https://x", " ", Err(SettingsError::NoModel)),
         ];
         for (url, model, want) in cases {

@@ -167,10 +167,12 @@ pub fn kept_as(key: &str) -> String {
 
 /// An unreadable record could not be backed up, so it is left in place.
 pub fn not_kept(e: &StorageError) -> String {
-    format!(
-        "The unreadable original could not be copied ({}), so it is left as it is and the rebuilt list is not saved.",
-        describe_storage(e)
-    )
+    let cause = match e {
+        StorageError::QuotaExceeded => "browser storage is full",
+        StorageError::Unavailable => "browser storage is unavailable",
+        StorageError::Failed(m) => m,
+    };
+    format!("The unreadable original could not be copied ({cause}), so it is left as it is and the rebuilt list is not saved.")
 }
 
 /// The user prompt templates record could not be read (`e` says why).

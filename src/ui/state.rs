@@ -8,6 +8,7 @@ use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::modules::ModuleError;
 use crate::adapters::storage::{StorageError, Store};
 use crate::core::chat_start::{self, NewChat};
+use crate::core::key_binding::{KeySave, SettingsSaved};
 use crate::core::persist::{self, Index};
 use crate::core::prompts::catalog::{self, Catalog, StartAnswer};
 use crate::core::prompts::{self, RoleRef, Vars};
@@ -569,26 +570,27 @@ impl AppState {
         let _ = rx.await;
     }
 
-    /// "Settings" saved its records (in the dialogs module): read them again.
-    pub fn reload_settings(&self) {
-        let s = store();
-        let settings = s
-            .get(persist::KEY_SETTINGS)
-            .ok()
-            .flatten()
-            .and_then(|t| persist::decode_settings(&t).ok())
-            .and_then(|st| st.validated().ok());
-        let key = s
-            .get(persist::KEY_API_KEY)
-            .ok()
-            .flatten()
-            .and_then(|t| persist::decode_api_key(&t).ok());
-        if let Some(settings) = settings {
-            self.settings.set(settings);
-            self.settings_saved.set(true);
+    /// "Settings" saved (in the dialogs module): apply what it saved — in memory too when
+    /// storage failed, which the alert then says.
+    pub fn apply_settings(&self, detail: &str) {
+        let Ok(saved) = serde_json::from_str::<SettingsSaved>(detail) else {
+            return;
+        };
+        // Checked again: the event is the only way in.
+        let Ok(settings) = saved.settings.validated() else {
+            return;
+        };
+        match saved.key {
+            KeySave::Write(record) => self.api_key.set(Some(record)),
+            KeySave::Remove => self.api_key.set(None),
+            KeySave::Keep => {}
         }
-        self.api_key.set(key);
-        self.alert.set(None);
+        self.settings.set(settings);
+        self.settings_saved.set(true);
+        self.alert.set(saved.problem.map(|text| Alert {
+            text,
+            ..Alert::default()
+        }));
     }
 
     /// Open "Settings" (in the dialogs module, loaded now if needed).

@@ -149,6 +149,31 @@ test('choosing "Custom" and typing a URL does not carry the key; a key typed for
   });
 });
 
+test('Settings saved while storage is full apply in this tab, say they were not saved, and the stored key stays bound', async (t) => {
+  await withApp(browser, web.url, t, async ({ page }) => {
+    a.reset();
+    b.reset();
+    await configure(page, { baseUrl: a.baseUrl, model: 'fake-small', apiKey: KEY_A });
+    const before = await page.evaluate(() => [localStorage.getItem('satori.settings'), localStorage.getItem('satori.api_key')]);
+    // Fill the quota to the last unit (real localStorage, real QuotaExceededError).
+    await page.evaluate(() => {
+      let size = 1 << 20;
+      for (let i = 0; size >= 1; i++) {
+        try { localStorage.setItem(`filler.${i}`, 'x'.repeat(size)); } catch { size = size >> 1; }
+      }
+    });
+    // A longer model name makes the settings record grow, so it cannot be written.
+    await configure(page, { baseUrl: b.baseUrl, model: 'fake-small-with-a-longer-name', apiKey: KEY_B });
+    await page.getByRole('alert').filter({ hasText: /storage is full/i }).waitFor();
+    await chat(page, 'Full storage, new server');
+    assert.equal(b.chatRequests().at(-1).headers.authorization, `Bearer ${KEY_B}`, 'the new settings and key are used in this tab');
+    assert.ok(!allHeaders(b).includes(KEY_A), 'A\'s key never reached B');
+    const after = await page.evaluate(() => [localStorage.getItem('satori.settings'), localStorage.getItem('satori.api_key')]);
+    assert.deepEqual(after, before, 'the stored records are unchanged');
+    await page.evaluate(() => { for (const k of Object.keys(localStorage)) if (k.startsWith('filler.')) localStorage.removeItem(k); });
+  });
+});
+
 test('a redirect is not followed: the key stays home and the alert says why', async (t) => {
   await withApp(browser, web.url, t, async ({ page }) => {
     a.reset();

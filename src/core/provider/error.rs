@@ -134,15 +134,19 @@ fn json_message(v: &serde_json::Value) -> Option<String> {
 }
 
 /// `Retry-After` in seconds from `now_ms` (ms since the Unix epoch): the delta-seconds form,
-/// or an HTTP date (a date already past gives 0).
+/// or an HTTP date. A date that is not in the future (clocks disagree) gives `None`, so the
+/// usual backoff applies instead of retrying at once.
 pub fn parse_retry_after(header: Option<&str>, now_ms: i64) -> Option<u32> {
     let value = header?.trim();
     if let Ok(seconds) = value.parse::<u32>() {
         return Some(seconds);
     }
     let at = http_date_ms(value)?;
+    if at <= now_ms {
+        return None;
+    }
     // Whole seconds, rounded up: never retry before the date.
-    let wait = ((at - now_ms).max(0) + 999) / 1000;
+    let wait = (at - now_ms + 999) / 1000;
     u32::try_from(wait).ok()
 }
 
@@ -174,7 +178,8 @@ pub fn http_date_ms(text: &str) -> Option<i64> {
     let year = match year {
         0..=69 => year + 2000,
         70..=99 => year + 1900,
-        _ => year,
+        1900..=9999 => year,
+        _ => return None,
     };
     let mut hms = time?.split(':').map(|p| p.parse::<i64>().ok());
     let (h, m, s) = (hms.next()??, hms.next()??, hms.next()??);
@@ -342,6 +347,8 @@ mod tests {
             ("Wed, 21 Oct 2015 25:28:00 GMT", None),
             ("Wed, 21 Foo 2015 07:28:00 GMT", None),
             ("Wed, 21 Oct 2015", None),
+            ("Wed, 21 Oct 300000000 07:28:00 GMT", None),
+            ("Wed, 21 Oct 1899 07:28:00 GMT", None),
             ("soon", None),
             ("", None),
         ];
@@ -352,9 +359,14 @@ mod tests {
             parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT"), at - 5_000),
             Some(5)
         );
+        // A date already past (clock skew): no value, so the backoff applies.
         assert_eq!(
             parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT"), at + 9_000),
-            Some(0)
+            None
+        );
+        assert_eq!(
+            parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT"), at),
+            None
         );
         assert_eq!(parse_retry_after(Some("120"), 0), Some(120));
         assert_eq!(parse_retry_after(Some("-3"), 0), None);

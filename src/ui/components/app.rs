@@ -82,7 +82,8 @@ pub fn App() -> impl IntoView {
     let system = window_event_listener_untyped(EVENT_SYSTEM, move |ev| {
         crate::ui::components::system_dialog::save(app, detail(&ev));
     });
-    let settings = window_event_listener_untyped(EVENT_SETTINGS, move |_| app.reload_settings());
+    let settings =
+        window_event_listener_untyped(EVENT_SETTINGS, move |ev| app.apply_settings(&detail(&ev)));
     // The module's dialog gives focus back to the element that opened it.
     let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.set_dialog(None));
     on_cleanup(move || {

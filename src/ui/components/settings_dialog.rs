@@ -3,26 +3,37 @@
 //! (`src/bin/satori-prompts.rs`), which saves with [`save`] and tells the app.
 
 use crate::adapters::fetch::get_models;
-use crate::adapters::storage::{StorageError, Store};
-use crate::core::key_binding::{key_save, plain_http_remote, KeyField, KeySave};
+use crate::adapters::storage::Store;
+use crate::core::key_binding::{key_save, plain_http_remote, KeyField, KeySave, SettingsSaved};
 use crate::core::persist::{self, ApiKeyRecord};
 use crate::core::settings::{models_url, preset, Settings, PRESETS};
 use crate::ui::components::modal::Modal;
+use crate::ui::error_text::describe_storage;
 use leptos::prelude::*;
 
 /// Save validated `settings` and the key field, each in its own record: the key is bound only
-/// to the base URL it was typed for ([`key_save`]).
-pub fn save(store: &Store, settings: &Settings, field: &KeyField) -> Result<(), StorageError> {
+/// to the base URL it was typed for ([`key_save`]). Returns what the app must apply; a storage
+/// failure is reported in it, never lost.
+pub fn save(store: &Store, settings: Settings, field: &KeyField) -> SettingsSaved {
     let stored = store
-        .get(persist::KEY_API_KEY)?
+        .get(persist::KEY_API_KEY)
+        .ok()
+        .flatten()
         .and_then(|t| persist::decode_api_key(&t).ok());
-    store.set(persist::KEY_SETTINGS, &persist::encode_settings(settings))?;
-    match key_save(field, &settings.base_url, stored.as_ref()) {
-        KeySave::Write(record) => {
-            store.set(persist::KEY_API_KEY, &persist::encode_api_key(&record))
-        }
-        KeySave::Remove => store.remove(persist::KEY_API_KEY),
-        KeySave::Keep => Ok(()),
+    let key = key_save(field, &settings.base_url, stored.as_ref());
+    let written = store
+        .set(persist::KEY_SETTINGS, &persist::encode_settings(&settings))
+        .and_then(|()| match &key {
+            KeySave::Write(record) => {
+                store.set(persist::KEY_API_KEY, &persist::encode_api_key(record))
+            }
+            KeySave::Remove => store.remove(persist::KEY_API_KEY),
+            KeySave::Keep => Ok(()),
+        });
+    SettingsSaved {
+        settings,
+        key,
+        problem: written.err().map(|e| describe_storage(&e)),
     }
 }
 
