@@ -462,14 +462,6 @@ impl AppState {
         self.alert.set(Some(alert));
     }
 
-    /// Show `text` in the banner, with no actions.
-    pub fn tell(&self, text: String) {
-        self.show(Alert {
-            text,
-            ..Alert::default()
-        });
-    }
-
     /// Clear the banner.
     pub fn dismiss(&self) {
         self.alert.set(None);

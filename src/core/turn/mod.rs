@@ -208,24 +208,9 @@ impl Turn {
         (turn, vec![Effect::Request])
     }
 
-    /// The reply this turn writes.
-    pub fn reply(&self) -> &MessageId {
-        &self.reply
-    }
-
     /// Visible text so far.
     pub fn content(&self) -> &str {
         &self.content
-    }
-
-    /// Reasoning so far.
-    pub fn reasoning(&self) -> &str {
-        &self.reasoning
-    }
-
-    /// Token counts the server reported, if any.
-    pub fn usage(&self) -> Option<&Usage> {
-        self.usage.as_ref()
     }
 
     /// Whether the user asked to stop (or the request was aborted).
