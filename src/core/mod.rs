@@ -5,6 +5,7 @@
 //! ids are passed in as arguments.
 
 pub mod chat_start;
+pub mod context;
 pub mod key_binding;
 pub mod markdown;
 pub mod persist;

@@ -104,6 +104,15 @@ pub struct Message {
     /// Tool calls a reply asked for, in the order the server numbered them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
+    /// For a `tool` message: the id of the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// Always sent as it is, whatever the context budget (the user pinned it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
+    /// Never sent (the user excluded it from the context); still shown and kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub excluded: bool,
 }
 
 /// A tool call of a reply, assembled from its streamed fragments.
@@ -194,8 +203,58 @@ impl Message {
             example: false,
             usage: None,
             tool_calls: Vec::new(),
+            tool_call_id: None,
+            pinned: false,
+            excluded: false,
         }
     }
+}
+
+/// A stored summary of the start of a branch: the context pipeline sends it instead of the
+/// messages it covers (they stay stored and shown). It covers every message of the path after
+/// the preamble up to and including `through`; a later summary that reaches further (made from
+/// this one plus the newly retired turns) takes over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Unique id within the session.
+    pub id: String,
+    /// The last message covered.
+    pub through: MessageId,
+    /// How many messages it covers (for display).
+    pub covers: u32,
+    /// The summary text sent to the model (with any restored key facts).
+    pub text: String,
+    /// Key facts the summarizer left out and Satori appended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restored: Vec<String>,
+    /// Model that wrote it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub model: String,
+    /// Whether the user edited the text.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub edited: bool,
+    /// Creation time, ms since epoch.
+    pub created_at: i64,
+}
+
+/// Context settings a chat overrides (unset fields follow Settings).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextOverrides {
+    /// Model context window, tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
+    /// Tokens kept free for the reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_reserve: Option<u32>,
+    /// Rounds never summarized.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_recent_rounds: Option<u32>,
+    /// Rounds never trimmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_keep_rounds: Option<u32>,
+    /// Whether old turns are summarized.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarize: Option<bool>,
 }
 
 /// A conversation with its whole message tree.
@@ -221,6 +280,16 @@ pub struct Session {
     /// The last message of the visible branch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leaf: Option<MessageId>,
+    /// Stored summaries of branch starts (see [`Summary`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub summaries: Vec<Summary>,
+    /// Context settings this chat overrides.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub context: ContextOverrides,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 /// A change to a session.
@@ -319,6 +388,37 @@ pub enum Command {
         /// Time, ms since epoch.
         at: i64,
     },
+    /// Pin a message (always sent as it is) or unpin it.
+    SetPinned {
+        /// The message.
+        id: MessageId,
+        /// Pinned or not.
+        pinned: bool,
+    },
+    /// Exclude a message from the context (never sent) or include it again.
+    SetExcluded {
+        /// The message.
+        id: MessageId,
+        /// Excluded or not.
+        excluded: bool,
+    },
+    /// Store a summary (replacing one with the same id).
+    PutSummary {
+        /// The summary.
+        summary: Summary,
+    },
+    /// Replace a stored summary's text (the user edited it).
+    EditSummary {
+        /// The summary.
+        id: String,
+        /// New text (must not be empty).
+        text: String,
+    },
+    /// Set the chat's context overrides.
+    SetContext {
+        /// The overrides.
+        context: ContextOverrides,
+    },
     /// Start an untouched session (no user message yet, system prompt not edited) over from
     /// another template or other variables.
     Restart {
@@ -388,6 +488,8 @@ impl Session {
             updated_at: at,
             messages: Vec::new(),
             leaf: None,
+            summaries: Vec::new(),
+            context: ContextOverrides::default(),
         };
         session.push_preamble(preamble, at);
         session
@@ -447,6 +549,21 @@ impl Session {
         }
         out.reverse();
         out
+    }
+
+    /// The summary the context pipeline uses for `path` (root first): of the stored summaries
+    /// whose last covered message is on the path, the one reaching furthest.
+    pub fn summary_for(&self, path: &[&Message]) -> Option<&Summary> {
+        let pos: HashMap<&str, usize> = path
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.id.as_str(), i))
+            .collect();
+        self.summaries
+            .iter()
+            .filter_map(|s| pos.get(s.through.as_str()).map(|&i| (i, s)))
+            .max_by_key(|(i, s)| (*i, s.created_at))
+            .map(|(_, s)| s)
     }
 
     /// Ids of the messages sharing `id`'s parent (its variants, itself included), oldest first.
@@ -652,6 +769,47 @@ impl Session {
                 }
                 self.updated_at = self.updated_at.max(at);
             }
+            Command::SetPinned { id, pinned } => {
+                let m = self
+                    .get_mut(&id)
+                    .ok_or_else(|| SessionError::UnknownMessage(id.clone()))?;
+                m.pinned = pinned;
+                if pinned {
+                    m.excluded = false;
+                }
+            }
+            Command::SetExcluded { id, excluded } => {
+                let m = self
+                    .get_mut(&id)
+                    .ok_or_else(|| SessionError::UnknownMessage(id.clone()))?;
+                m.excluded = excluded;
+                if excluded {
+                    m.pinned = false;
+                }
+            }
+            Command::PutSummary { summary } => {
+                if summary.text.trim().is_empty() {
+                    return Err(SessionError::Empty);
+                }
+                if self.get(&summary.through).is_none() {
+                    return Err(SessionError::UnknownMessage(summary.through));
+                }
+                self.summaries.retain(|s| s.id != summary.id);
+                self.summaries.push(summary);
+            }
+            Command::EditSummary { id, text } => {
+                if text.trim().is_empty() {
+                    return Err(SessionError::Empty);
+                }
+                let s = self
+                    .summaries
+                    .iter_mut()
+                    .find(|s| s.id == id)
+                    .ok_or(SessionError::UnknownMessage(id))?;
+                s.text = text;
+                s.edited = true;
+            }
+            Command::SetContext { context } => self.context = context,
             Command::Restart {
                 origin,
                 preamble,
@@ -664,6 +822,7 @@ impl Session {
                     return Err(SessionError::SystemEdited);
                 }
                 self.messages.clear();
+                self.summaries.clear();
                 self.leaf = None;
                 self.role = origin.as_ref().map(|o| o.key.clone()).unwrap_or_default();
                 self.prompt = origin;

@@ -1,0 +1,490 @@
+//! The context pipeline: before every request, the browser builds what the model receives from
+//! the chat's history, within the model's window.
+//!
+//! [`build`] runs pure stages over the visible branch (root first) and one [`Config`]:
+//! 1. **role filter** ([`filter`]): excluded messages go, thoughts (`<think>` blocks, ReAct
+//!    `Thought:` lines) are dropped from every assistant turn but the latest, tool results older
+//!    than the latest tool round become one-line placeholders, long tool output is shortened
+//!    head-and-tail, and the tool protocol is repaired (no orphan result, no call without one);
+//! 2. **summary** ([`summary`]): a stored summary replaces the turns it covers, right after the
+//!    system prompt; when the history is over budget a [`SummaryJob`] says which turns the shell
+//!    should summarize next (the pipeline itself never calls anything);
+//! 3. **sliding window** ([`window`]): the oldest whole rounds go until the rest fits, never below
+//!    `min_keep_rounds`;
+//! 4. **pins**: pinned messages (with their tool-call group) are never dropped; when they alone
+//!    exceed the budget the request is refused with [`Verdict::PinsOverBudget`];
+//! 5. **hard cap** ([`cap`]): the largest content is shortened head-and-tail with a visible marker,
+//!    and if even that cannot fit the request is refused ([`Verdict::TooLarge`]).
+//!
+//! Invariants (checked by property tests): the system prompt comes first, order is kept, a round
+//! is never split (a tool result always follows its call, every call has exactly one result, the
+//! body never starts with a tool message), the total never exceeds the budget unless the verdict
+//! refuses the request, and the history is never changed (it is borrowed). Each stage records what
+//! it did in the log and in each message's [`Fate`], for the inspector and the tests.
+
+pub mod cap;
+pub mod count;
+// pub mod facts;
+pub mod filter;
+pub mod summary;
+pub mod window;
+
+#[cfg(test)]
+mod tests;
+
+use crate::core::session::{Message, MessageId, Role, Summary, ToolCall};
+use count::{message_tokens, Count, Counter, PRIMING};
+use std::fmt;
+
+/// Everything the pipeline needs to know about the model and the user's preferences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// The model's context window, tokens.
+    pub window: u32,
+    /// Tokens kept free for the reply.
+    pub reply_reserve: u32,
+    /// Tokens kept free for counting error (larger when counts are estimated).
+    pub margin: u32,
+    /// Rounds at the end never summarized.
+    pub keep_recent_rounds: u32,
+    /// Rounds at the end never dropped by the sliding window.
+    pub min_keep_rounds: u32,
+    /// Whether old turns may be summarized.
+    pub summarize: bool,
+    /// Largest tool result (or recalled text) sent whole, tokens.
+    pub item_cap: u32,
+}
+
+impl Config {
+    /// Tokens the request may use: window − reply reserve − margin.
+    pub fn budget(&self) -> u32 {
+        self.window
+            .saturating_sub(self.reply_reserve)
+            .saturating_sub(self.margin)
+    }
+}
+
+/// What became of a message of the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Sent as it is.
+    Kept,
+    /// Sent with its thoughts removed.
+    Stripped,
+    /// Sent shortened head-and-tail (a long tool result, or the hard cap).
+    Cut,
+    /// A tool result sent as a one-line placeholder.
+    Placeholder,
+    /// Covered by the summary.
+    Summarized,
+    /// Removed by the sliding window (or by repair, for an orphan tool result).
+    Dropped,
+    /// Excluded by the user.
+    Excluded,
+    /// Not sent because it holds nothing (a reply that failed before any text).
+    Empty,
+}
+
+impl Fate {
+    /// The word the inspector shows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fate::Kept => "kept",
+            Fate::Stripped => "kept, thoughts removed",
+            Fate::Cut => "cut",
+            Fate::Placeholder => "placeholder",
+            Fate::Summarized => "summarized",
+            Fate::Dropped => "dropped",
+            Fate::Excluded => "excluded",
+            Fate::Empty => "empty",
+        }
+    }
+
+    /// Whether the message (in some form) is in the request.
+    pub fn sent(self) -> bool {
+        matches!(
+            self,
+            Fate::Kept | Fate::Stripped | Fate::Cut | Fate::Placeholder
+        )
+    }
+}
+
+/// Where a message of the request comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The history message at this index.
+    History(usize),
+    /// The stored summary.
+    Summary,
+    /// Added by repair: the result of a call that had none.
+    Repair,
+}
+
+/// One message of the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    /// Where it comes from.
+    pub source: Source,
+    /// Its role.
+    pub role: Role,
+    /// Text as sent.
+    pub content: String,
+    /// Tool calls (assistant).
+    pub tool_calls: Vec<ToolCall>,
+    /// The call a `tool` message answers.
+    pub tool_call_id: Option<String>,
+    /// Pinned by the user (or in a pinned tool-call group).
+    pub pinned: bool,
+    /// Tokens with overhead.
+    pub tokens: u32,
+}
+
+/// What the pipeline did to one history message, for the inspector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The message.
+    pub id: MessageId,
+    /// Its role.
+    pub role: Role,
+    /// Tokens of the message as stored (with overhead).
+    pub tokens: u32,
+    /// Tokens as sent (0 when not sent).
+    pub sent_tokens: u32,
+    /// What became of it.
+    pub fate: Fate,
+    /// Pinned by the user.
+    pub pinned: bool,
+}
+
+/// One thing a stage did, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Messages excluded by the user.
+    Excluded(u32),
+    /// Thoughts removed from an older assistant turn.
+    Stripped(MessageId),
+    /// An older tool result replaced by a placeholder.
+    Placeholder(MessageId, u32),
+    /// A tool result shortened to the per-item cap.
+    Capped(MessageId, u32, u32),
+    /// A tool result with no matching call (or a second one) was left out.
+    Orphan(MessageId),
+    /// A call without a result got a placeholder result.
+    NoResult(String),
+    /// The stored summary replaced this many messages.
+    Summary(u32, u32),
+    /// A new summary of this many rounds would bring the history within budget.
+    SummaryWanted(u32),
+    /// The oldest round (first message, messages, tokens) was dropped.
+    RoundDropped(MessageId, u32, u32),
+    /// A message was cut to fit (id or "summary", tokens before, after).
+    Cut(String, u32, u32),
+    /// The request was refused.
+    Refused,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Step::Excluded(n) => write!(f, "filter: {n} excluded message(s) left out"),
+            Step::Stripped(id) => write!(f, "filter: thoughts removed from {id}"),
+            Step::Placeholder(id, t) => {
+                write!(
+                    f,
+                    "filter: older tool result {id} ({t} tokens) → placeholder"
+                )
+            }
+            Step::Capped(id, a, b) => write!(f, "filter: tool result {id} cut {a} → {b} tokens"),
+            Step::Orphan(id) => write!(f, "repair: tool result {id} has no call; left out"),
+            Step::NoResult(call) => {
+                write!(f, "repair: call {call} had no result; placeholder added")
+            }
+            Step::Summary(n, t) => {
+                write!(f, "summary: {n} message(s) sent as a summary of {t} tokens")
+            }
+            Step::SummaryWanted(r) => write!(f, "summary: {r} older round(s) should be summarized"),
+            Step::RoundDropped(id, n, t) => write!(
+                f,
+                "window: oldest round from {id} dropped ({n} message(s), {t} tokens)"
+            ),
+            Step::Cut(id, a, b) => write!(f, "hard cap: {id} cut {a} → {b} tokens"),
+            Step::Refused => write!(f, "refused: the request cannot fit the budget"),
+        }
+    }
+}
+
+/// Whether the request may be sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within budget.
+    Fits,
+    /// Pinned messages (with the system prompt and summary) alone exceed the budget.
+    PinsOverBudget {
+        /// Tokens the pins need.
+        pinned: u32,
+        /// The budget.
+        budget: u32,
+    },
+    /// Even with everything cut as far as allowed, the request does not fit.
+    TooLarge {
+        /// Tokens it would still need.
+        need: u32,
+        /// The budget.
+        budget: u32,
+    },
+}
+
+/// How the window is spent, for the inspector's bar.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Parts {
+    /// System prompt and few-shot examples.
+    pub system: u32,
+    /// The summary.
+    pub summary: u32,
+    /// Pinned messages.
+    pub pinned: u32,
+    /// The rest of the history.
+    pub history: u32,
+    /// Reply priming.
+    pub priming: u32,
+}
+
+/// Turns the shell should summarize next: everything after the preamble up to `through`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryJob {
+    /// The last message to cover.
+    pub through: MessageId,
+    /// Messages it will cover in all (with those of the previous summary).
+    pub covers: u32,
+    /// The previous summary's text, to extend.
+    pub previous: Option<String>,
+    /// The turns newly retired, oldest first (thoughts removed, tool output shortened).
+    pub turns: Vec<(Role, String)>,
+    /// Rounds newly retired.
+    pub rounds: u32,
+}
+
+/// The request the pipeline built and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    /// The messages to send, in order.
+    pub messages: Vec<Sent>,
+    /// One entry per history message.
+    pub entries: Vec<Entry>,
+    /// What the stages did.
+    pub log: Vec<Step>,
+    /// Tokens of the request (messages + priming).
+    pub total: u32,
+    /// The budget it had.
+    pub budget: u32,
+    /// Whether every count was exact.
+    pub exact: bool,
+    /// How the total divides.
+    pub parts: Parts,
+    /// Whether it may be sent.
+    pub verdict: Verdict,
+    /// A summary that would help (the shell makes it, stores it and builds again).
+    pub summary_job: Option<SummaryJob>,
+}
+
+/// A message being worked on: a history message (possibly changed), the summary, or a repair.
+#[derive(Debug, Clone)]
+pub(crate) struct Item {
+    pub source: Source,
+    pub id: MessageId,
+    pub role: Role,
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub tool_call_id: Option<String>,
+    pub pinned: bool,
+    /// System prompt, few-shot examples, the summary: never dropped by the window.
+    pub head: bool,
+    pub count: Count,
+}
+
+impl Item {
+    pub(crate) fn recount(&mut self, counter: &mut dyn Counter) {
+        self.count = message_tokens(
+            counter,
+            self.role,
+            &self.content,
+            &self.tool_calls,
+            self.tool_call_id.as_deref(),
+        );
+    }
+}
+
+/// Working state shared by the stages.
+pub(crate) struct Work {
+    pub items: Vec<Item>,
+    pub fates: Vec<Fate>,
+    pub log: Vec<Step>,
+}
+
+impl Work {
+    pub(crate) fn total(&self) -> u32 {
+        self.items
+            .iter()
+            .fold(PRIMING, |t, i| t.saturating_add(i.count.tokens))
+    }
+
+    pub(crate) fn set_fate(&mut self, source: &Source, fate: Fate) {
+        if let Source::History(i) = source {
+            if let Some(f) = self.fates.get_mut(*i) {
+                *f = fate;
+            }
+        }
+    }
+}
+
+/// Build the request for answering `history` (the visible branch, root first, without the reply
+/// being written), using `summary` if one covers part of it.
+pub fn build(
+    history: &[&Message],
+    summary: Option<&Summary>,
+    cfg: &Config,
+    counter: &mut dyn Counter,
+) -> Context {
+    let budget = cfg.budget();
+    let original: Vec<Count> = history
+        .iter()
+        .map(|m| {
+            message_tokens(
+                counter,
+                m.role,
+                &m.content,
+                &m.tool_calls,
+                m.tool_call_id.as_deref(),
+            )
+        })
+        .collect();
+    let mut work = filter::items(history, counter);
+    let summary = summary.filter(|_| cfg.summarize);
+    summary::apply(&mut work, history, summary, counter);
+    filter::role_filter(&mut work, cfg, counter);
+    filter::repair(&mut work, counter);
+    let summary_job = if cfg.summarize && work.total() > budget {
+        summary::plan(&work, history, summary, cfg)
+    } else {
+        None
+    };
+    if let Some(job) = &summary_job {
+        work.log.push(Step::SummaryWanted(job.rounds));
+    }
+    window::slide(&mut work, cfg, budget);
+    let mut verdict = Verdict::Fits;
+    let pinned_need = work
+        .items
+        .iter()
+        .filter(|i| i.head || i.pinned)
+        .fold(PRIMING, |t, i| t.saturating_add(i.count.tokens));
+    if work.total() > budget {
+        if pinned_need > budget && work.items.iter().any(|i| i.pinned) {
+            verdict = Verdict::PinsOverBudget {
+                pinned: pinned_need,
+                budget,
+            };
+        } else if !cap::fit(&mut work, budget, counter) {
+            verdict = Verdict::TooLarge {
+                need: work.total(),
+                budget,
+            };
+        }
+    }
+    if verdict != Verdict::Fits {
+        work.log.push(Step::Refused);
+    }
+    finish(work, history, &original, budget, verdict, summary_job)
+}
+
+fn finish(
+    work: Work,
+    history: &[&Message],
+    original: &[Count],
+    budget: u32,
+    verdict: Verdict,
+    summary_job: Option<SummaryJob>,
+) -> Context {
+    let total = work.total();
+    let mut parts = Parts {
+        priming: PRIMING,
+        ..Parts::default()
+    };
+    let mut sent_tokens = vec![0u32; history.len()];
+    let mut exact = original.iter().all(|c| c.exact);
+    for item in &work.items {
+        exact &= item.count.exact;
+        let t = item.count.tokens;
+        match &item.source {
+            Source::Summary => parts.summary += t,
+            _ if item.head => parts.system += t,
+            _ if item.pinned => parts.pinned += t,
+            _ => parts.history += t,
+        }
+        if let Source::History(i) = item.source {
+            if let Some(s) = sent_tokens.get_mut(i) {
+                *s = t;
+            }
+        }
+    }
+    let entries = history
+        .iter()
+        .enumerate()
+        .map(|(i, m)| Entry {
+            id: m.id.clone(),
+            role: m.role,
+            tokens: original.get(i).map_or(0, |c| c.tokens),
+            sent_tokens: sent_tokens[i],
+            fate: work.fates.get(i).copied().unwrap_or(Fate::Dropped),
+            pinned: m.pinned,
+        })
+        .collect();
+    let messages = work
+        .items
+        .into_iter()
+        .map(|i| Sent {
+            source: i.source,
+            role: i.role,
+            content: i.content,
+            tool_calls: i.tool_calls,
+            tool_call_id: i.tool_call_id,
+            pinned: i.pinned,
+            tokens: i.count.tokens,
+        })
+        .collect();
+    Context {
+        messages,
+        entries,
+        log: work.log,
+        total,
+        budget,
+        exact,
+        parts,
+        verdict,
+        summary_job,
+    }
+}
+
+/// Group number of each item: an assistant message with tool calls and the tool results right
+/// after it share one; every other item has its own. Groups are what the window and the pins
+/// move as one.
+pub(crate) fn groups(items: &[Item]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(items.len());
+    let mut g = 0usize;
+    for (n, item) in items.iter().enumerate() {
+        let joins = item.role == Role::Tool
+            && n > 0
+            && matches!(items[n - 1].role, Role::Tool | Role::Assistant)
+            && out.last().is_some()
+            && items[..n]
+                .iter()
+                .rev()
+                .find(|i| i.role != Role::Tool)
+                .is_some_and(|a| a.role == Role::Assistant && !a.tool_calls.is_empty());
+        if n > 0 && !joins {
+            g += 1;
+        }
+        out.push(g);
+    }
+    out
+}

@@ -1,0 +1,635 @@
+//! Data-driven tests per stage, and property tests of the pipeline's invariants over random
+//! histories (tool-call groups, giant messages, Chinese, emoji, pins, exclusions).
+
+use super::count::{Count, Counter, Estimator, PER_MESSAGE, PRIMING};
+use super::*;
+use crate::core::session::{Message, Role, Summary, ToolCall};
+use proptest::prelude::*;
+
+/// One token per character: easy arithmetic in expectations.
+struct Chars;
+impl Counter for Chars {
+    fn count(&mut self, text: &str) -> Count {
+        Count::exact(text.chars().count() as u32)
+    }
+}
+
+fn msg(id: &str, role: Role, content: &str) -> Message {
+    Message::new(id.into(), None, role, content.into(), 0)
+}
+
+fn call(id: &str) -> ToolCall {
+    ToolCall {
+        index: 0,
+        id: id.into(),
+        name: "f".into(),
+        arguments: "{}".into(),
+    }
+}
+
+fn asst_calls(id: &str, calls: &[&str]) -> Message {
+    let mut m = msg(id, Role::Assistant, "");
+    m.tool_calls = calls.iter().map(|c| call(c)).collect();
+    m
+}
+
+fn tool(id: &str, call_id: &str, content: &str) -> Message {
+    let mut m = msg(id, Role::Tool, content);
+    m.tool_call_id = Some(call_id.into());
+    m
+}
+
+fn cfg(window: u32) -> Config {
+    Config {
+        window,
+        reply_reserve: 0,
+        margin: 0,
+        keep_recent_rounds: 2,
+        min_keep_rounds: 1,
+        summarize: false,
+        item_cap: 1000,
+    }
+}
+
+fn run(history: &[Message], summary: Option<&Summary>, config: &Config) -> Context {
+    let refs: Vec<&Message> = history.iter().collect();
+    build(&refs, summary, config, &mut Chars)
+}
+
+/// `id:fate` for every history message, and the ids sent, in order.
+fn fates(ctx: &Context) -> Vec<String> {
+    ctx.entries
+        .iter()
+        .map(|e| format!("{}:{}", e.id, e.fate.as_str()))
+        .collect()
+}
+
+fn sent_ids(ctx: &Context) -> Vec<String> {
+    ctx.messages
+        .iter()
+        .map(|m| match &m.source {
+            Source::History(_) => m.content.chars().take(12).collect::<String>(),
+            Source::Summary => "<summary>".into(),
+            Source::Repair => format!("<no result {}>", m.tool_call_id.clone().unwrap_or_default()),
+        })
+        .collect()
+}
+
+#[test]
+fn counts_follow_the_openai_formula() {
+    let h = [msg("s", Role::System, "abc"), msg("u", Role::User, "hello")];
+    let ctx = run(&h, None, &cfg(1000));
+    assert_eq!(ctx.total, 3 + PER_MESSAGE + 5 + PER_MESSAGE + PRIMING);
+    assert!(ctx.exact);
+    assert_eq!(ctx.verdict, Verdict::Fits);
+    assert_eq!(fates(&ctx), ["s:kept", "u:kept"]);
+}
+
+#[test]
+fn excluded_and_empty_messages_are_left_out() {
+    let mut ex = msg("u1", Role::User, "secret");
+    ex.excluded = true;
+    let h = [
+        msg("s", Role::System, "  "),
+        ex,
+        msg("a1", Role::Assistant, ""),
+        msg("u2", Role::User, "hi"),
+    ];
+    let ctx = run(&h, None, &cfg(1000));
+    assert_eq!(
+        fates(&ctx),
+        ["s:empty", "u1:excluded", "a1:empty", "u2:kept"]
+    );
+    assert_eq!(sent_ids(&ctx), ["hi"]);
+    assert_eq!(ctx.log, [Step::Excluded(1)]);
+}
+
+#[test]
+fn thoughts_leave_every_turn_but_the_latest() {
+    let cases: &[(&str, &str)] = &[
+        ("<think>plan</think>Answer", "Answer"),
+        ("Intro <think>x</think> end", "Intro  end"),
+        ("<think>never closed", ""),
+        ("reasoning first</think>The answer", "The answer"),
+        ("no thoughts here", "no thoughts here"),
+        (
+            "Thought: I should add.\nAction: calc(1+1)\nObservation: 2\nThought: done\nFinal Answer: 2",
+            "Action: calc(1+1)\nObservation: 2\nFinal Answer: 2",
+        ),
+        ("Thought: just a word, no ReAct", "Thought: just a word, no ReAct"),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(filter::strip_thoughts(input), *expected, "input: {input:?}");
+    }
+    let h = [
+        msg("u1", Role::User, "q1"),
+        msg("a1", Role::Assistant, "<think>old</think>A1"),
+        msg("u2", Role::User, "q2"),
+        msg("a2", Role::Assistant, "<think>new</think>A2"),
+        msg("u3", Role::User, "q3"),
+    ];
+    let ctx = run(&h, None, &cfg(1000));
+    assert_eq!(sent_ids(&ctx), ["q1", "A1", "q2", "<think>new</", "q3"]);
+    assert_eq!(ctx.entries[1].fate, Fate::Stripped);
+}
+
+#[test]
+fn older_tool_results_become_placeholders_and_the_latest_are_capped() {
+    let big = format!("{}{}", "x".repeat(100), "y".repeat(100));
+    let h = [
+        msg("u1", Role::User, "q1"),
+        asst_calls("a1", &["c1", "c2"]),
+        tool("t1", "c1", "0123456789"),
+        tool("t2", "c2", "abc"),
+        msg("a1b", Role::Assistant, "done"),
+        msg("u2", Role::User, "q2"),
+        asst_calls("a2", &["c3"]),
+        tool("t3", "c3", &big),
+    ];
+    let mut c = cfg(10_000);
+    c.item_cap = 80;
+    let ctx = run(&h, None, &c);
+    assert_eq!(ctx.messages[2].content, "[tool result omitted: 10 tokens]");
+    assert_eq!(ctx.messages[3].content, "[tool result omitted: 3 tokens]");
+    let last = &ctx.messages[7].content;
+    assert!(last.starts_with("xxx") && last.ends_with("yyy"), "{last}");
+    assert!(last.contains("characters cut"), "{last}");
+    assert!(last.chars().count() <= 80, "{last}");
+    assert_eq!(
+        fates(&ctx),
+        [
+            "u1:kept",
+            "a1:kept",
+            "t1:placeholder",
+            "t2:placeholder",
+            "a1b:kept",
+            "u2:kept",
+            "a2:kept",
+            "t3:cut"
+        ]
+    );
+}
+
+#[test]
+fn repair_drops_orphans_and_answers_unanswered_calls() {
+    let h = [
+        msg("u1", Role::User, "q1"),
+        tool("t0", "nobody", "orphan"),
+        asst_calls("a1", &["c1", "c2"]),
+        tool("t1", "c1", "r1"),
+        tool("t1b", "c1", "second answer"),
+        msg("u2", Role::User, "q2"),
+    ];
+    let ctx = run(&h, None, &cfg(10_000));
+    assert_eq!(sent_ids(&ctx), ["q1", "", "r1", "<no result c2>", "q2"]);
+    assert_eq!(fates(&ctx)[1], "t0:dropped");
+    assert_eq!(fates(&ctx)[4], "t1b:dropped");
+    assert!(ctx.log.contains(&Step::NoResult("c2".into())));
+}
+
+/// A history of `n` rounds "u{i}"/"a{i}" after a system prompt; each message 10 characters.
+fn rounds(n: usize) -> Vec<Message> {
+    let mut h = vec![msg("s", Role::System, "system!!!!")];
+    for i in 0..n {
+        h.push(msg(
+            &format!("u{i}"),
+            Role::User,
+            &format!("question{i:02}"),
+        ));
+        h.push(msg(
+            &format!("a{i}"),
+            Role::Assistant,
+            &format!("answer--{i:02}"),
+        ));
+    }
+    h
+}
+
+#[test]
+fn the_window_drops_oldest_whole_rounds_down_to_the_minimum() {
+    let h = rounds(5); // 11 messages of 13 tokens + 3 priming = 146
+    let ctx = run(&h, None, &cfg(146));
+    assert_eq!(ctx.total, 146);
+    assert!(ctx.log.is_empty());
+    // Room for the system prompt and two rounds.
+    let ctx = run(&h, None, &cfg(3 + 13 * 5));
+    assert_eq!(
+        sent_ids(&ctx),
+        [
+            "system!!!!",
+            "question03",
+            "answer--03",
+            "question04",
+            "answer--04"
+        ]
+    );
+    assert_eq!(ctx.log.len(), 3);
+    assert_eq!(ctx.log[0], Step::RoundDropped("u0".into(), 2, 26));
+    // min_keep_rounds = 3: the window stops there and the hard cap cuts.
+    let mut c = cfg(3 + 13 * 5);
+    c.min_keep_rounds = 3;
+    let ctx = run(&h, None, &c);
+    assert_eq!(
+        ctx.verdict,
+        Verdict::TooLarge {
+            need: 94,
+            budget: 68
+        }
+    );
+}
+
+#[test]
+fn a_pinned_message_survives_the_window_with_its_tool_group() {
+    let mut h = rounds(3);
+    h[1].pinned = true; // u0
+    let mut calls = asst_calls("ac", &["c1"]);
+    calls.pinned = true;
+    h.insert(3, calls);
+    h.insert(4, tool("tc", "c1", "result"));
+    // System, the pinned u0, the pinned call group (73 + 12) and the last round.
+    let ctx = run(&h, None, &cfg(3 + 13 + 13 + 73 + 12 + 26));
+    assert_eq!(ctx.verdict, Verdict::Fits);
+    let ids = sent_ids(&ctx);
+    assert!(ids.contains(&"question00".to_string()), "{ids:?}");
+    assert!(ids.contains(&"result".to_string()), "{ids:?}");
+    assert!(!ids.contains(&"answer--00".to_string()), "{ids:?}");
+}
+
+#[test]
+fn pins_alone_over_budget_are_refused_not_dropped() {
+    let mut h = rounds(2);
+    h[1].content = "p".repeat(200);
+    h[1].pinned = true;
+    let ctx = run(&h, None, &cfg(100));
+    assert!(matches!(
+        ctx.verdict,
+        Verdict::PinsOverBudget { budget: 100, .. }
+    ));
+}
+
+#[test]
+fn one_giant_message_is_cut_head_and_tail() {
+    let mut h = rounds(1);
+    h[1].content = format!("START{}END", "m".repeat(5000));
+    let ctx = run(&h, None, &cfg(400));
+    assert_eq!(ctx.verdict, Verdict::Fits);
+    assert!(ctx.total <= 400);
+    let cut = &ctx.messages[1].content;
+    assert!(cut.starts_with("START") && cut.ends_with("END") && cut.contains("characters cut"));
+    assert_eq!(ctx.entries[1].fate, Fate::Cut);
+}
+
+#[test]
+fn nothing_fits_a_tiny_window() {
+    let h = rounds(1);
+    let ctx = run(&h, None, &cfg(10));
+    assert!(matches!(ctx.verdict, Verdict::TooLarge { .. }));
+    assert_eq!(ctx.log.last(), Some(&Step::Refused));
+}
+
+fn summary(through: &str, text: &str) -> Summary {
+    Summary {
+        id: "sum".into(),
+        through: through.into(),
+        covers: 0,
+        text: text.into(),
+        restored: Vec::new(),
+        model: String::new(),
+        edited: false,
+        created_at: 0,
+    }
+}
+
+#[test]
+fn a_stored_summary_replaces_what_it_covers_right_after_the_system_prompt() {
+    let h = rounds(4);
+    let s = summary("a1", "They met.");
+    let mut c = cfg(10_000);
+    c.summarize = true;
+    let ctx = run(&h, Some(&s), &c);
+    assert_eq!(
+        sent_ids(&ctx),
+        [
+            "system!!!!",
+            "<summary>",
+            "question02",
+            "answer--02",
+            "question03",
+            "answer--03"
+        ]
+    );
+    assert_eq!(ctx.messages[1].role, Role::System);
+    assert!(ctx.messages[1].content.ends_with("They met."));
+    assert_eq!(
+        fates(&ctx)[1..5],
+        [
+            "u0:summarized",
+            "a0:summarized",
+            "u1:summarized",
+            "a1:summarized"
+        ]
+    );
+    // Switched off: the summary is not used.
+    let ctx = run(&h, Some(&s), &cfg(10_000));
+    assert_eq!(ctx.messages.len(), 9);
+}
+
+#[test]
+fn a_summary_is_planned_only_when_over_budget_and_enough_rounds_aged_out() {
+    let h = rounds(5);
+    let mut c = cfg(3 + 13 * 5);
+    c.summarize = true;
+    c.keep_recent_rounds = 2;
+    let ctx = run(&h, None, &c);
+    let job = ctx.summary_job.expect("a job");
+    assert_eq!(job.through, "a2");
+    assert_eq!(job.rounds, 3);
+    assert_eq!(job.covers, 6);
+    assert_eq!(job.turns.len(), 6);
+    assert!(job.previous.is_none());
+    // Within budget: no job.
+    let mut big = c;
+    big.window = 10_000;
+    assert!(run(&h, None, &big).summary_job.is_none());
+    // With a summary through a2, one more round aged out is enough (keep 2 → half is 1).
+    let s = summary("a1", "Earlier.");
+    let mut tight = c;
+    tight.window = 3 + 13 + 40 + 13 * 4;
+    let ctx = run(&h, Some(&s), &tight);
+    let job = ctx.summary_job.expect("an extension");
+    assert_eq!(job.through, "a2");
+    assert_eq!(job.previous.as_deref(), Some("Earlier."));
+    assert_eq!(job.turns.len(), 2);
+    // keep 4 → an extension needs 2 rounds to age out; only 1 has.
+    let mut keep4 = tight;
+    keep4.keep_recent_rounds = 4;
+    keep4.window = 10;
+    let h6 = rounds(6);
+    let s = summary("a0", "Earlier.");
+    let ctx = run(&h6, Some(&s), &keep4);
+    assert!(ctx.summary_job.is_none());
+}
+
+#[test]
+fn the_transcript_labels_turns() {
+    let job = SummaryJob {
+        through: "a".into(),
+        covers: 2,
+        previous: Some("Old.".into()),
+        turns: vec![(Role::User, "Hi".into()), (Role::Assistant, "Hello".into())],
+        rounds: 1,
+    };
+    assert_eq!(
+        summary::transcript(&job),
+        "Summary so far:\nOld.\n\nConversation since then:\nUser: Hi\n\nAssistant: Hello"
+    );
+}
+
+#[test]
+fn the_estimator_is_on_the_high_side() {
+    let cases: &[(&str, u32)] = &[
+        ("", 0),
+        ("hello", 2),
+        ("hello world", 4),
+        ("你好", 3),
+        ("a, b.", 4),
+        ("🦀", 2),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(count::estimate(text), *expected, "{text:?}");
+    }
+    let mut e = Estimator { ratio: 2.0 };
+    assert_eq!(e.count("hello").tokens, 4);
+    assert!((count::corrected_ratio(1.0, 100, 150) - 1.25).abs() < 1e-9);
+    assert_eq!(count::corrected_ratio(1.0, 100, 10_000), 3.0);
+    assert_eq!(count::corrected_ratio(1.0, 0, 10), 1.0);
+}
+
+#[test]
+fn the_cache_counts_each_text_once() {
+    struct Tally(u32);
+    impl Counter for Tally {
+        fn count(&mut self, text: &str) -> Count {
+            self.0 += 1;
+            Count::exact(text.len() as u32)
+        }
+    }
+    let mut c = count::Cached::new(Tally(0));
+    for _ in 0..3 {
+        c.count("a");
+        c.count("bb");
+    }
+    assert_eq!(c.inner_mut().0, 2);
+    assert_eq!(c.len(), 2);
+}
+
+// ---------------------------------------------------------------- properties
+
+#[derive(Debug, Clone)]
+enum Turn {
+    User(String, bool),
+    Assistant(String, bool),
+    Calls(Vec<(String, bool)>, bool),
+    Orphan(String),
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-z ]{0,40}",
+        2 => "[\u{4e00}-\u{4e80}，。]{0,30}",
+        1 => "[😀-🙏 a-z]{0,20}",
+        1 => "<think>[a-z ]{0,20}</think>[a-z ]{1,20}",
+        1 => "[a-z]{0,5}".prop_map(|s| s.repeat(400)),
+    ]
+}
+
+fn turn() -> impl Strategy<Value = Turn> {
+    prop_oneof![
+        3 => (text(), any::<bool>()).prop_map(|(t, p)| Turn::User(t, p)),
+        3 => (text(), any::<bool>()).prop_map(|(t, p)| Turn::Assistant(t, p)),
+        2 => (prop::collection::vec((text(), any::<bool>()), 1..4), any::<bool>())
+            .prop_map(|(c, p)| Turn::Calls(c, p)),
+        1 => text().prop_map(Turn::Orphan),
+    ]
+}
+
+fn history(turns: &[Turn], system: &str, excluded: &[bool]) -> Vec<Message> {
+    let mut h = vec![msg("sys", Role::System, system)];
+    let mut n = 0;
+    let mut next = |h: &mut Vec<Message>, mut m: Message| {
+        m.id = format!("m{n}");
+        m.excluded = excluded.get(n).copied().unwrap_or(false);
+        n += 1;
+        h.push(m);
+    };
+    for t in turns {
+        match t {
+            Turn::User(s, p) => {
+                let mut m = msg("", Role::User, if s.is_empty() { "?" } else { s });
+                m.pinned = *p;
+                next(&mut h, m);
+            }
+            Turn::Assistant(s, p) => {
+                let mut m = msg("", Role::Assistant, s);
+                m.pinned = *p;
+                next(&mut h, m);
+            }
+            Turn::Calls(results, p) => {
+                let ids: Vec<String> = (0..results.len())
+                    .map(|k| format!("c{}_{k}", h.len()))
+                    .collect();
+                let mut a = msg("", Role::Assistant, "");
+                a.tool_calls = ids.iter().map(|i| call(i)).collect();
+                a.pinned = *p;
+                next(&mut h, a);
+                for (id, (r, answered)) in ids.iter().zip(results) {
+                    if *answered {
+                        next(&mut h, tool("", id, r));
+                    }
+                }
+            }
+            Turn::Orphan(s) => next(&mut h, tool("", "ghost", s)),
+        }
+    }
+    h
+}
+
+fn check_invariants(h: &[Message], ctx: &Context, config: &Config) -> Result<(), TestCaseError> {
+    // The total is what the messages add up to.
+    let sum: u32 = ctx.messages.iter().map(|m| m.tokens).sum::<u32>() + PRIMING;
+    prop_assert_eq!(ctx.total, sum);
+    // Never over budget unless refused.
+    if ctx.verdict == Verdict::Fits {
+        prop_assert!(
+            ctx.total <= config.budget(),
+            "{} > {}",
+            ctx.total,
+            config.budget()
+        );
+    }
+    // The system prompt first (when it is sent at all).
+    if let Some(p) = ctx
+        .messages
+        .iter()
+        .position(|m| m.source == Source::History(0))
+    {
+        prop_assert_eq!(p, 0);
+    }
+    // Order kept.
+    let order: Vec<usize> = ctx
+        .messages
+        .iter()
+        .filter_map(|m| match m.source {
+            Source::History(i) => Some(i),
+            _ => None,
+        })
+        .collect();
+    prop_assert!(order.windows(2).all(|w| w[0] < w[1]), "order {:?}", order);
+    // Tool protocol: each tool message answers a call of the assistant message right before its
+    // group, each call is answered exactly once, the body never starts with a tool message.
+    let mut open: Vec<String> = Vec::new();
+    let mut prev: Option<Role> = None;
+    for m in &ctx.messages {
+        if m.role == Role::Tool {
+            prop_assert!(
+                prev.is_some() && prev != Some(Role::System),
+                "tool message first"
+            );
+            let id = m.tool_call_id.clone().unwrap_or_default();
+            let p = open.iter().position(|o| *o == id);
+            prop_assert!(p.is_some(), "orphan tool message {}", id);
+            open.remove(p.unwrap_or(0));
+        } else {
+            prop_assert!(open.is_empty(), "calls without results: {:?}", open);
+            if m.role == Role::Assistant {
+                open = m.tool_calls.iter().map(|c| c.id.clone()).collect();
+            }
+        }
+        prev = Some(m.role);
+    }
+    prop_assert!(
+        open.is_empty(),
+        "calls without results at the end: {:?}",
+        open
+    );
+    // Excluded messages are never sent; pinned ones always are (unless refused).
+    for (i, m) in h.iter().enumerate() {
+        let sent = ctx.messages.iter().any(|s| s.source == Source::History(i));
+        if m.excluded {
+            prop_assert!(!sent);
+        }
+        if m.pinned
+            && !m.excluded
+            && ctx.verdict == Verdict::Fits
+            && ctx.entries[i].fate != Fate::Empty
+        {
+            prop_assert!(sent, "pinned {} not sent", m.id);
+        }
+        prop_assert_eq!(
+            ctx.entries[i].fate.sent(),
+            sent,
+            "fate of {}: {:?}",
+            m.id,
+            ctx.entries[i].fate
+        );
+    }
+    // Repair adds a result only for a call that has none: never more than the calls left
+    // unanswered or whose answer was excluded.
+    let unanswered = h
+        .iter()
+        .flat_map(|m| m.tool_calls.iter())
+        .filter(|c| {
+            !h.iter()
+                .any(|t| t.tool_call_id.as_deref() == Some(c.id.as_str()) && !t.excluded)
+        })
+        .count();
+    let repaired = ctx
+        .messages
+        .iter()
+        .filter(|m| m.source == Source::Repair)
+        .count();
+    prop_assert!(
+        repaired <= unanswered,
+        "{} results made up, {} calls unanswered",
+        repaired,
+        unanswered
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn invariants_hold_for_random_histories(
+        turns in prop::collection::vec(turn(), 0..30),
+        system in text(),
+        excluded in prop::collection::vec(prop::bool::weighted(0.1), 0..80),
+        window in 20u32..4000,
+        reserve in 0u32..500,
+        keep in 0u32..5,
+        min_keep in 0u32..4,
+        cap in 8u32..400,
+        summarize in any::<bool>(),
+        through in 0usize..40,
+    ) {
+        let h = history(&turns, &system, &excluded);
+        let before = h.clone();
+        let config = Config {
+            window,
+            reply_reserve: reserve,
+            margin: 0,
+            keep_recent_rounds: keep,
+            min_keep_rounds: min_keep,
+            summarize,
+            item_cap: cap,
+        };
+        let s = summary(&h[through.min(h.len() - 1)].id, "A summary.");
+        let refs: Vec<&Message> = h.iter().collect();
+        let ctx = build(&refs, Some(&s), &config, &mut Estimator::default());
+        prop_assert_eq!(&h, &before);
+        check_invariants(&h, &ctx, &config)?;
+        let ctx = build(&refs, None, &config, &mut Chars);
+        check_invariants(&h, &ctx, &config)?;
+    }
+}
