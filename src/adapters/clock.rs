@@ -29,3 +29,11 @@ pub fn new_id() -> String {
     let rnd = (js_sys::Math::random() * 1e12) as u64;
     format!("{:x}-{:x}-{:x}", now_ms(), n, rnd)
 }
+
+/// The time of day now, in the browser's locale and time zone (e.g. `14:03:07`).
+pub fn local_time() -> String {
+    js_sys::Date::new_0()
+        .to_locale_time_string("default")
+        .as_string()
+        .unwrap_or_default()
+}

@@ -235,15 +235,27 @@ pub async fn post_stream(
     })
 }
 
+/// `method url` (with a JSON `body`, if any) → the response text, within `timeout_ms`.
+pub async fn request_text(
+    method: &str,
+    url: &str,
+    api_key: Option<&str>,
+    body: Option<&str>,
+    signal: &AbortSignal,
+    timeout_ms: u32,
+) -> Result<String, FetchError> {
+    let req = build_request(method, url, api_key, body, signal)?;
+    let resp = send(&req, Some(timeout_ms)).await?;
+    check_status(&resp, Some(timeout_ms)).await?;
+    body_text(&resp, Some(timeout_ms)).await
+}
+
 /// `GET {base}/models` → model ids, when the server offers the list.
 pub async fn get_models(
     url: &str,
     api_key: Option<&str>,
     signal: &AbortSignal,
 ) -> Result<Vec<String>, FetchError> {
-    let req = build_request("GET", url, api_key, None, signal)?;
-    let resp = send(&req, Some(15_000)).await?;
-    check_status(&resp, Some(15_000)).await?;
-    let text = body_text(&resp, Some(15_000)).await?;
+    let text = request_text("GET", url, api_key, None, signal, 15_000).await?;
     Ok(crate::core::provider::models::parse_models(&text))
 }

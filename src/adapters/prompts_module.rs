@@ -7,7 +7,8 @@
 //! - [`EVENT_SETUP`]: "Chat setup" applied (detail: `{"role": "builtin:key", "vars": {…}}`),
 //! - [`EVENT_SYSTEM`]: "System prompt" saved (detail: the new text),
 //! - [`EVENT_SETTINGS`]: "Settings" saved (detail: what to apply, `SettingsSaved` as JSON),
-//! - [`EVENT_CLOSED`]: a dialog closed.
+//! - [`EVENT_CLOSED`]: a dialog closed,
+//! - [`EVENT_SUMMARY`]: a summary edited in the context inspector (detail: `{"id", "text"}`).
 
 use crate::adapters::modules::{self, Module, ModuleError};
 use wasm_bindgen::prelude::*;
@@ -15,6 +16,8 @@ use wasm_bindgen::JsCast;
 
 /// The user templates changed.
 pub const EVENT_CHANGED: &str = "satori:prompts-changed";
+/// A summary was edited in the context inspector.
+pub const EVENT_SUMMARY: &str = "satori:summary-edit";
 /// Start a new chat with a role.
 pub const EVENT_USE: &str = "satori:prompts-use";
 /// "Chat setup" was applied.
@@ -38,6 +41,24 @@ pub async fn start(role: &str, vars: &str) -> Result<String, ModuleError> {
     call("start", &[role, vars])
         .await
         .map(|v| v.as_string().unwrap_or_default())
+}
+
+/// Built-in template `key` rendered whole with `vars` (JSON object): a JSON array of
+/// `{role, content}`, or `{"error": …}`.
+pub async fn render(key: &str, vars: &str) -> Result<String, ModuleError> {
+    call("render", &[key, vars])
+        .await
+        .map(|v| v.as_string().unwrap_or_default())
+}
+
+/// Show (or update) the context inspector in the element with id `host`, with `reports` (JSON).
+pub async fn show_inspector(host: &str, reports: &str) -> Result<(), ModuleError> {
+    call("show_inspector", &[host, reports]).await.map(|_| ())
+}
+
+/// Remove the context inspector.
+pub async fn hide_inspector() -> Result<(), ModuleError> {
+    call("hide_inspector", &[]).await.map(|_| ())
 }
 
 /// Open the "Prompts" dialog showing `selected` first.

@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 use satori::adapters::prompts_module::{
-    notify, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP, EVENT_SYSTEM, EVENT_USE,
+    notify, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
 };
 use satori::adapters::storage::Store;
 use satori::core::key_binding::KeyField;
@@ -23,7 +23,11 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsCast;
 
+type Reports = Vec<satori::core::context::report::Report>;
+
 thread_local! {
+    /// The context inspector, when shown: its mount and the signal it reads.
+    static INSPECTOR: RefCell<Option<(leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>, WriteSignal<Reports>)>> = const { RefCell::new(None) };
     static MOUNTED: RefCell<Option<(leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>, web_sys::Element)>> = const { RefCell::new(None) };
 }
 
@@ -35,6 +39,32 @@ fn user_prompts() -> Result<UserPrompts, String> {
             .map_err(|e| format!("your prompt templates could not be read ({e})")),
         Ok(None) => Ok(UserPrompts::default()),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Built-in template `key` rendered whole (system prompt, examples, user message) with `vars`
+/// (a JSON object), as a JSON array of `{role, content}`; an error as `{"error": "…"}`.
+#[wasm_bindgen]
+pub fn render(key: &str, vars: &str) -> String {
+    let answer = serde_json::from_str::<Vars>(vars)
+        .map_err(|e| e.to_string())
+        .and_then(|vars| prompts::render(prompts::BUILTIN, key, &vars).map_err(|e| e.to_string()));
+    match answer {
+        Ok(r) => serde_json::Value::Array(
+            r.messages
+                .iter()
+                .map(|m| {
+                    let role = match m.role {
+                        prompts::template::PromptRole::System => "system",
+                        prompts::template::PromptRole::User => "user",
+                        prompts::template::PromptRole::Assistant => "assistant",
+                    };
+                    serde_json::json!({ "role": role, "content": m.content })
+                })
+                .collect(),
+        )
+        .to_string(),
+        Err(e) => serde_json::json!({ "error": e }).to_string(),
     }
 }
 
@@ -198,6 +228,42 @@ pub fn open_manager(selected: &str) {
         provide_context(ctx);
         view! { <PromptsDialog selected=selected.clone() /> }
     });
+}
+
+/// Show the context inspector in the element with id `host` (the app's "Context inspector"
+/// region) with `reports` (JSON array of `Report`); if shown already, update it.
+#[wasm_bindgen]
+pub fn show_inspector(host: &str, reports: &str) {
+    let parsed: Reports = serde_json::from_str(reports).unwrap_or_default();
+    if let Some(set) = INSPECTOR.with(|i| i.borrow().as_ref().map(|(_, set)| *set)) {
+        set.set(parsed);
+        return;
+    }
+    let Some(el) = document().get_element_by_id(host) else {
+        return;
+    };
+    let (get, set) = signal(parsed);
+    let el: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(el);
+    let handle = leptos::mount::mount_to(el, move || {
+        view! {
+            <satori::ui::components::inspector::Inspector
+                reports=get
+                on_edit_summary=Callback::new(|(id, text): (String, String)| {
+                    notify(EVENT_SUMMARY, &serde_json::json!({ "id": id, "text": text }).to_string());
+                })
+            />
+        }
+        .into_any()
+    });
+    INSPECTOR.with(|i| *i.borrow_mut() = Some((handle, set)));
+}
+
+/// Remove the context inspector (the app is closing its region).
+#[wasm_bindgen]
+pub fn hide_inspector() {
+    if let Some((handle, _)) = INSPECTOR.with(|i| i.borrow_mut().take()) {
+        drop(handle);
+    }
 }
 
 fn main() {}

@@ -333,12 +333,18 @@ mod tests {
             temperature: Some(0.5),
             max_tokens: Some(256),
             stall_seconds: 30,
+            windows: [("m-1".to_string(), 8192)].into_iter().collect(),
+            reply_reserve: Some(512),
+            keep_recent_rounds: 4,
+            min_keep_rounds: 1,
+            summarize: true,
+            summarizer_model: "m-small".into(),
         };
         let record = ApiKeyRecord {
             key: "sk-secret-4f2a".into(),
             base_url: "https://api.example.test/v1".into(),
         };
-        let settings_text = r#"{"v":1,"provider":"custom","base_url":"https://api.example.test/v1","model":"m-1","temperature":0.5,"max_tokens":256,"stall_seconds":30}"#;
+        let settings_text = r#"{"v":1,"provider":"custom","base_url":"https://api.example.test/v1","model":"m-1","temperature":0.5,"max_tokens":256,"stall_seconds":30,"windows":{"m-1":8192},"reply_reserve":512,"keep_recent_rounds":4,"min_keep_rounds":1,"summarize":true,"summarizer_model":"m-small"}"#;
         assert_eq!(encode_settings(&settings), settings_text);
         assert_eq!(
             encode_api_key(&record),

@@ -4,7 +4,9 @@
 //! command starts next to the app, so a newcomer can chat at once without an account.
 //! The API key is not part of [`Settings`]: it lives in its own storage record.
 
+use crate::core::context::models::{Defaults, DEFAULT_KEEP_RECENT, DEFAULT_MIN_KEEP};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// A provider preset: a name and the base URL it fills in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,10 +116,40 @@ pub struct Settings {
     /// Seconds without a byte before a stream counts as stalled.
     #[serde(default = "default_stall")]
     pub stall_seconds: u32,
+    /// Context windows the user set, by model name (else the server's or the built-in table's).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub windows: BTreeMap<String, u32>,
+    /// Tokens kept free for the reply; `None` = automatic (a quarter of the window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_reserve: Option<u32>,
+    /// Rounds at the end never summarized.
+    #[serde(default = "default_keep_recent")]
+    pub keep_recent_rounds: u32,
+    /// Rounds at the end never trimmed.
+    #[serde(default = "default_min_keep")]
+    pub min_keep_rounds: u32,
+    /// Whether old turns are summarized when the history outgrows the window.
+    #[serde(default = "default_true")]
+    pub summarize: bool,
+    /// Model that writes summaries; empty = the chat model.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub summarizer_model: String,
 }
 
 fn default_stall() -> u32 {
     DEFAULT_STALL_SECONDS
+}
+
+fn default_keep_recent() -> u32 {
+    DEFAULT_KEEP_RECENT
+}
+
+fn default_min_keep() -> u32 {
+    DEFAULT_MIN_KEEP
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl Default for Settings {
@@ -130,6 +162,12 @@ impl Default for Settings {
             temperature: None,
             max_tokens: None,
             stall_seconds: DEFAULT_STALL_SECONDS,
+            windows: BTreeMap::new(),
+            reply_reserve: None,
+            keep_recent_rounds: DEFAULT_KEEP_RECENT,
+            min_keep_rounds: DEFAULT_MIN_KEEP,
+            summarize: true,
+            summarizer_model: String::new(),
         }
     }
 }
@@ -149,6 +187,15 @@ pub enum SettingsError {
     /// Stall timeout outside 1–3600 s.
     #[error("stall timeout must be between 1 and 3600 seconds")]
     BadStall,
+    /// A context window below 256 tokens.
+    #[error("the context window must be at least 256 tokens")]
+    BadWindow,
+    /// A reply reserve that leaves no room for the conversation.
+    #[error("the reply reserve must be smaller than the context window")]
+    BadReserve,
+    /// Round counts outside 0–1000.
+    #[error("round counts must be between 0 and 1000")]
+    BadRounds,
 }
 
 impl Settings {
@@ -181,7 +228,47 @@ impl Settings {
         if !(1..=3600).contains(&self.stall_seconds) {
             return Err(SettingsError::BadStall);
         }
+        self.summarizer_model = self.summarizer_model.trim().to_string();
+        if self.windows.values().any(|w| *w < 256) {
+            return Err(SettingsError::BadWindow);
+        }
+        let window = self.window_for(&self.model);
+        if self
+            .reply_reserve
+            .is_some_and(|r| window.is_some_and(|w| r >= w))
+        {
+            return Err(SettingsError::BadReserve);
+        }
+        if self.keep_recent_rounds > 1000 || self.min_keep_rounds > 1000 {
+            return Err(SettingsError::BadRounds);
+        }
         Ok(self)
+    }
+
+    /// The window the user set for `model`, if any.
+    pub fn window_for(&self, model: &str) -> Option<u32> {
+        self.windows.get(model.trim()).copied()
+    }
+
+    /// The context defaults for the pipeline.
+    pub fn context_defaults(&self) -> Defaults {
+        Defaults {
+            window: self.window_for(&self.model),
+            reply_reserve: self.reply_reserve,
+            max_tokens: self.max_tokens,
+            keep_recent_rounds: self.keep_recent_rounds,
+            min_keep_rounds: self.min_keep_rounds,
+            summarize: self.summarize,
+        }
+    }
+
+    /// The model that writes summaries.
+    pub fn summarizer(&self) -> &str {
+        if self.summarizer_model.is_empty() {
+            &self.model
+        } else {
+            &self.summarizer_model
+        }
     }
 
     /// `{base}/chat/completions`.

@@ -6,16 +6,24 @@
 //! most once per animation frame (only the live message re-renders), checkpoints to storage,
 //! and recording the ending in the session. Each turn is a [`Running`] of its own chat.
 
-use crate::adapters::clock::{new_id, now_ms};
+use crate::adapters::clock::{local_time, new_id, now_ms};
 use crate::adapters::fetch::{post_stream, ChatStream, FetchError};
+use crate::core::context::models::window_from_error;
+use crate::core::context::report::{report, Inputs};
+use crate::core::context::Verdict;
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
 use crate::core::provider::error::{classify, not_a_stream, ApiError};
 use crate::core::provider::request::{chat_request, to_json};
-use crate::core::session::{Command, MessageId, Role};
+use crate::core::session::{Command, ContextOverrides, Message, MessageId, Role, Summary};
+use crate::core::settings::Settings;
 use crate::core::turn::{Effect, Ending, Event, Turn, TurnConfig};
+use crate::ui::context::{
+    learn, learn_window, make_summary, prepare, remember_sent, SentRecord, SummaryError,
+};
 use crate::ui::error_text::{
-    cannot_start, describe, note_text, retry_status, ErrorContext, STILL_STARTING,
+    cannot_start, describe, note_text, retry_status, summary_failed, ErrorContext, STILL_STARTING,
+    SUMMARIZING,
 };
 use crate::ui::state::{start_of, Alert, AppState, Live};
 use leptos::prelude::*;
@@ -29,6 +37,10 @@ struct Running {
     session_id: String,
     controller: RefCell<Option<web_sys::AbortController>>,
     turn: RefCell<Turn>,
+    /// The request's estimated prompt tokens (when not counted exactly), to learn from `usage`.
+    estimated: Cell<Option<u32>>,
+    /// A notice to leave on the status line when the reply ends (a summary that failed).
+    notice: RefCell<Option<String>>,
 }
 
 impl Running {
@@ -224,12 +236,17 @@ fn answer(app: AppState, parent: MessageId) {
     {
         return;
     }
-    let body = app.chats.session.with_untracked(|s| {
-        let path = s.path();
-        let history: Vec<_> = path.into_iter().filter(|m| m.id != reply_id).collect();
-        to_json(&chat_request(&settings, &history))
+    let (session_id, history, summary, overrides) = app.chats.session.with_untracked(|s| {
+        let history: Vec<Message> = s
+            .path()
+            .into_iter()
+            .filter(|m| m.id != reply_id)
+            .cloned()
+            .collect();
+        let refs: Vec<&Message> = history.iter().collect();
+        let summary = s.summary_for(&refs).cloned();
+        (s.id.clone(), history, summary, s.context.clone())
     });
-    let session_id = app.chats.session.with_untracked(|s| s.id.clone());
     app.live_begin(Live {
         session_id: session_id.clone(),
         id: reply_id.clone(),
@@ -240,15 +257,118 @@ fn answer(app: AppState, parent: MessageId) {
         session_id,
         controller: RefCell::new(None),
         turn: RefCell::new(turn),
+        estimated: Cell::new(None),
+        notice: RefCell::new(None),
     });
     TURNS.with(|t| t.borrow_mut().push(running.clone()));
     leptos::task::spawn_local(async move {
+        let request = Request {
+            history,
+            summary,
+            overrides,
+        };
+        let built = context_for(app, &settings, request, &running).await;
+        let (body, first) = match built {
+            _ if running.turn.borrow().stopping() => (String::new(), running.on(Event::Aborted)),
+            Ok(body) => (body, first),
+            Err(e) => (String::new(), running.on(Event::Failed(e))),
+        };
         drive(app, &settings, &body, &running, first).await;
         TURNS.with(|t| t.borrow_mut().retain(|r| !Rc::ptr_eq(r, &running)));
     });
 }
 
-fn to_api_error(e: FetchError, stall_seconds: u32) -> ApiError {
+/// What a request is built from: the branch being answered, its summary, the chat's overrides.
+struct Request {
+    history: Vec<Message>,
+    summary: Option<Summary>,
+    overrides: ContextOverrides,
+}
+
+/// Build the request body with the context pipeline, making a summary first when one is due
+/// (if that fails, the trimmed context goes out and the status line says why). A context that
+/// cannot fit is an error: nothing over budget is ever sent.
+async fn context_for(
+    app: AppState,
+    settings: &Settings,
+    request: Request,
+    running: &Running,
+) -> Result<String, ApiError> {
+    let key = app.key_for(&settings.base_url);
+    let key = key.as_deref();
+    let Request {
+        history,
+        summary,
+        overrides,
+    } = request;
+    let mut summary = summary;
+    let mut prepared = prepare(settings, key, &history, summary.as_ref(), &overrides).await;
+    if let Some(job) = prepared.context.summary_job.clone() {
+        if !running.turn.borrow().stopping() {
+            app.set_status(SUMMARIZING.into());
+            let made =
+                make_summary(&job, settings, key, &running.controller, now_ms(), new_id()).await;
+            app.set_status(String::new());
+            match made {
+                Ok(s) => {
+                    store_summary(app, &running.session_id, s.clone());
+                    prepared = prepare(settings, key, &history, Some(&s), &overrides).await;
+                    summary = Some(s);
+                }
+                Err(SummaryError::Stopped) => {}
+                Err(e) => {
+                    let notice = summary_failed(&e.to_string());
+                    app.set_status(notice.clone());
+                    *running.notice.borrow_mut() = Some(notice);
+                }
+            }
+        }
+    }
+    let context = &prepared.context;
+    match context.verdict {
+        Verdict::Fits => {}
+        Verdict::PinsOverBudget { pinned, budget } => {
+            return Err(ApiError::PinsTooLarge { pinned, budget })
+        }
+        Verdict::TooLarge { need, budget } => {
+            return Err(ApiError::ContextTooLarge { need, budget })
+        }
+    }
+    let body = to_json(&chat_request(settings, &settings.model, &context.messages));
+    running
+        .estimated
+        .set((!context.exact).then_some(context.total));
+    let report = report(
+        context,
+        &Inputs {
+            title: format!("Sent at {}", local_time()),
+            history: &history,
+            summary: summary.as_ref(),
+            config: &prepared.config,
+            source: prepared.source,
+            body: &body,
+            url: &settings.chat_url(),
+            with_key: key.is_some(),
+        },
+    );
+    remember_sent(SentRecord {
+        session_id: running.session_id.clone(),
+        report,
+    });
+    Ok(body)
+}
+
+/// Keep a new summary with its chat (open or not).
+fn store_summary(app: AppState, session_id: &str, summary: Summary) {
+    let cmd = Command::PutSummary { summary };
+    if app.chats.session.with_untracked(|s| s.id == session_id) {
+        let _ = app.apply(cmd);
+    } else {
+        app.apply_to_stored(session_id, vec![cmd]);
+    }
+}
+
+pub(crate) fn to_api_error(e: FetchError, stall_seconds: u32) -> ApiError {
     match e {
         FetchError::Status {
             status,
@@ -265,6 +385,17 @@ fn to_api_error(e: FetchError, stall_seconds: u32) -> ApiError {
     }
 }
 
+/// The context window a server stated in an error, if it did.
+fn stated_window(err: &ApiError) -> Option<u32> {
+    match err {
+        ApiError::Http { message, .. } | ApiError::Server { message, .. } => {
+            message.as_deref().and_then(window_from_error)
+        }
+        ApiError::InStream { message } => window_from_error(message),
+        _ => None,
+    }
+}
+
 /// The event a failed fetch or read means for the turn.
 fn event_of(e: FetchError, stall_seconds: u32) -> Event {
     match e {
@@ -277,7 +408,7 @@ fn event_of(e: FetchError, stall_seconds: u32) -> Event {
 /// timers, storage and the screen.
 async fn drive(
     app: AppState,
-    settings: &crate::core::settings::Settings,
+    settings: &Settings,
     body: &str,
     running: &Rc<Running>,
     first: Vec<Effect>,
@@ -374,17 +505,23 @@ fn show(app: AppState, running: &Running) {
     app.live_append(c, r);
 }
 
-fn finish(
-    app: AppState,
-    running: &Running,
-    ending: &Ending,
-    settings: &crate::core::settings::Settings,
-) {
+fn finish(app: AppState, running: &Running, ending: &Ending, settings: &Settings) {
     app.live_end();
+    if let Some(notice) = running.notice.borrow_mut().take() {
+        app.set_status(notice);
+    }
     let cmds = {
         let turn = running.turn.borrow();
         ending.commands(&turn, ending.note.as_ref().map(note_text), now_ms())
     };
+    let usage = cmds.iter().find_map(|c| match c {
+        Command::SetUsage { usage, .. } => Some(usage),
+        _ => None,
+    });
+    learn(&settings.model, running.estimated.get(), usage);
+    if let Some(window) = ending.error.as_ref().and_then(stated_window) {
+        learn_window(&settings.base_url, window);
+    }
     let open_id = app.chats.session.with_untracked(|s| s.id.clone());
     if open_id != running.session_id {
         // The user switched chats (which stops the reply) before it ended: finish it in storage.

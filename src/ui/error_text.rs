@@ -84,6 +84,12 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
         ),
         ApiError::Cut => "The connection broke before the reply ended. The partial reply is kept; you can retry.".into(),
         ApiError::BadChunk(detail) => format!("The server sent a stream Satori could not read ({detail}). The partial reply is kept."),
+        ApiError::ContextTooLarge { need, budget } => format!(
+            "Not sent: this message and the chat's system prompt need {need} tokens even when shortened, but only {budget} fit the model's context window after the reply reserve. Shorten the message, or set a larger context window or a smaller reply reserve in Settings."
+        ),
+        ApiError::PinsTooLarge { pinned, budget } => format!(
+            "Not sent: the pinned messages need {pinned} tokens, more than the {budget} that fit the model's context window. Unpin some messages (or exclude them) and send again — Satori does not drop pinned messages on its own."
+        ),
     }
 }
 
@@ -102,6 +108,19 @@ pub fn note_text(note: &Note) -> String {
         Note::Failed(ApiError::Cut) => "the connection broke before the reply ended".into(),
         Note::Failed(other) => other.to_string(),
     }
+}
+
+/// An edited summary could not be kept.
+pub fn summary_not_saved(e: &crate::core::session::SessionError) -> String {
+    format!("The summary was not changed ({e}). An empty summary cannot be saved.")
+}
+
+/// The status line while older messages are summarized before a request.
+pub const SUMMARIZING: &str = "Summarizing older messages to fit the model's context window…";
+
+/// The notice when a summary could not be made and the request went out trimmed instead.
+pub fn summary_failed(why: &str) -> String {
+    format!("Older messages could not be summarized ({why}), so the oldest were left out of this request instead. The chat history itself is unchanged.")
 }
 
 /// The status line while a rate-limited request waits to be retried.
@@ -219,7 +238,7 @@ pub fn template_gone(key: &str) -> String {
 
 /// A number field of Settings holds something else.
 pub const SETTINGS_NOT_NUMBERS: &str =
-    "Temperature, max reply tokens and stall timeout must be numbers.";
+    "Temperature, max reply tokens, stall timeout, context window, reply reserve and round counts must be numbers.";
 
 /// Settings that do not validate, as a sentence.
 pub fn settings_invalid(e: &SettingsError) -> String {

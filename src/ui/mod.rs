@@ -3,6 +3,7 @@
 
 pub mod chat;
 pub mod components;
+pub mod context;
 pub mod error_text;
 pub mod state;
 

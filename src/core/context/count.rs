@@ -163,7 +163,8 @@ impl<C: Counter> Cached<C> {
     }
 }
 
-fn key(text: &str) -> (u64, usize) {
+/// The cache key of a text: its hash and length.
+pub fn text_key(text: &str) -> (u64, usize) {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut h);
     (h.finish(), text.len())
@@ -171,7 +172,7 @@ fn key(text: &str) -> (u64, usize) {
 
 impl<C: Counter> Counter for Cached<C> {
     fn count(&mut self, text: &str) -> Count {
-        let k = key(text);
+        let k = text_key(text);
         if let Some(c) = self.seen.get(&k) {
             return *c;
         }

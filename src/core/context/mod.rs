@@ -24,8 +24,10 @@
 
 pub mod cap;
 pub mod count;
-// pub mod facts;
+pub mod facts;
 pub mod filter;
+pub mod models;
+pub mod report;
 pub mod summary;
 pub mod window;
 

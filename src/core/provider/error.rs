@@ -79,6 +79,22 @@ pub enum ApiError {
     /// A stream chunk could not be read.
     #[error("unreadable stream chunk: {0}")]
     BadChunk(String),
+    /// Not sent: even cut as far as allowed, the context does not fit the window.
+    #[error("the context does not fit ({need} tokens, budget {budget})")]
+    ContextTooLarge {
+        /// Tokens it would need.
+        need: u32,
+        /// Tokens available.
+        budget: u32,
+    },
+    /// Not sent: the pinned messages alone need more than the budget.
+    #[error("pinned messages need {pinned} tokens, budget {budget}")]
+    PinsTooLarge {
+        /// Tokens the pins need (with the system prompt).
+        pinned: u32,
+        /// Tokens available.
+        budget: u32,
+    },
 }
 
 /// Longest server message kept, in characters.

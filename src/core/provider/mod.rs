@@ -3,4 +3,5 @@
 pub mod error;
 pub mod models;
 pub mod request;
+pub mod server;
 pub mod stream;

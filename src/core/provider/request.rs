@@ -1,12 +1,34 @@
-//! Building the JSON body of a streaming `POST {base}/chat/completions`.
+//! Building the JSON body of a streaming `POST {base}/chat/completions` from the messages the
+//! context pipeline chose ([`crate::core::context`]).
 //!
-//! Only visible text is sent: reasoning is never sent back, and empty replies (a reply that
-//! failed before any text arrived) and an emptied system prompt are left out. The API key is not part of the body; the
-//! adapter puts it in the `Authorization` header.
+//! Only what the pipeline kept is sent (reasoning never is). The API key is not part of the
+//! body; the adapter puts it in the `Authorization` header. `stream_options.include_usage` asks
+//! for the token counts each reply shows.
 
-use crate::core::session::{Message, Role};
+use crate::core::context::Sent;
 use crate::core::settings::Settings;
 use serde::Serialize;
+
+/// A tool call on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WireCall<'a> {
+    /// Call id.
+    pub id: &'a str,
+    /// Always `function`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Name and arguments.
+    pub function: WireFunction<'a>,
+}
+
+/// The function of a tool call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WireFunction<'a> {
+    /// Function name.
+    pub name: &'a str,
+    /// Arguments as JSON text.
+    pub arguments: &'a str,
+}
 
 /// One message on the wire.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -15,6 +37,19 @@ pub struct WireMessage<'a> {
     pub role: &'static str,
     /// The text.
     pub content: &'a str,
+    /// Tool calls of an assistant message.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<WireCall<'a>>,
+    /// The call a tool message answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<&'a str>,
+}
+
+/// `stream_options`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StreamOptions {
+    /// Ask for `usage` on the last chunk.
+    pub include_usage: bool,
 }
 
 /// The request body.
@@ -26,6 +61,8 @@ pub struct ChatRequest<'a> {
     pub messages: Vec<WireMessage<'a>>,
     /// Always `true`: Satori reads replies as a stream.
     pub stream: bool,
+    /// Asks for token usage.
+    pub stream_options: StreamOptions,
     /// Sampling temperature, if set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
@@ -34,21 +71,39 @@ pub struct ChatRequest<'a> {
     pub max_tokens: Option<u32>,
 }
 
-/// The body for answering the conversation `history` (root first) with `settings`.
-pub fn chat_request<'a>(settings: &'a Settings, history: &[&'a Message]) -> ChatRequest<'a> {
-    let messages = history
+/// The body for sending `messages` (as the pipeline built them) to `model` with `settings`.
+pub fn chat_request<'a>(
+    settings: &'a Settings,
+    model: &'a str,
+    messages: &'a [Sent],
+) -> ChatRequest<'a> {
+    let messages = messages
         .iter()
-        .filter(|m| !(m.role == Role::Assistant && m.content.is_empty()))
-        .filter(|m| !(m.role == Role::System && m.content.trim().is_empty()))
         .map(|m| WireMessage {
             role: m.role.as_str(),
             content: &m.content,
+            tool_calls: m
+                .tool_calls
+                .iter()
+                .map(|c| WireCall {
+                    id: &c.id,
+                    kind: "function",
+                    function: WireFunction {
+                        name: &c.name,
+                        arguments: &c.arguments,
+                    },
+                })
+                .collect(),
+            tool_call_id: m.tool_call_id.as_deref(),
         })
         .collect();
     ChatRequest {
-        model: &settings.model,
+        model,
         messages,
         stream: true,
+        stream_options: StreamOptions {
+            include_usage: true,
+        },
         temperature: settings.temperature,
         max_tokens: settings.max_tokens,
     }
@@ -62,46 +117,47 @@ pub fn to_json(req: &ChatRequest<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::session::Preamble;
-    use crate::core::session::{Command, Session};
+    use crate::core::context::Source;
+    use crate::core::session::{Role, ToolCall};
+
+    fn sent(role: Role, content: &str) -> Sent {
+        Sent {
+            source: Source::History(0),
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            pinned: false,
+            tokens: 0,
+        }
+    }
 
     #[test]
-    fn body_has_visible_text_only() {
-        let mut s = Session::new(
-            "s".into(),
-            0,
-            None,
-            vec![Preamble::system("sys", "Be brief.")],
-        );
-        s.apply(Command::AddUser {
-            id: "u".into(),
-            text: "hi".into(),
-            at: 1,
-        })
-        .unwrap();
-        s.apply(Command::StartReply {
-            id: "a".into(),
-            parent: "u".into(),
-            model: "m".into(),
-            at: 2,
-        })
-        .unwrap();
-        s.apply(Command::SetReply {
-            id: "a".into(),
-            content: String::new(),
-            reasoning: "think".into(),
-        })
-        .unwrap();
+    fn body_carries_the_messages_and_tool_protocol() {
+        let mut call = sent(Role::Assistant, "");
+        call.tool_calls = vec![ToolCall {
+            index: 0,
+            id: "c1".into(),
+            name: "calc".into(),
+            arguments: "{\"e\":\"1+1\"}".into(),
+        }];
+        let mut result = sent(Role::Tool, "2");
+        result.tool_call_id = Some("c1".into());
+        let messages = vec![
+            sent(Role::System, "Be brief."),
+            sent(Role::User, "hi"),
+            call,
+            result,
+        ];
         let settings = Settings {
             max_tokens: Some(32),
             temperature: Some(0.5),
             ..Settings::default()
         };
-        let path = s.path();
-        let json = to_json(&chat_request(&settings, &path));
+        let json = to_json(&chat_request(&settings, "m", &messages));
         assert_eq!(
             json,
-            r#"{"model":"smollm2","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}],"stream":true,"temperature":0.5,"max_tokens":32}"#
+            r#"{"model":"m","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"calc","arguments":"{\"e\":\"1+1\"}"}}]},{"role":"tool","content":"2","tool_call_id":"c1"}],"stream":true,"stream_options":{"include_usage":true},"temperature":0.5,"max_tokens":32}"#
         );
     }
 }

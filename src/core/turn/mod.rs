@@ -164,6 +164,7 @@ pub fn settings_may_fix(err: &ApiError) -> bool {
             | ApiError::Redirected
             | ApiError::NotAStream { .. }
             | ApiError::Http { .. }
+            | ApiError::ContextTooLarge { .. }
     )
 }
 

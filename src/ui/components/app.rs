@@ -16,6 +16,7 @@ pub fn App() -> impl IntoView {
     let app = AppState::load();
     app.provide();
     let sidebar_open = RwSignal::new(false);
+    let inspector_open = RwSignal::new(false);
 
     // The markdown renderer is a separate module, fetched after the first paint so it never
     // delays the composer; replies show as plain text for that moment.
@@ -49,8 +50,27 @@ pub fn App() -> impl IntoView {
     });
     // Messages from the "Prompts" dialog, which runs in the prompts module.
     use crate::adapters::prompts_module::{
-        detail, EVENT_CHANGED, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP, EVENT_SYSTEM, EVENT_USE,
+        detail, EVENT_CHANGED, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY,
+        EVENT_SYSTEM, EVENT_USE,
     };
+    let summary = window_event_listener_untyped(EVENT_SUMMARY, move |ev| {
+        #[derive(serde::Deserialize)]
+        struct Edit {
+            id: String,
+            text: String,
+        }
+        if let Ok(e) = serde_json::from_str::<Edit>(&detail(&ev)) {
+            if let Err(err) = app.apply(crate::core::session::Command::EditSummary {
+                id: e.id,
+                text: e.text,
+            }) {
+                app.show(crate::ui::state::Alert {
+                    text: crate::ui::error_text::summary_not_saved(&err),
+                    ..Default::default()
+                });
+            }
+        }
+    });
     let changed = window_event_listener_untyped(EVENT_CHANGED, move |_| {
         app.reload_catalog();
         app.refresh_untouched();
@@ -87,6 +107,7 @@ pub fn App() -> impl IntoView {
     // The module's dialog gives focus back to the element that opened it.
     let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.set_dialog(None));
     on_cleanup(move || {
+        summary.remove();
         changed.remove();
         settings.remove();
         used.remove();
@@ -119,12 +140,21 @@ pub fn App() -> impl IntoView {
                         <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Delete))>
                             "Delete chat"
                         </button>
+                        <button
+                            type="button"
+                            aria-expanded=move || inspector_open.get().to_string()
+                            aria-controls="context-inspector"
+                            on:click=move |_| crate::ui::components::context_inspector::toggle(inspector_open)
+                        >
+                            "Context"
+                        </button>
                         <button type="button" on:click=move |_| app.open_settings()>
                             "Settings"
                         </button>
                     </div>
                 </header>
                 <ChatSetup />
+                <crate::ui::components::context_inspector::ContextInspector open=inspector_open />
                 <Conversation />
                 <AlertBanner />
                 <Composer />

@@ -24,13 +24,16 @@ impl Row {
     /// Changes whenever the row must re-render.
     pub fn key(&self) -> String {
         format!(
-            "{}:{}:{}:{}/{}:{}",
+            "{}:{}:{}:{}/{}:{}:{}{}:{}",
             self.msg.id,
             self.msg.status.as_str(),
             self.msg.content.len(),
             self.variant,
             self.variants,
-            self.last
+            self.last,
+            u8::from(self.msg.pinned),
+            u8::from(self.msg.excluded),
+            self.msg.usage.is_some()
         )
     }
 }
@@ -48,6 +51,31 @@ fn role_label(role: Role) -> &'static str {
         Role::User => "You",
         Role::Assistant => "Assistant",
         Role::Tool => "Tool",
+    }
+}
+
+/// The token line of a reply and its tooltip: `N tokens` from the server's `usage`, else
+/// `≈N tokens` estimated from the text.
+fn reply_tokens(msg: &Message) -> (String, String) {
+    let usage = msg.usage.as_ref();
+    match usage.and_then(|u| u.completion_tokens) {
+        Some(n) => {
+            let prompt = usage
+                .and_then(|u| u.prompt_tokens)
+                .map(|p| format!("; the request used {p} tokens"))
+                .unwrap_or_default();
+            (
+                format!("{n} tokens"),
+                format!("Reply: {n} tokens, counted by the server{prompt}."),
+            )
+        }
+        None => {
+            let n = crate::core::context::count::estimate(&msg.content);
+            (
+                format!("≈{n} tokens"),
+                "Estimated: the server did not report usage.".into(),
+            )
+        }
     }
 }
 
@@ -164,6 +192,23 @@ pub fn MessageView(
         }
     });
 
+    // The tokens a reply used: the server's count when it sent one, else Satori's estimate.
+    let tokens = (role == Role::Assistant && !live_now && !msg.content.is_empty()).then(|| {
+        let (text, title) = reply_tokens(&msg);
+        view! { <span class="tokens" title=title>{text}</span> }
+    });
+    let context_toggles = (matches!(role, Role::User | Role::Assistant) && !msg.example && !live_now).then(|| {
+        let (pin_id, ex_id) = (id.clone(), id.clone());
+        let (pinned, excluded) = (msg.pinned, msg.excluded);
+        view! {
+            <button type="button" class="link-btn" aria-pressed=if pinned { "true" } else { "false" }
+                title="Always send this message, whatever the context budget"
+                on:click=move |_| { let _ = app.apply(Command::SetPinned { id: pin_id.clone(), pinned: !pinned }); }>"Pin"</button>
+            <button type="button" class="link-btn" aria-pressed=if excluded { "true" } else { "false" }
+                title="Never send this message to the model"
+                on:click=move |_| { let _ = app.apply(Command::SetExcluded { id: ex_id.clone(), excluded: !excluded }); }>"Exclude"</button>
+        }
+    });
     let actions = match role {
         _ if msg.example => None,
         Role::User => {
@@ -212,11 +257,15 @@ pub fn MessageView(
         <article class="msg" aria-busy={
             let is_live = is_live.clone();
             move || is_live().then_some("true")
-        } data-role=role.as_str() data-example=msg.example.then_some("true") data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
+        } data-role=role.as_str() data-example=msg.example.then_some("true")
+          data-pinned=msg.pinned.then_some("true") data-excluded=msg.excluded.then_some("true") data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
             <header class="msg-head" class:hidden=role == Role::System || msg.example>
                 <span class="who">{role_label(role)}</span>
                 {variants}
                 {badge.map(|(class, text)| view! { <span class=class>{text}</span> })}
+                {msg.pinned.then(|| view! { <span class="badge pinned">"Pinned"</span> })}
+                {msg.excluded.then(|| view! { <span class="badge excluded">"Excluded"</span> })}
+                {tokens}
             </header>
             <Show
                 when=move || editing.get()
@@ -242,7 +291,7 @@ pub fn MessageView(
             </Show>
             <div class="msg-body" class:hidden=move || editing.get()>{body}</div>
             {note.map(|n| view! { <p class="msg-note">{n}</p> })}
-            <footer class="msg-actions">{actions}</footer>
+            <footer class="msg-actions">{actions}{context_toggles}</footer>
         </article>
     }
 }

@@ -46,6 +46,14 @@ fn parse_opt<T: std::str::FromStr>(text: &str) -> Result<Option<T>, ()> {
     }
 }
 
+/// The placeholder of the "Context window" field: what Satori would use for `model`.
+fn window_hint(model: &str) -> String {
+    match crate::core::context::models::known_window(model) {
+        Some(w) => format!("{w} (known for this model)"),
+        None => "server's, else 4096".into(),
+    }
+}
+
 /// Settings form in a modal.
 #[component]
 pub fn SettingsDialog(
@@ -80,6 +88,23 @@ pub fn SettingsDialog(
             .unwrap_or_default(),
     );
     let stall = RwSignal::new(current.stall_seconds.to_string());
+    let window = RwSignal::new(
+        current
+            .window_for(&current.model)
+            .map(|w| w.to_string())
+            .unwrap_or_default(),
+    );
+    let reserve = RwSignal::new(
+        current
+            .reply_reserve
+            .map(|r| r.to_string())
+            .unwrap_or_default(),
+    );
+    let keep_recent = RwSignal::new(current.keep_recent_rounds.to_string());
+    let min_keep = RwSignal::new(current.min_keep_rounds.to_string());
+    let summarize = RwSignal::new(current.summarize);
+    let summarizer = RwSignal::new(current.summarizer_model.clone());
+    let windows = StoredValue::new(current.windows.clone());
     let error = RwSignal::new(String::new());
     let models = RwSignal::new(Vec::<String>::new());
     let models_note = RwSignal::new(String::new());
@@ -154,21 +179,46 @@ pub fn SettingsDialog(
 
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let (Ok(temperature), Ok(max_tokens), Ok(Some(stall_seconds))) = (
+        let (
+            Ok(temperature),
+            Ok(max_tokens),
+            Ok(Some(stall_seconds)),
+            Ok(window),
+            Ok(reply_reserve),
+            Ok(Some(keep_recent_rounds)),
+            Ok(Some(min_keep_rounds)),
+        ) = (
             parse_opt::<f32>(&temperature.get_untracked()),
             parse_opt::<u32>(&max_tokens.get_untracked()),
             parse_opt::<u32>(&stall.get_untracked()),
-        ) else {
+            parse_opt::<u32>(&window.get_untracked()),
+            parse_opt::<u32>(&reserve.get_untracked()),
+            parse_opt::<u32>(&keep_recent.get_untracked()),
+            parse_opt::<u32>(&min_keep.get_untracked()),
+        )
+        else {
             error.set(crate::ui::error_text::SETTINGS_NOT_NUMBERS.into());
             return;
+        };
+        let model_name = model.get_untracked().trim().to_string();
+        let mut windows = windows.get_value();
+        match window {
+            Some(w) => windows.insert(model_name.clone(), w),
+            None => windows.remove(&model_name),
         };
         let candidate = Settings {
             provider: provider.get_untracked(),
             base_url: base_url.get_untracked(),
-            model: model.get_untracked(),
+            model: model_name,
             temperature,
             max_tokens,
             stall_seconds,
+            windows,
+            reply_reserve,
+            keep_recent_rounds,
+            min_keep_rounds,
+            summarize: summarize.get_untracked(),
+            summarizer_model: summarizer.get_untracked(),
         };
         match candidate.validated() {
             Ok(s) => {
@@ -227,7 +277,11 @@ pub fn SettingsDialog(
                         type="text"
                         list="model-options"
                         prop:value=move || model.get()
-                        on:input=move |ev| model.set(event_target_value(&ev))
+                        on:input=move |ev| {
+                            let m = event_target_value(&ev);
+                            window.set(windows.with_value(|w| w.get(m.trim()).map(|v| v.to_string())).unwrap_or_default());
+                            model.set(m);
+                        }
                     />
                 </label>
                 <datalist id="model-options">
@@ -254,6 +308,49 @@ pub fn SettingsDialog(
                             on:input=move |ev| stall.set(event_target_value(&ev)) />
                     </label>
                 </div>
+                <fieldset class="context-settings">
+                    <legend>"Context"</legend>
+                    <div class="row">
+                        <label>
+                            "Context window"
+                            <input type="number" min="256" step="1"
+                                placeholder=move || model.with(|m| window_hint(m))
+                                prop:value=move || window.get()
+                                on:input=move |ev| window.set(event_target_value(&ev)) />
+                        </label>
+                        <label>
+                            "Reply reserve"
+                            <input type="number" min="0" step="1" placeholder="automatic"
+                                prop:value=move || reserve.get()
+                                on:input=move |ev| reserve.set(event_target_value(&ev)) />
+                        </label>
+                        <label>
+                            "Keep recent rounds"
+                            <input type="number" min="0" max="1000" step="1"
+                                prop:value=move || keep_recent.get()
+                                on:input=move |ev| keep_recent.set(event_target_value(&ev)) />
+                        </label>
+                        <label>
+                            "Minimum rounds"
+                            <input type="number" min="0" max="1000" step="1"
+                                prop:value=move || min_keep.get()
+                                on:input=move |ev| min_keep.set(event_target_value(&ev)) />
+                        </label>
+                    </div>
+                    <label class="check">
+                        <input type="checkbox"
+                            prop:checked=move || summarize.get()
+                            on:change=move |ev| summarize.set(event_target_checked(&ev)) />
+                        "Summarize old turns"
+                    </label>
+                    <label>
+                        "Summarizer model"
+                        <input type="text" list="model-options" placeholder="the chat model"
+                            prop:value=move || summarizer.get()
+                            on:input=move |ev| summarizer.set(event_target_value(&ev)) />
+                    </label>
+                    <p class="hint">"The context window is kept for this model. Empty fields use what the server or Satori's model table says."</p>
+                </fieldset>
                 <p class="hint">"The API key stays in this browser's storage. It is only sent to the API base URL, in the Authorization header."</p>
                 <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
                 <div class="dialog-actions">

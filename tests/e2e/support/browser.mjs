@@ -277,7 +277,10 @@ export async function sendMessage(page, text, { timeout = 15_000 } = {}) {
  */
 export async function configure(
   page,
-  { provider = 'Custom', baseUrl, model, apiKey, temperature, maxTokens, stallSeconds } = {},
+  {
+    provider = 'Custom', baseUrl, model, apiKey, temperature, maxTokens, stallSeconds,
+    contextWindow, replyReserve, keepRecentRounds, minimumRounds, summarize, summarizerModel,
+  } = {},
 ) {
   await page.getByRole('button', byName('Settings')).first().click();
   const dialog = page.getByRole('dialog', byName('Settings'));
@@ -295,6 +298,14 @@ export async function configure(
   await fill('Temperature', temperature);
   await fill('Max reply tokens', maxTokens);
   await fill('Stall timeout (seconds)', stallSeconds);
+  await fill('Context window', contextWindow);
+  await fill('Reply reserve', replyReserve);
+  await fill('Keep recent rounds', keepRecentRounds);
+  await fill('Minimum rounds', minimumRounds);
+  await fill('Summarizer model', summarizerModel);
+  if (summarize !== undefined) {
+    await dialog.getByRole('checkbox', byName('Summarize old turns')).setChecked(summarize);
+  }
   await dialog.getByRole('button', byName('Save')).click();
   await dialog.waitFor({ state: 'hidden' });
 }

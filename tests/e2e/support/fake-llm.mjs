@@ -3,7 +3,10 @@
 //   const fake = await startFakeLlm();
 //   fake.baseUrl            // http://127.0.0.1:PORT/v1
 //   fake.enqueue(script)    // next POST /v1/chat/completions follows `script` (FIFO)
-//   fake.setDefault(script) // used when the queue is empty (null = built-in echo)
+//   fake.setDefault(script) // used when the queue is empty (null = built-in echo); a function
+//                           // (body) => script picks the script per request
+//   fake.setTokenizer(on)   // serve llama-cpp-python's POST /extras/tokenize/count with
+//                           // fakeTokens() (off by default: the route is a 404 like elsewhere)
 //   fake.requests           // every request: {method, path, url, headers, body, time, aborted, ended}
 //   fake.chatRequests()     // only POST .../chat/completions
 //   await fake.close()      // never hangs: open sockets are destroyed
@@ -70,6 +73,14 @@ export function sseContent(pieces, { finishReason = 'stop', done = true } = {}) 
   return out;
 }
 
+/**
+ * The fake server's token count of a text (its `/extras/tokenize/count`): one token per run of
+ * ASCII letters or digits, per other non-space character. Tests recompute request sizes with it.
+ */
+export function fakeTokens(text) {
+  return (String(text).match(/[A-Za-z0-9]+|[^\sA-Za-z0-9]/gu) ?? []).length;
+}
+
 /** Splits text into word chunks that concatenate back to the exact text. */
 export function wordChunks(text) {
   return text.match(/\s*\S+\s*/g) ?? [text];
@@ -100,6 +111,7 @@ export async function startFakeLlm() {
   const sockets = new Set();
   const timers = new Map(); // timeout -> resolve
   let defaultScript = null;
+  let tokenizer = false;
   let closing = false;
 
   // A sleep that close() can cut short, so no timer keeps the process alive.
@@ -196,7 +208,8 @@ export async function startFakeLlm() {
   }
 
   async function handleChat(req, res, record) {
-    const script = queue.length > 0 ? queue.shift() : defaultScript;
+    let script = queue.length > 0 ? queue.shift() : defaultScript;
+    if (typeof script === 'function') script = script(record.body ?? {});
     if (script) return serveScript(req, res, record, script);
 
     const body = record.body ?? {};
@@ -265,6 +278,9 @@ export async function startFakeLlm() {
         if (req.method === 'GET' && path === '/v1/models') {
           return sendJson(res, 200, { object: 'list', data: MODELS.map((id) => ({ id, object: 'model', owned_by: 'fake' })) });
         }
+        if (tokenizer && req.method === 'POST' && path === '/extras/tokenize/count') {
+          return sendJson(res, 200, { count: fakeTokens(body?.input ?? '') });
+        }
         if (req.method === 'POST' && path === '/v1/chat/completions') {
           return await handleChat(req, res, record);
         }
@@ -299,11 +315,15 @@ export async function startFakeLlm() {
     setDefault(script) {
       defaultScript = script ?? null;
     },
+    setTokenizer(on) {
+      tokenizer = Boolean(on);
+    },
     /** Forgets queued scripts, the default script and recorded requests. */
     reset() {
       queue.length = 0;
       requests.length = 0;
       defaultScript = null;
+      tokenizer = false;
     },
     get pending() {
       return queue.length;

@@ -1,0 +1,253 @@
+//! What the context inspector shows about one request, as plain data: how the window is spent,
+//! every message's tokens and fate, the summary and what it covers, the stage log, and the exact
+//! JSON body with a `curl` command that reproduces it (the API key never appears: the command
+//! reads it from an environment variable).
+//!
+//! The app builds a [`Report`] from the pipeline's [`Context`] and hands it, as JSON, to the
+//! on-demand dialogs module that draws the inspector.
+
+use super::models::WindowSource;
+use super::{Config, Context, Verdict};
+use crate::core::session::{Message, Summary};
+use serde::{Deserialize, Serialize};
+
+/// One part of the window bar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segment {
+    /// `system`, `summary`, `pinned`, `history`, `reserve` or `free`.
+    pub kind: String,
+    /// What the legend calls it.
+    pub label: String,
+    /// Tokens.
+    pub tokens: u32,
+}
+
+/// One history message in the inspector.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    /// Message id.
+    pub id: String,
+    /// Role.
+    pub role: String,
+    /// The start of its text.
+    pub preview: String,
+    /// Tokens as stored.
+    pub tokens: u32,
+    /// Tokens as sent (0 when not sent).
+    pub sent: u32,
+    /// What became of it.
+    pub fate: String,
+    /// Pinned by the user.
+    pub pinned: bool,
+}
+
+/// The summary a request used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummaryView {
+    /// Summary id (for editing).
+    pub id: String,
+    /// Its text.
+    pub text: String,
+    /// Messages it covers.
+    pub covers: u32,
+    /// The start of the last message it covers.
+    pub through: String,
+    /// Key facts the guard restored.
+    pub restored: Vec<String>,
+    /// Edited by the user.
+    pub edited: bool,
+}
+
+/// Everything the inspector shows about one request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// "Next request" or when it was sent.
+    pub title: String,
+    /// Model window.
+    pub window: u32,
+    /// Where the window came from, as a sentence when the user should act on it.
+    pub window_hint: String,
+    /// Tokens the request may use.
+    pub budget: u32,
+    /// Tokens it uses.
+    pub total: u32,
+    /// Whether every count is exact.
+    pub exact: bool,
+    /// The bar, in order.
+    pub segments: Vec<Segment>,
+    /// Empty when it may be sent, else why not.
+    pub refused: String,
+    /// One row per history message.
+    pub rows: Vec<Row>,
+    /// The summary in use.
+    pub summary: Option<SummaryView>,
+    /// The stage log.
+    pub log: Vec<String>,
+    /// The JSON body, indented.
+    pub body: String,
+    /// A `curl` command sending it.
+    pub curl: String,
+}
+
+/// The first `n` characters of `text` on one line.
+fn preview(text: &str, n: usize) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out: String = line.chars().take(n).collect();
+    if line.chars().count() > n {
+        out.push('…');
+    }
+    out
+}
+
+/// A shell command that sends `body` to `url`; the key (if one is used) comes from
+/// `$SATORI_API_KEY`, never from the page.
+pub fn curl(url: &str, body: &str, with_key: bool) -> String {
+    let mut cmd = format!(
+        "curl -N '{}' \\\n  -H 'Content-Type: application/json'",
+        url.replace('\'', "'\\''")
+    );
+    if with_key {
+        cmd.push_str(" \\\n  -H \"Authorization: Bearer $SATORI_API_KEY\"");
+    }
+    cmd.push_str(" \\\n  --data-binary @- <<'SATORI_BODY'\n");
+    cmd.push_str(body);
+    cmd.push_str("\nSATORI_BODY");
+    cmd
+}
+
+/// What the inspector needs besides the context.
+pub struct Inputs<'a> {
+    /// "Next request", or when it was sent.
+    pub title: String,
+    /// The history the context was built from.
+    pub history: &'a [Message],
+    /// The summary it used.
+    pub summary: Option<&'a Summary>,
+    /// The configuration.
+    pub config: &'a Config,
+    /// Where the window came from.
+    pub source: WindowSource,
+    /// The JSON body (compact).
+    pub body: &'a str,
+    /// Where it goes.
+    pub url: &'a str,
+    /// Whether an API key goes with it.
+    pub with_key: bool,
+}
+
+/// The inspector's view of `context`.
+pub fn report(context: &Context, inputs: &Inputs<'_>) -> Report {
+    let cfg = inputs.config;
+    let p = &context.parts;
+    let used = context.total.min(cfg.window);
+    let free = cfg
+        .window
+        .saturating_sub(used)
+        .saturating_sub(cfg.reply_reserve);
+    let segment = |kind: &str, label: &str, tokens: u32| Segment {
+        kind: kind.into(),
+        label: label.into(),
+        tokens,
+    };
+    let segments = vec![
+        segment("system", "System prompt", p.system + p.priming),
+        segment("summary", "Summary", p.summary),
+        segment("pinned", "Pinned", p.pinned),
+        segment("history", "Recent history", p.history),
+        segment("reserve", "Reply reserve", cfg.reply_reserve),
+        segment("free", "Free", free),
+    ];
+    let refused = match context.verdict {
+        Verdict::Fits => String::new(),
+        Verdict::PinsOverBudget { pinned, budget } => {
+            format!("Not sendable: pinned messages need {pinned} tokens, budget {budget}.")
+        }
+        Verdict::TooLarge { need, budget } => {
+            format!("Not sendable: {need} tokens even when cut, budget {budget}.")
+        }
+    };
+    let window_hint = match inputs.source {
+        WindowSource::Default => format!(
+            "Satori does not know this model's context window and assumes {}. Set it in Settings (Context window).",
+            cfg.window
+        ),
+        WindowSource::Server => "Window reported by the server.".into(),
+        WindowSource::Table => "Window from Satori's model table.".into(),
+        WindowSource::User => "Window set in Settings.".into(),
+        WindowSource::Chat => "Window set for this chat.".into(),
+    };
+    let rows = context
+        .entries
+        .iter()
+        .map(|e| Row {
+            id: e.id.clone(),
+            role: e.role.as_str().into(),
+            preview: inputs
+                .history
+                .iter()
+                .find(|m| m.id == e.id)
+                .map(|m| preview(&m.content, 80))
+                .unwrap_or_default(),
+            tokens: e.tokens,
+            sent: e.sent_tokens,
+            fate: e.fate.as_str().into(),
+            pinned: e.pinned,
+        })
+        .collect();
+    let summary = inputs
+        .summary
+        .filter(|_| cfg.summarize)
+        .map(|s| SummaryView {
+            id: s.id.clone(),
+            text: s.text.clone(),
+            covers: s.covers,
+            through: inputs
+                .history
+                .iter()
+                .find(|m| m.id == s.through)
+                .map(|m| preview(&m.content, 60))
+                .unwrap_or_default(),
+            restored: s.restored.clone(),
+            edited: s.edited,
+        });
+    let body = serde_json::from_str::<serde_json::Value>(inputs.body)
+        .and_then(|v| serde_json::to_string_pretty(&v))
+        .unwrap_or_else(|_| inputs.body.to_string());
+    Report {
+        title: inputs.title.clone(),
+        window: cfg.window,
+        window_hint,
+        budget: context.budget,
+        total: context.total,
+        exact: context.exact,
+        segments,
+        refused,
+        rows,
+        summary,
+        log: context.log.iter().map(ToString::to_string).collect(),
+        curl: curl(inputs.url, inputs.body, inputs.with_key),
+        body,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curl_never_carries_the_key_and_quotes_the_url() {
+        let c = curl("http://h/v1/chat/completions", "{\"a\":1}", true);
+        assert_eq!(
+            c,
+            "curl -N 'http://h/v1/chat/completions' \\\n  -H 'Content-Type: application/json' \\\n  -H \"Authorization: Bearer $SATORI_API_KEY\" \\\n  --data-binary @- <<'SATORI_BODY'\n{\"a\":1}\nSATORI_BODY"
+        );
+        assert!(!curl("http://h/x'y", "{}", false).contains("Authorization"));
+        assert!(curl("http://h/x'y", "{}", false).contains("'http://h/x'\\''y'"));
+    }
+
+    #[test]
+    fn previews_are_one_short_line() {
+        assert_eq!(preview("a\n  b\tc", 80), "a b c");
+        assert_eq!(preview("abcdef", 3), "abc…");
+    }
+}

@@ -1,0 +1,144 @@
+//! The context inspector's view (it runs in the on-demand dialogs module): for the next request
+//! and the last few sent, how the window is spent, every message's tokens and fate, the total
+//! against the budget, the summary (editable) and what it covers, the stage log, and the exact
+//! JSON body with "Copy as curl". Counts that are estimated carry "≈".
+
+use crate::core::context::report::Report;
+use leptos::prelude::*;
+
+/// Tokens as shown: `1234`, or `≈1234` when estimated.
+fn tokens(n: u32, exact: bool) -> String {
+    if exact {
+        n.to_string()
+    } else {
+        format!("≈{n}")
+    }
+}
+
+/// The inspector for `reports` (the next request first, then the requests sent, newest first).
+#[component]
+pub fn Inspector(
+    /// What to show.
+    reports: ReadSignal<Vec<Report>>,
+    /// The user saved an edited summary: (summary id, text).
+    on_edit_summary: Callback<(String, String)>,
+) -> impl IntoView {
+    let chosen = RwSignal::new(0usize);
+    let current = move || reports.with(|r| r.get(chosen.get()).or_else(|| r.first()).cloned());
+    view! {
+        <div class="inspector">
+            <label class="inline">
+                "Request "
+                <select on:change=move |ev| chosen.set(event_target_value(&ev).parse().unwrap_or(0))>
+                    {move || reports.with(|r| r.iter().enumerate().map(|(i, rep)| {
+                        view! { <option value=i.to_string() selected=i == chosen.get_untracked()>{rep.title.clone()}</option> }
+                    }).collect_view())}
+                </select>
+            </label>
+            {move || current().map(|r| report_view(r, on_edit_summary))}
+        </div>
+    }
+}
+
+fn report_view(r: Report, on_edit_summary: Callback<(String, String)>) -> impl IntoView {
+    let exact = r.exact;
+    let window = r.window.max(1);
+    let bar = r
+        .segments
+        .iter()
+        .filter(|s| s.tokens > 0)
+        .map(|s| {
+            let pct = f64::from(s.tokens.min(window)) * 100.0 / f64::from(window);
+            view! {
+                <span class=format!("seg seg-{}", s.kind) style:width=format!("{pct:.2}%")
+                    title=format!("{}: {} tokens", s.label, tokens(s.tokens, exact))></span>
+            }
+        })
+        .collect_view();
+    let legend = r
+        .segments
+        .iter()
+        .map(|s| {
+            view! {
+                <li><span class=format!("swatch seg-{}", s.kind)></span>{format!("{} {}", s.label, tokens(s.tokens, exact))}</li>
+            }
+        })
+        .collect_view();
+    let bar_label = r
+        .segments
+        .iter()
+        .map(|s| format!("{} {}", s.label, tokens(s.tokens, exact)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rows = r
+        .rows
+        .iter()
+        .map(|row| {
+            view! {
+                <tr data-fate=row.fate.clone()>
+                    <td>{row.role.clone()}{row.pinned.then_some(" (pinned)")}</td>
+                    <td class="preview">{row.preview.clone()}</td>
+                    <td class="num">{tokens(row.tokens, exact)}</td>
+                    <td class="num">{if row.sent > 0 { tokens(row.sent, exact) } else { "–".into() }}</td>
+                    <td>{row.fate.clone()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let summary = r.summary.clone().map(|s| {
+        let text = RwSignal::new(s.text.clone());
+        let id = s.id.clone();
+        let restored = (!s.restored.is_empty()).then(|| {
+            view! { <p class="hint">{format!("Key facts restored by Satori: {}", s.restored.join(", "))}</p> }
+        });
+        view! {
+            <section class="ctx-summary">
+                <h3>{format!("Summary — covers {} messages, up to “{}”{}", s.covers, s.through, if s.edited { " (edited)" } else { "" })}</h3>
+                <textarea aria-label="Summary text" rows="6" prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                {restored}
+                <button type="button" on:click=move |_| on_edit_summary.run((id.clone(), text.get_untracked()))>"Save summary"</button>
+            </section>
+        }
+    });
+    let log = r
+        .log
+        .iter()
+        .map(|l| view! { <li>{l.clone()}</li> })
+        .collect_view();
+    let curl = r.curl.clone();
+    let copied = RwSignal::new(false);
+    view! {
+        <div class="ctx-report">
+            <p class="ctx-total">
+                <strong>{format!("{} / {} tokens", tokens(r.total, exact), r.budget)}</strong>
+                {format!(" — window {}, {}", r.window, if exact { "counted exactly" } else { "≈ estimated" })}
+            </p>
+            <p class="hint">{r.window_hint.clone()}</p>
+            {(!r.refused.is_empty()).then(|| view! { <p class="form-error">{r.refused.clone()}</p> })}
+            <div class="ctx-bar" role="img" aria-label=format!("Context window: {bar_label}")>{bar}</div>
+            <ul class="ctx-legend">{legend}</ul>
+            {summary}
+            <table class="ctx-table">
+                <caption>"Messages"</caption>
+                <thead><tr><th>"Role"</th><th>"Text"</th><th>"Tokens"</th><th>"Sent"</th><th>"Fate"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+            <details class="ctx-log">
+                <summary>"Stage log"</summary>
+                <ol>{log}</ol>
+            </details>
+            <details class="ctx-body">
+                <summary>"Request body (JSON)"</summary>
+                <pre>{r.body.clone()}</pre>
+            </details>
+            <button type="button" on:click=move |_| {
+                if let Some(w) = web_sys::window() {
+                    let _ = w.navigator().clipboard().write_text(&curl);
+                    copied.set(true);
+                }
+            }>"Copy as curl"</button>
+            <span role="status" class="hint">{move || copied.get().then_some(" Copied. The API key is read from $SATORI_API_KEY.")}</span>
+        </div>
+    }
+}

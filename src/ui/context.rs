@@ -1,0 +1,544 @@
+//! The shell around the context pipeline ([`crate::core::context`]): it gathers what the pure
+//! stages need — the server's window and token counts, the estimator's correction, a summary when
+//! one is due — and hands back the messages to send.
+//!
+//! Counts come, per text and remembered for the page's life, from the model's own tokenizer when
+//! the server offers one (llama.cpp, llama-cpp-python, vLLM; asked once per server, loopback and
+//! local presets only), else from the estimator corrected by each reply's `usage.prompt_tokens`.
+//! A build that met texts not yet counted asks the server for them and builds again (at most
+//! twice); what is still missing stays estimated and is marked so.
+
+use crate::adapters::fetch::{post_stream, request_text, ChatStream, FetchError};
+use crate::core::context::count::{text_key, Count, Counter, Estimator};
+use crate::core::context::facts;
+use crate::core::context::models::{self, encoding_for, Encoding, WindowSource};
+use crate::core::context::report::{report, Inputs, Report};
+use crate::core::context::summary::transcript;
+use crate::core::context::{build, filter::strip_thoughts, Config, Context, SummaryJob};
+use crate::core::provider::error::ApiError;
+use crate::core::provider::request::{chat_request, to_json};
+use crate::core::provider::server::{self, Tokenizer};
+use crate::core::provider::stream::Usage;
+use crate::core::session::{ContextOverrides, Message, Role, Summary};
+use crate::core::settings::{preset, Settings};
+use crate::core::turn::{Effect, Event, Turn, TurnConfig};
+use crate::ui::state::AppState;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+
+/// What a server said about itself (asked once per base URL and page).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct ServerInfo {
+    tokenizer: Option<Tokenizer>,
+    window: Option<u32>,
+}
+
+#[derive(Default)]
+struct Counting {
+    servers: HashMap<String, ServerInfo>,
+    /// Exact counts by scope (server + model, or encoding), then by text.
+    exact: HashMap<String, HashMap<(u64, usize), u32>>,
+    /// Estimator corrections by model.
+    ratios: HashMap<String, f64>,
+}
+
+thread_local! {
+    static COUNTING: RefCell<Counting> = RefCell::new(Counting::default());
+    /// The last requests sent (newest last), for the inspector.
+    static SENT: RefCell<VecDeque<SentRecord>> = const { RefCell::new(VecDeque::new()) };
+}
+
+/// A request as it was sent, for the inspector.
+#[derive(Debug, Clone)]
+pub struct SentRecord {
+    /// The chat.
+    pub session_id: String,
+    /// The inspector's view of it.
+    pub report: Report,
+}
+
+/// Keep `record` among the last few requests.
+pub fn remember_sent(record: SentRecord) {
+    SENT.with(|s| {
+        let mut s = s.borrow_mut();
+        s.push_back(record);
+        while s.len() > 5 {
+            s.pop_front();
+        }
+    });
+}
+
+/// The last requests sent in chat `session_id`, newest first.
+pub fn sent_in(session_id: &str) -> Vec<Report> {
+    SENT.with(|s| {
+        s.borrow()
+            .iter()
+            .rev()
+            .filter(|r| r.session_id == session_id)
+            .map(|r| r.report.clone())
+            .collect()
+    })
+}
+
+/// The inspector's reports for the open chat: the next request (the draft as its last user
+/// message, if any), then the requests sent, newest first.
+pub async fn inspect(app: AppState) -> Vec<Report> {
+    let settings = app.conn.settings.get_untracked();
+    let key = app.key_for(&settings.base_url);
+    let draft = app.chats.draft.get_untracked();
+    let (session_id, mut history, overrides) = app.chats.session.with_untracked(|s| {
+        let history: Vec<Message> = s.path().into_iter().cloned().collect();
+        (s.id.clone(), history, s.context.clone())
+    });
+    if !draft.trim().is_empty() {
+        let parent = history.last().map(|m| m.id.clone());
+        history.push(Message::new("draft".into(), parent, Role::User, draft, 0));
+    }
+    let summary = app.chats.session.with_untracked(|s| {
+        let refs: Vec<&Message> = history.iter().collect();
+        s.summary_for(&refs).cloned()
+    });
+    let prepared = prepare(
+        &settings,
+        key.as_deref(),
+        &history,
+        summary.as_ref(),
+        &overrides,
+    )
+    .await;
+    let body = to_json(&chat_request(
+        &settings,
+        &settings.model,
+        &prepared.context.messages,
+    ));
+    let next = report(
+        &prepared.context,
+        &Inputs {
+            title: if prepared.context.summary_job.is_some() {
+                "Next request (a summary will be made first)".into()
+            } else {
+                "Next request".into()
+            },
+            history: &history,
+            summary: summary.as_ref(),
+            config: &prepared.config,
+            source: prepared.source,
+            body: &body,
+            url: &settings.chat_url(),
+            with_key: key.is_some(),
+        },
+    );
+    let mut out = vec![next];
+    out.extend(sent_in(&session_id));
+    out
+}
+
+/// A counter over the page's remembered exact counts, estimating (and noting) the rest.
+struct ShellCounter<'a> {
+    exact: Option<&'a HashMap<(u64, usize), u32>>,
+    estimator: Estimator,
+    misses: Vec<String>,
+}
+
+impl Counter for ShellCounter<'_> {
+    fn count(&mut self, text: &str) -> Count {
+        if text.is_empty() {
+            return Count::exact(0);
+        }
+        if let Some(n) = self.exact.and_then(|m| m.get(&text_key(text))) {
+            return Count::exact(*n);
+        }
+        if self.exact.is_some() && self.misses.len() < 400 {
+            self.misses.push(text.to_string());
+        }
+        self.estimator.count(text)
+    }
+}
+
+/// Whether Satori may ask this server about itself: local presets and custom servers, never a
+/// cloud provider (which has no such endpoints) and never for OpenAI models (counted exactly
+/// by their encoding).
+fn may_probe(settings: &Settings) -> bool {
+    encoding_for(&settings.model).is_none()
+        && preset(&settings.provider).is_none_or(|p| !p.needs_key)
+}
+
+/// The scope exact counts of `settings` are remembered under.
+fn scope(settings: &Settings, info: &ServerInfo) -> Option<String> {
+    if let Some(e) = encoding_for(&settings.model) {
+        return bpe_ready(e).then(|| e.name().to_string());
+    }
+    info.tokenizer
+        .map(|_| format!("{}|{}", server::root(&settings.base_url), settings.model))
+}
+
+/// Whether the exact tokenizer tables for `encoding` are loaded.
+fn bpe_ready(_encoding: Encoding) -> bool {
+    false
+}
+
+async fn server_info(settings: &Settings, key: Option<&str>) -> ServerInfo {
+    let base = settings.base_url.clone();
+    if let Some(info) = COUNTING.with(|c| c.borrow().servers.get(&base).copied()) {
+        return info;
+    }
+    let mut info = ServerInfo::default();
+    if may_probe(settings) {
+        if let Ok(ctrl) = web_sys::AbortController::new() {
+            let signal = ctrl.signal();
+            let props =
+                request_text("GET", &server::props_url(&base), key, None, &signal, 3000).await;
+            info.window = props.ok().and_then(|t| server::parse_props(&t));
+            let candidates: &[Tokenizer] = if info.window.is_some() {
+                &[Tokenizer::LlamaCpp]
+            } else {
+                &[Tokenizer::LlamaCppPython, Tokenizer::Vllm]
+            };
+            for t in candidates {
+                let (url, body) = server::count_request(*t, &base, &settings.model, "hi");
+                let answer = request_text("POST", &url, key, Some(&body), &signal, 3000).await;
+                if answer.ok().and_then(|a| server::parse_count(&a)).is_some() {
+                    info.tokenizer = Some(*t);
+                    break;
+                }
+            }
+        }
+    }
+    COUNTING.with(|c| c.borrow_mut().servers.insert(base, info));
+    info
+}
+
+/// Count `texts` with the server's tokenizer and remember them under `scope`.
+async fn fetch_counts(
+    settings: &Settings,
+    key: Option<&str>,
+    tokenizer: Tokenizer,
+    scope: &str,
+    mut texts: Vec<String>,
+) {
+    texts.sort();
+    texts.dedup();
+    let Ok(ctrl) = web_sys::AbortController::new() else {
+        return;
+    };
+    let signal = ctrl.signal();
+    for chunk in texts.chunks(8) {
+        let asks = chunk.iter().map(|text| {
+            let (url, body) =
+                server::count_request(tokenizer, &settings.base_url, &settings.model, text);
+            let signal = signal.clone();
+            async move {
+                let answer = request_text("POST", &url, key, Some(&body), &signal, 10_000).await;
+                (text, answer.ok().and_then(|a| server::parse_count(&a)))
+            }
+        });
+        let answers = futures::future::join_all(asks).await;
+        let mut failed = false;
+        COUNTING.with(|c| {
+            let mut c = c.borrow_mut();
+            let map = c.exact.entry(scope.to_string()).or_default();
+            for (text, n) in answers {
+                match n {
+                    Some(n) => {
+                        map.insert(text_key(text), n);
+                    }
+                    None => failed = true,
+                }
+            }
+        });
+        if failed {
+            return; // the server stopped answering: the rest stays estimated
+        }
+    }
+}
+
+/// What the pipeline built for a request, with how.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The context.
+    pub context: Context,
+    /// The configuration.
+    pub config: Config,
+    /// Where the window came from.
+    pub source: WindowSource,
+}
+
+/// Build the context for answering `history` (root first, without the reply being written).
+pub async fn prepare(
+    settings: &Settings,
+    key: Option<&str>,
+    history: &[Message],
+    summary: Option<&Summary>,
+    overrides: &ContextOverrides,
+) -> Prepared {
+    let info = server_info(settings, key).await;
+    let scope = scope(settings, &info);
+    let (config, source) = models::config(
+        &settings.model,
+        &settings.context_defaults(),
+        overrides,
+        info.window,
+        scope.is_some(),
+    );
+    let refs: Vec<&Message> = history.iter().collect();
+    let ratio = COUNTING.with(|c| {
+        c.borrow()
+            .ratios
+            .get(&settings.model)
+            .copied()
+            .unwrap_or(1.0)
+    });
+    let empty = HashMap::new();
+    let mut round = 0;
+    loop {
+        let (context, misses) = COUNTING.with(|c| {
+            let c = c.borrow();
+            let mut counter = ShellCounter {
+                exact: scope.as_ref().map(|s| c.exact.get(s).unwrap_or(&empty)),
+                estimator: Estimator { ratio },
+                misses: Vec::new(),
+            };
+            let context = build(&refs, summary, &config, &mut counter);
+            (context, counter.misses)
+        });
+        match (info.tokenizer, &scope) {
+            (Some(t), Some(scope)) if !misses.is_empty() && round < 2 => {
+                fetch_counts(settings, key, t, scope, misses).await;
+                round += 1;
+            }
+            _ => {
+                return Prepared {
+                    context,
+                    config,
+                    source,
+                }
+            }
+        }
+    }
+}
+
+/// Learn from a reply's usage: the estimator's ratio for `model` moves towards what the server
+/// counted, when the request was estimated.
+pub fn learn(model: &str, estimated: Option<u32>, usage: Option<&Usage>) {
+    let (Some(estimated), Some(actual)) = (estimated, usage.and_then(|u| u.prompt_tokens)) else {
+        return;
+    };
+    COUNTING.with(|c| {
+        let mut c = c.borrow_mut();
+        let ratio = c.ratios.get(model).copied().unwrap_or(1.0);
+        let next = crate::core::context::count::corrected_ratio(ratio, estimated, actual);
+        c.ratios.insert(model.to_string(), next);
+    });
+}
+
+/// The server stated its window in an error: remember it for the next request.
+pub fn learn_window(base_url: &str, window: u32) {
+    COUNTING.with(|c| {
+        c.borrow_mut()
+            .servers
+            .entry(base_url.to_string())
+            .or_default()
+            .window = Some(window);
+    });
+}
+
+/// Why a summary could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SummaryError {
+    /// The summarizer template could not be rendered.
+    #[error("the summarizer template failed ({0})")]
+    Template(String),
+    /// The call failed.
+    #[error("{0}")]
+    Api(ApiError),
+    /// The call was stopped.
+    #[error("stopped")]
+    Stopped,
+    /// The answer was empty or far too short for what it covers.
+    #[error("the summary came back empty or too short")]
+    TooShort,
+}
+
+/// Longest summary reply asked for, tokens.
+const SUMMARY_MAX_TOKENS: u32 = 1024;
+
+/// Make the summary `job` asks for: the summarizer template (from the prompt library) called with
+/// the summarizer model, in pieces that fit its window, each extending the previous; the fact
+/// guard restores every key fact the summarizer left out. `controller` lets Stop abort it.
+pub async fn make_summary(
+    job: &SummaryJob,
+    settings: &Settings,
+    key: Option<&str>,
+    controller: &RefCell<Option<web_sys::AbortController>>,
+    at: i64,
+    id: String,
+) -> Result<Summary, SummaryError> {
+    let model = settings.summarizer().to_string();
+    let window = models::known_window(&model)
+        .or_else(|| {
+            COUNTING.with(|c| {
+                c.borrow()
+                    .servers
+                    .get(&settings.base_url)
+                    .and_then(|s| s.window)
+            })
+        })
+        .unwrap_or(models::DEFAULT_WINDOW);
+    let max_tokens = (window / 4).clamp(128, SUMMARY_MAX_TOKENS);
+    // Room for the conversation: the window less the reply, the template and a margin (estimated).
+    let room = window
+        .saturating_sub(max_tokens)
+        .saturating_sub(window / 10 + 400)
+        .max(200);
+    let facts = facts::extract(&transcript(job));
+    let mut previous = job.previous.clone();
+    for chunk in chunks(&job.turns, room) {
+        let piece = SummaryJob {
+            previous: previous.clone(),
+            turns: chunk,
+            ..job.clone()
+        };
+        let text = transcript(&piece);
+        let text = crate::core::context::cap::head_tail(&text, room, &mut Estimator::default());
+        let reply = summarize_once(&text, &model, max_tokens, settings, key, controller).await?;
+        previous = Some(reply);
+    }
+    let summary = previous.unwrap_or_default();
+    let covered: usize = job.turns.iter().map(|(_, t)| t.chars().count()).sum();
+    if facts::too_short(&summary, covered) {
+        return Err(SummaryError::TooShort);
+    }
+    let guarded = facts::guard(&summary, &facts);
+    Ok(Summary {
+        id,
+        through: job.through.clone(),
+        covers: job.covers,
+        text: guarded.text,
+        restored: guarded.restored.into_iter().map(|f| f.text).collect(),
+        model,
+        edited: false,
+        created_at: at,
+    })
+}
+
+/// The turns in pieces of at most `room` estimated tokens each (a turn larger than that is a
+/// piece of its own, cut later).
+fn chunks(
+    turns: &[(crate::core::session::Role, String)],
+    room: u32,
+) -> Vec<Vec<(crate::core::session::Role, String)>> {
+    let mut out: Vec<Vec<_>> = Vec::new();
+    let mut size = 0u32;
+    for t in turns {
+        let n = crate::core::context::count::estimate(&t.1) + 4;
+        if out.is_empty() || size + n > room {
+            out.push(Vec::new());
+            size = 0;
+        }
+        size += n;
+        if let Some(last) = out.last_mut() {
+            last.push(t.clone());
+        }
+    }
+    if out.is_empty() {
+        out.push(Vec::new());
+    }
+    out
+}
+
+async fn summarize_once(
+    conversation: &str,
+    model: &str,
+    max_tokens: u32,
+    settings: &Settings,
+    key: Option<&str>,
+    controller: &RefCell<Option<web_sys::AbortController>>,
+) -> Result<String, SummaryError> {
+    let vars = serde_json::json!({ "conversation": conversation }).to_string();
+    let rendered = crate::adapters::prompts_module::render("summarizer", &vars)
+        .await
+        .map_err(|e| SummaryError::Template(e.to_string()))?;
+    let messages: serde_json::Value =
+        serde_json::from_str(&rendered).map_err(|e| SummaryError::Template(e.to_string()))?;
+    if let Some(e) = messages.get("error").and_then(|e| e.as_str()) {
+        return Err(SummaryError::Template(e.to_string()));
+    }
+    let body = serde_json::json!({
+        "model": model,
+        "messages": messages,
+        "stream": true,
+        "max_tokens": max_tokens,
+    })
+    .to_string();
+    let text = complete(settings, key, &body, controller).await?;
+    Ok(strip_thoughts(&text).trim().to_string())
+}
+
+/// Run one streamed request to the end without showing it, and return its text.
+async fn complete(
+    settings: &Settings,
+    key: Option<&str>,
+    body: &str,
+    controller: &RefCell<Option<web_sys::AbortController>>,
+) -> Result<String, SummaryError> {
+    let now = crate::adapters::clock::now_ms;
+    let (mut turn, first) = Turn::new(
+        "summary".into(),
+        TurnConfig::new(settings.stall_seconds),
+        now(),
+    );
+    let mut queue: VecDeque<Effect> = first.into();
+    let mut stream: Option<ChatStream> = None;
+    let stall_ms = settings.stall_seconds.saturating_mul(1000);
+    loop {
+        let Some(effect) = queue.pop_front() else {
+            let Some(open) = stream.as_mut() else {
+                return Err(SummaryError::Api(ApiError::Cut));
+            };
+            let event = match open.next().await {
+                Ok(Some(bytes)) => Event::Bytes(bytes),
+                Ok(None) => Event::End,
+                Err(FetchError::Aborted) => Event::Aborted,
+                Err(e) => Event::Failed(crate::ui::chat::to_api_error(e, settings.stall_seconds)),
+            };
+            queue.extend(turn.on(event, now()));
+            continue;
+        };
+        match effect {
+            Effect::Request => {
+                let Ok(ctrl) = web_sys::AbortController::new() else {
+                    return Err(SummaryError::Api(ApiError::Network));
+                };
+                let signal = ctrl.signal();
+                *controller.borrow_mut() = Some(ctrl);
+                match post_stream(&settings.chat_url(), key, body, &signal, stall_ms).await {
+                    Ok(s) => stream = Some(s),
+                    Err(FetchError::Aborted) => queue.extend(turn.on(Event::Aborted, now())),
+                    Err(e) => queue.extend(turn.on(
+                        Event::Failed(crate::ui::chat::to_api_error(e, settings.stall_seconds)),
+                        now(),
+                    )),
+                }
+            }
+            Effect::Wait { seconds, .. } => {
+                gloo_timers::future::TimeoutFuture::new(seconds.saturating_mul(1000)).await;
+                queue.extend(turn.on(Event::Waited, now()));
+            }
+            Effect::Abort => {
+                if let Some(c) = controller.borrow().as_ref() {
+                    c.abort();
+                }
+            }
+            Effect::Render | Effect::Checkpoint => {}
+            Effect::Finish(ending) => {
+                if let Some(err) = ending.error {
+                    return Err(SummaryError::Api(err));
+                }
+                if turn.stopping() {
+                    return Err(SummaryError::Stopped);
+                }
+                return Ok(turn.content().to_string());
+            }
+        }
+    }
+}

@@ -1,0 +1,207 @@
+// The context pipeline against the scripted fake server: what the server receives stays within
+// the budget, old turns are summarized once (not per send) with their key facts restored, a
+// failing summarizer still lets the message go out trimmed, tool-call groups stay whole.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useApp } from './support/app.mjs';
+import { fakeTokens } from './support/fake-llm.mjs';
+import {
+  configure,
+  waitIdle,
+  sendMessage,
+  lastAssistant,
+  waitForStatus,
+  reload,
+  poll,
+} from './support/browser.mjs';
+
+const e2e = useApp();
+
+// The summarizer template's system prompt starts with this (prompts/fragments.yaml).
+const SUMMARIZER = 'You summarize conversations';
+const isSummaryCall = (body) => String(body?.messages?.[0]?.content ?? '').startsWith(SUMMARIZER);
+const WINDOW = 700;
+const RESERVE = 100;
+// Exact counts (the fake server tokenizes): margin = max(16, 1 % of the window).
+const BUDGET = WINDOW - RESERVE - 16;
+
+/** The request's size as the fake tokenizer counts it, with OpenAI's per-message overhead. */
+function requestTokens(body) {
+  let total = 3;
+  for (const m of body.messages) {
+    total += fakeTokens(m.content) + 3;
+    for (const c of m.tool_calls ?? []) {
+      total += fakeTokens(JSON.stringify({ id: c.id, type: 'function', function: c.function }));
+    }
+    if (m.tool_call_id) total += fakeTokens(m.tool_call_id) + 1;
+  }
+  return total;
+}
+
+const filler = (n, seed) =>
+  Array.from({ length: n }, (_, i) => ['river', 'stone', 'maple', 'cloud', 'lantern', 'copper'][(i + seed) % 6]).join(' ');
+
+const FACTS_MESSAGE =
+  'My order number is ORD-2024-00042, I paid $1,299.00 on 2024-03-15 and you can reach me at li.wei@example.com.';
+const FACTS = ['ORD-2024-00042', '$1,299.00', '2024-03-15', 'li.wei@example.com'];
+
+function chatCalls() {
+  return e2e.fake.chatRequests().filter((r) => !isSummaryCall(r.body));
+}
+function summaryCalls() {
+  return e2e.fake.chatRequests().filter((r) => isSummaryCall(r.body));
+}
+
+async function setup(page, { summarizer, ...extra } = {}) {
+  e2e.fake.reset();
+  e2e.fake.setTokenizer(true);
+  e2e.fake.setDefault((body) =>
+    isSummaryCall(body)
+      ? summarizer ?? { chunks: ['The user asked about an order and several topics; the assistant answered each at length.'] }
+      : { chunks: [`Here is a long answer. ${filler(60, body.messages.length)}`] },
+  );
+  await configure(page, {
+    baseUrl: e2e.fake.baseUrl,
+    model: 'fake-small',
+    contextWindow: WINDOW,
+    replyReserve: RESERVE,
+    keepRecentRounds: 4,
+    minimumRounds: 1,
+    ...extra,
+  });
+}
+
+/** The open chat's stored record (its data). */
+async function storedChat(page) {
+  return page.evaluate(() => {
+    const index = JSON.parse(localStorage.getItem('satori.index'));
+    const id = index.active ?? index.sessions[0].id;
+    return JSON.parse(localStorage.getItem(`satori.session.${id}`));
+  });
+}
+
+async function chat(page, n) {
+  for (let i = 0; i < n; i++) {
+    const text = i === 0 ? FACTS_MESSAGE : `Question ${i}: ${filler(40, i)}`;
+    await sendMessage(page, text);
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+  }
+}
+
+test('a long chat: every request fits the budget, old turns are summarized once per boundary move, early facts survive', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 12);
+    const calls = chatCalls();
+    assert.equal(calls.length, 12, 'one chat request per message');
+    for (const [i, r] of calls.entries()) {
+      const n = requestTokens(r.body);
+      assert.ok(n <= BUDGET, `request ${i + 1} has ${n} tokens, over the budget of ${BUDGET}`);
+    }
+    // The whole history is far larger than the window: something had to give.
+    assert.ok(calls.at(-1).body.messages.length < 24, 'the last request does not carry every message');
+    const summaries = summaryCalls();
+    assert.ok(summaries.length >= 1, 'a summary was made');
+    assert.ok(summaries.length <= 6, `summaries are not made per send (${summaries.length} for 12 sends)`);
+    // A summary call is never followed by another one on the very next send.
+    const order = e2e.fake.chatRequests().map((r) => (isSummaryCall(r.body) ? 'S' : 'C')).join('');
+    assert.ok(!/SCS/.test(order), `summaries on consecutive sends: ${order}`);
+    // Extensions carry the previous summary.
+    for (const s of summaries.slice(1)) {
+      assert.match(s.body.messages.at(-1).content, /Summary so far:/);
+    }
+    // The last request: the system prompt, then the summary with every early fact (the scripted
+    // summarizer left them all out, the fact guard put them back), then recent turns.
+    const last = calls.at(-1).body.messages;
+    assert.equal(last[0].role, 'system');
+    assert.equal(last[1].role, 'system');
+    assert.match(last[1].content, /^Summary of the earlier conversation:/);
+    for (const f of FACTS) assert.ok(last[1].content.includes(f), `fact ${f} missing from ${last[1].content}`);
+    assert.match(last[1].content, /Key facts:/);
+    assert.equal(last.at(-1).role, 'user');
+    assert.match(last.at(-1).content, /^Question 11:/);
+    // The stored history is complete: nothing was deleted.
+    const stored = await storedChat(page);
+    assert.equal(stored.messages.filter((m) => m.role === 'user').length, 12);
+    assert.ok(stored.summaries.length >= 1);
+    assert.deepEqual(stored.summaries.at(-1).restored.filter((f) => FACTS.includes(f)).sort(), [...FACTS].sort());
+  });
+});
+
+test('a failing summarizer: the message still goes out, trimmed to the budget, and the status line says why', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page, { summarizer: { status: 500, body: { error: { message: 'summarizer down' } } } });
+    await chat(page, 7);
+    assert.ok(summaryCalls().length >= 1, 'a summary was attempted');
+    const calls = chatCalls();
+    assert.equal(calls.length, 7);
+    for (const r of calls) assert.ok(requestTokens(r.body) <= BUDGET);
+    assert.ok(!calls.at(-1).body.messages.some((m) => /^Summary of/.test(m.content)), 'no summary was invented');
+    assert.ok(!calls.at(-1).body.messages.some((m) => m.content === FACTS_MESSAGE), 'the oldest turn was trimmed');
+    const status = page.locator('p.status-line[role="status"]');
+    await poll(async () => /could not be summarized/.test(await status.innerText()), { message: 'the notice' });
+    assert.match(await status.innerText(), /history itself is unchanged/);
+  });
+});
+
+test('tool-call groups: older results become placeholders, the latest round is sent whole, every call keeps its answer', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page, { summarize: false });
+    await chat(page, 2);
+    // Put two tool rounds into the stored chat (as agent mode would), then reload.
+    const oldResult = `weather report ${filler(30, 1)}`;
+    const newResult = `stock level ${filler(12, 2)}`;
+    await page.evaluate(({ oldResult, newResult }) => {
+      const index = JSON.parse(localStorage.getItem('satori.index'));
+      const key = `satori.session.${index.active ?? index.sessions[0].id}`;
+      const s = JSON.parse(localStorage.getItem(key));
+      const users = s.messages.filter((m) => m.role === 'user');
+      const replies = s.messages.filter((m) => m.role === 'assistant');
+      const msg = (id, parent, role, content, extra = {}) => ({ id, parent, role, content, status: 'complete', created_at: 1, ...extra });
+      const call = (id, name) => ({ index: 0, id, name, arguments: '{}' });
+      const added = [
+        msg('acA', replies[0].id, 'assistant', '', { tool_calls: [call('cA1', 'weather'), call('cA2', 'weather')] }),
+        msg('tA1', 'acA', 'tool', oldResult, { tool_call_id: 'cA1' }),
+        msg('tA2', 'tA1', 'tool', 'sunny', { tool_call_id: 'cA2' }),
+        msg('acB', replies[1].id, 'assistant', '', { tool_calls: [call('cB1', 'stock')] }),
+        msg('tB1', 'acB', 'tool', newResult, { tool_call_id: 'cB1' }),
+      ];
+      users[1].parent = 'tA2';
+      s.messages.push(...added);
+      s.leaf = 'tB1';
+      localStorage.setItem(key, JSON.stringify(s));
+    }, { oldResult, newResult });
+    await reload(page);
+    await sendMessage(page, 'And now?');
+    await waitIdle(page);
+    const sent = chatCalls().at(-1).body.messages;
+    const roles = sent.map((m) => m.role).join(',');
+    assert.equal(roles, 'system,user,assistant,assistant,tool,tool,user,assistant,assistant,tool,user');
+    assert.deepEqual(sent[3].tool_calls.map((c) => c.id), ['cA1', 'cA2']);
+    assert.equal(sent[4].tool_call_id, 'cA1');
+    assert.equal(sent[4].content, `[tool result omitted: ${fakeTokens(oldResult)} tokens]`);
+    assert.equal(sent[5].content, `[tool result omitted: ${fakeTokens('sunny')} tokens]`);
+    assert.equal(sent[9].tool_call_id, 'cB1');
+    assert.equal(sent[9].content, newResult, 'the latest tool round is sent whole');
+    assert.ok(requestTokens(chatCalls().at(-1).body) <= BUDGET);
+  });
+});
+
+test('one giant message is cut head-and-tail with a marker to fit; nothing over budget is sent', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page, { summarize: false });
+    const giant = `BEGIN ${filler(2000, 3)} END`;
+    await sendMessage(page, giant);
+    await waitIdle(page);
+    const body = chatCalls().at(-1).body;
+    const user = body.messages.at(-1);
+    assert.ok(user.content.startsWith('BEGIN river') || user.content.startsWith('BEGIN '), user.content.slice(0, 40));
+    assert.ok(user.content.endsWith(' END'));
+    assert.match(user.content, /characters cut to fit the context/);
+    assert.ok(requestTokens(body) <= BUDGET, `${requestTokens(body)} > ${BUDGET}`);
+    // The stored message is whole.
+    const stored = (await storedChat(page)).messages.find((m) => m.role === 'user').content;
+    assert.equal(stored, giant);
+  });
+});
