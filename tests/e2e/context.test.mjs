@@ -205,3 +205,68 @@ test('one giant message is cut head-and-tail with a marker to fit; nothing over 
     assert.equal(stored, giant);
   });
 });
+
+test('the Context inspector shows the next request: tokens against the budget, fates, the summary (editable), the body and a curl without the key', async (t) => {
+  await e2e.open(
+    t,
+    async ({ page }) => {
+      await setup(page, { apiKey: 'sk-inspector-secret-77' });
+      await chat(page, 7);
+      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('A draft about ORD-2024-00042');
+      const toggle = page.getByRole('button', { name: 'Context', exact: true });
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+      await toggle.click();
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+      const region = page.getByRole('region', { name: 'Context inspector', exact: true });
+      await region.waitFor();
+      const total = region.locator('.ctx-total strong');
+      await total.waitFor({ timeout: 15_000 });
+      const [, used, budget] = (await total.innerText()).match(/^(\d+) \/ (\d+) tokens$/) ?? [];
+      assert.equal(Number(budget), BUDGET, await total.innerText());
+      assert.ok(Number(used) > 0 && Number(used) <= BUDGET);
+      // The next request ends with the draft.
+      const body = await region.locator('.ctx-body pre').textContent();
+      const parsed = JSON.parse(body);
+      assert.equal(parsed.messages.at(-1).content, 'A draft about ORD-2024-00042');
+      assert.equal(requestTokens(parsed), Number(used), 'the inspector counts what the fake server counts');
+      // Every message has a row with its fate; older ones were summarized.
+      const fates = await region.locator('.ctx-table tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.fate));
+      assert.ok(fates.includes('summarized'), fates.join(','));
+      assert.ok(fates.includes('kept'));
+      // The window bar has an accessible description.
+      assert.match(await region.getByRole('img').getAttribute('aria-label'), /^Context window: System prompt \d+/);
+      // The summary, with the restored facts, can be edited; the next request uses the edit.
+      const text = region.getByRole('textbox', { name: 'Summary text', exact: true });
+      assert.match(await text.inputValue(), /ORD-2024-00042/);
+      await text.fill('Edited summary: order ORD-2024-00042, paid $1,299.00.');
+      await region.getByRole('button', { name: 'Save summary', exact: true }).click();
+      await poll(async () => (await storedChat(page)).summaries.some((s) => s.edited), { message: 'the edited summary stored' });
+      // The inspector's next request uses the edit at once.
+      await poll(async () => /Edited summary: order ORD-2024-00042/.test(await region.locator('.ctx-body pre').textContent()), {
+        message: 'the edited summary in the next request',
+      });
+      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('');
+      const before = e2e.fake.chatRequests().length;
+      await sendMessage(page, 'After the edit');
+      await waitIdle(page);
+      // Sent as it is, or extended by the next summary (which then starts from the edit).
+      const after = e2e.fake.chatRequests().slice(before);
+      assert.ok(
+        after.some((r) => r.body.messages.some((m) => m.content.includes('Edited summary: order ORD-2024-00042'))),
+        'the edited summary reaches the server',
+      );
+      // Copy as curl: the command never carries the key.
+      await poll(async () => (await region.getByRole('combobox').locator('option').count()) >= 2, { message: 'the sent request listed' });
+      await region.getByRole('button', { name: 'Copy as curl', exact: true }).click();
+      await poll(async () => /Copied/.test(await region.getByRole('status').innerText()), { message: 'copied' });
+      const curl = await page.evaluate(() => navigator.clipboard.readText());
+      assert.match(curl, /^curl -N 'http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions'/);
+      assert.match(curl, /Bearer \$SATORI_API_KEY/);
+      assert.ok(!curl.includes('sk-inspector-secret-77'), 'the key is not in the command');
+      assert.ok(!(await region.innerText()).includes('sk-inspector-secret-77'), 'the key is not in the inspector');
+      await toggle.click();
+      await region.waitFor({ state: 'detached' });
+    },
+    { contextOptions: { permissions: ['clipboard-read', 'clipboard-write'] } },
+  );
+});

@@ -1950,7 +1950,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(500))]
+        #![proptest_config(ProptestConfig { cases: 500, failure_persistence: None, ..ProptestConfig::default() })]
 
         #[test]
         fn extract_gives_exact_unique_substrings(input in text()) {

@@ -598,7 +598,7 @@ fn check_invariants(h: &[Message], ctx: &Context, config: &Config) -> Result<(),
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn invariants_hold_for_random_histories(

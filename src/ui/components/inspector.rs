@@ -107,7 +107,7 @@ fn report_view(r: Report, on_edit_summary: Callback<(String, String)>) -> impl I
         .map(|l| view! { <li>{l.clone()}</li> })
         .collect_view();
     let curl = r.curl.clone();
-    let copied = RwSignal::new(false);
+    let copied = RwSignal::new(String::new());
     view! {
         <div class="ctx-report">
             <p class="ctx-total">
@@ -133,12 +133,16 @@ fn report_view(r: Report, on_edit_summary: Callback<(String, String)>) -> impl I
                 <pre>{r.body.clone()}</pre>
             </details>
             <button type="button" on:click=move |_| {
-                if let Some(w) = web_sys::window() {
-                    let _ = w.navigator().clipboard().write_text(&curl);
-                    copied.set(true);
-                }
+                let Some(w) = web_sys::window() else { return };
+                let promise = w.navigator().clipboard().write_text(&curl);
+                leptos::task::spawn_local(async move {
+                    copied.set(match wasm_bindgen_futures::JsFuture::from(promise).await {
+                        Ok(_) => " Copied. The command reads the API key from $SATORI_API_KEY.".into(),
+                        Err(_) => " The browser did not allow copying to the clipboard.".into(),
+                    });
+                });
             }>"Copy as curl"</button>
-            <span role="status" class="hint">{move || copied.get().then_some(" Copied. The API key is read from $SATORI_API_KEY.")}</span>
+            <span role="status" class="hint">{move || copied.get()}</span>
         </div>
     }
 }
