@@ -306,8 +306,16 @@ async fn context_for(
     if let Some(job) = prepared.context.summary_job.clone() {
         if !running.turn.borrow().stopping() {
             app.set_status(SUMMARIZING.into());
-            let made =
-                make_summary(&job, settings, key, &running.controller, now_ms(), new_id()).await;
+            let made = make_summary(
+                &job,
+                &history,
+                settings,
+                key,
+                &running.controller,
+                now_ms(),
+                new_id(),
+            )
+            .await;
             app.set_status(String::new());
             match made {
                 Ok(s) => {

@@ -367,6 +367,7 @@ const SUMMARY_MAX_TOKENS: u32 = 1024;
 /// guard restores every key fact the summarizer left out. `controller` lets Stop abort it.
 pub async fn make_summary(
     job: &SummaryJob,
+    history: &[Message],
     settings: &Settings,
     key: Option<&str>,
     controller: &RefCell<Option<web_sys::AbortController>>,
@@ -390,21 +391,18 @@ pub async fn make_summary(
         .saturating_sub(max_tokens)
         .saturating_sub(window / 10 + 400)
         .max(200);
-    let facts = facts::extract(&transcript(job));
+    let refs: Vec<&Message> = history.iter().collect();
+    let turns = job.turns(&refs);
+    let facts = facts::extract(&transcript(job.previous.as_deref(), &turns));
     let mut previous = job.previous.clone();
-    for chunk in chunks(&job.turns, room) {
-        let piece = SummaryJob {
-            previous: previous.clone(),
-            turns: chunk,
-            ..job.clone()
-        };
-        let text = transcript(&piece);
+    for chunk in chunks(&turns, room) {
+        let text = transcript(previous.as_deref(), &chunk);
         let text = crate::core::context::cap::head_tail(&text, room, &mut Estimator::default());
         let reply = summarize_once(&text, &model, max_tokens, settings, key, controller).await?;
         previous = Some(reply);
     }
     let summary = previous.unwrap_or_default();
-    let covered: usize = job.turns.iter().map(|(_, t)| t.chars().count()).sum();
+    let covered: usize = turns.iter().map(|(_, t)| t.chars().count()).sum();
     if facts::too_short(&summary, covered) {
         return Err(SummaryError::TooShort);
     }

@@ -52,7 +52,7 @@ pub fn head_tail(text: &str, target: u32, counter: &mut dyn Counter) -> String {
 }
 
 /// Cut the largest contents until the request fits `budget`; false when it cannot.
-pub(crate) fn fit(work: &mut Work, budget: u32, counter: &mut dyn Counter) -> bool {
+pub(crate) fn fit(work: &mut Work<'_>, budget: u32, counter: &mut dyn Counter) -> bool {
     let mut stuck = vec![false; work.items.len()];
     for _ in 0..(work.items.len() * 4 + 8) {
         let total = work.total();
@@ -79,14 +79,13 @@ pub(crate) fn fit(work: &mut Work, budget: u32, counter: &mut dyn Counter) -> bo
             stuck[n] = true;
             continue;
         }
-        item.content = cut;
+        item.content = std::borrow::Cow::Owned(cut);
         item.recount(counter);
+        item.fate = Fate::Cut;
         let name = match &item.source {
             super::Source::Summary => "summary".to_string(),
-            _ => item.id.clone(),
+            _ => item.id.to_string(),
         };
-        let source = item.source.clone();
-        work.set_fate(&source, Fate::Cut);
         work.log.push(Step::Cut(name, tokens, after));
     }
     work.total() <= budget

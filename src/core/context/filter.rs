@@ -7,13 +7,15 @@
 //! - Tool results older than the latest tool round become `[tool result omitted: N tokens]`, so
 //!   every call keeps exactly one answer; results of the latest round longer than the per-item
 //!   cap are shortened head-and-tail with a visible marker. Pinned results are never touched.
-//! - [`repair`] leaves out tool results with no call right before them (or a second result for
+//! - `repair` leaves out tool results with no call right before them (or a second result for
 //!   one call) and gives a call without a result a placeholder result, logging each.
 
 use super::cap::head_tail;
-use super::count::Counter;
-use super::{Fate, Item, Source, Step, Work};
+use super::count::{Count, Counter};
+use super::scan::Scan;
+use super::{Config, Fate, Item, Source, Step};
 use crate::core::session::{Message, Role};
+use std::borrow::Cow;
 
 /// The text that stands for a tool result older than the latest tool round.
 pub fn placeholder(tokens: u32) -> String {
@@ -22,51 +24,6 @@ pub fn placeholder(tokens: u32) -> String {
 
 /// The result given to a call that had none.
 pub const NO_RESULT: &str = "[no result: the tool did not answer]";
-
-/// The working items for `history`: everything that may be sent, with its counts.
-pub(crate) fn items(history: &[&Message], counter: &mut dyn Counter) -> Work {
-    let mut work = Work {
-        items: Vec::with_capacity(history.len()),
-        fates: vec![Fate::Kept; history.len()],
-        log: Vec::new(),
-    };
-    let mut excluded = 0u32;
-    let mut in_head = true;
-    for (i, m) in history.iter().enumerate() {
-        if m.excluded {
-            work.fates[i] = Fate::Excluded;
-            excluded += 1;
-            continue;
-        }
-        let empty = match m.role {
-            Role::Assistant => m.content.is_empty() && m.tool_calls.is_empty(),
-            Role::System => m.content.trim().is_empty(),
-            _ => false,
-        };
-        if empty {
-            work.fates[i] = Fate::Empty;
-            continue;
-        }
-        in_head &= m.role == Role::System || m.example;
-        let mut item = Item {
-            source: Source::History(i),
-            id: m.id.clone(),
-            role: m.role,
-            content: m.content.clone(),
-            tool_calls: m.tool_calls.clone(),
-            tool_call_id: m.tool_call_id.clone(),
-            pinned: m.pinned,
-            head: in_head,
-            count: super::count::Count::exact(0),
-        };
-        item.recount(counter);
-        work.items.push(item);
-    }
-    if excluded > 0 {
-        work.log.push(Step::Excluded(excluded));
-    }
-    work
-}
 
 /// Removes thoughts: `<think>…</think>` blocks (an unclosed one runs to the end; text before a
 /// lone `</think>` is a thought too) and, in a ReAct reply (one with an `Action:` or
@@ -116,127 +73,135 @@ pub fn strip_thoughts(text: &str) -> String {
     out.trim().to_string()
 }
 
-/// Thoughts out of older turns, placeholders for older tool results, the per-item cap.
-pub(crate) fn role_filter(work: &mut Work, cfg: &super::Config, counter: &mut dyn Counter) {
-    let latest = work
-        .items
-        .iter()
-        .rposition(|i| i.role == Role::Assistant && matches!(i.source, Source::History(_)));
-    let latest_calls = work
-        .items
-        .iter()
-        .rposition(|i| i.role == Role::Assistant && !i.tool_calls.is_empty());
-    // The tool results right after the latest assistant message with calls.
-    let latest_round = latest_calls.map_or(0..0, |a| {
-        let end = work.items[a + 1..]
-            .iter()
-            .position(|i| i.role != Role::Tool)
-            .map_or(work.items.len(), |p| a + 1 + p);
-        a + 1..end
-    });
-    let mut n = 0;
-    while n < work.items.len() {
-        let item = &work.items[n];
-        let source = item.source.clone();
-        if item.role == Role::Assistant && Some(n) != latest && !item.pinned {
-            let stripped = strip_thoughts(&item.content);
-            if stripped != item.content {
-                let id = item.id.clone();
-                if stripped.is_empty() && item.tool_calls.is_empty() {
-                    work.items.remove(n);
-                    work.set_fate(&source, Fate::Empty);
-                    work.log.push(Step::Stripped(id));
-                    continue;
-                }
-                let item = &mut work.items[n];
-                item.content = stripped;
-                item.recount(counter);
-                work.set_fate(&source, Fate::Stripped);
-                work.log.push(Step::Stripped(id));
-            }
-        } else if item.role == Role::Tool && !item.pinned {
-            let content_tokens = counter.count(&item.content).tokens;
-            let id = item.id.clone();
-            if !latest_round.contains(&n) {
-                let item = &mut work.items[n];
-                item.content = placeholder(content_tokens);
-                item.recount(counter);
-                work.set_fate(&source, Fate::Placeholder);
-                work.log.push(Step::Placeholder(id, content_tokens));
-            } else if content_tokens > cfg.item_cap {
-                let item = &mut work.items[n];
-                item.content = head_tail(&item.content, cfg.item_cap, counter);
-                item.recount(counter);
-                let after = counter.count(&item.content).tokens;
-                work.set_fate(&source, Fate::Cut);
-                work.log.push(Step::Capped(id, content_tokens, after));
-            }
+/// The items for history messages `indices` (ascending, candidates only), shaped — thoughts out
+/// of older turns, placeholders for older tool results, the per-item cap — and repaired.
+pub(crate) fn materialize<'a>(
+    history: &[&'a Message],
+    scan: &Scan,
+    indices: impl Iterator<Item = usize>,
+    cfg: &Config,
+    counter: &mut dyn Counter,
+    log: &mut Vec<Step>,
+) -> Vec<Item<'a>> {
+    let mut out = Vec::new();
+    for i in indices {
+        if let Some(item) = shape(history, scan, i, cfg, counter, log) {
+            out.push(item);
         }
-        n += 1;
     }
+    repair(out, counter, log)
+}
+
+/// One history message as it is sent, or `None` when shaping leaves nothing of it.
+fn shape<'a>(
+    history: &[&'a Message],
+    scan: &Scan,
+    i: usize,
+    cfg: &Config,
+    counter: &mut dyn Counter,
+    log: &mut Vec<Step>,
+) -> Option<Item<'a>> {
+    let m = history[i];
+    let mut item = Item {
+        source: Source::History(i),
+        id: &m.id,
+        role: m.role,
+        content: Cow::Borrowed(m.content.as_str()),
+        tool_calls: &m.tool_calls,
+        tool_call_id: m.tool_call_id.as_deref(),
+        pinned: scan.pinned_group[scan.group[i]],
+        count: Count::exact(0),
+        fate: Fate::Kept,
+    };
+    if m.role == Role::Assistant && Some(i) != scan.latest_assistant && !m.pinned {
+        let stripped = strip_thoughts(&m.content);
+        if stripped != m.content {
+            log.push(Step::Stripped(m.id.clone()));
+            if stripped.is_empty() && m.tool_calls.is_empty() {
+                return None;
+            }
+            item.content = Cow::Owned(stripped);
+            item.fate = Fate::Stripped;
+        }
+    } else if m.role == Role::Tool && !m.pinned {
+        let tokens = counter.count(&m.content).tokens;
+        if !scan.latest_round[i] {
+            item.content = Cow::Owned(placeholder(tokens));
+            item.fate = Fate::Placeholder;
+            log.push(Step::Placeholder(m.id.clone(), tokens));
+        } else if tokens > cfg.item_cap {
+            let cut = head_tail(&m.content, cfg.item_cap, counter);
+            let after = counter.count(&cut).tokens;
+            item.content = Cow::Owned(cut);
+            item.fate = Fate::Cut;
+            log.push(Step::Capped(m.id.clone(), tokens, after));
+        }
+    }
+    item.recount(counter);
+    Some(item)
 }
 
 /// Makes the tool protocol valid: each tool result directly follows the assistant message whose
-/// call it answers, once; each call gets a result (a placeholder if it had none).
-pub(crate) fn repair(work: &mut Work, counter: &mut dyn Counter) {
-    let items = std::mem::take(&mut work.items);
-    let mut out: Vec<Item> = Vec::with_capacity(items.len());
-    let mut open: Vec<String> = Vec::new();
+/// call it answers, once; each call gets a result (a placeholder if it had none). Results left
+/// out are marked `Dropped` in their item's fate by being absent (the caller's default).
+pub(crate) fn repair<'a>(
+    items: Vec<Item<'a>>,
+    counter: &mut dyn Counter,
+    log: &mut Vec<Step>,
+) -> Vec<Item<'a>> {
+    let mut out: Vec<Item<'a>> = Vec::with_capacity(items.len());
+    let mut open: Vec<&'a str> = Vec::new();
     let mut open_pinned = false;
     for item in items {
         if item.role == Role::Tool {
             let answered = item
                 .tool_call_id
-                .as_deref()
-                .and_then(|id| open.iter().position(|o| o == id));
+                .and_then(|id| open.iter().position(|o| *o == id));
             match answered {
                 Some(p) => {
                     open.remove(p);
                     out.push(item);
                 }
-                None => {
-                    work.set_fate(&item.source, Fate::Dropped);
-                    work.log.push(Step::Orphan(item.id));
-                }
+                None => log.push(Step::Orphan(item.id.to_string())),
             }
             continue;
         }
-        close(&mut open, open_pinned, &mut out, &mut work.log, counter);
+        close(&mut open, open_pinned, &mut out, log, counter);
         if item.role == Role::Assistant {
             open_pinned = item.pinned;
-            for call in &item.tool_calls {
-                if !open.contains(&call.id) {
-                    open.push(call.id.clone());
+            for call in item.tool_calls {
+                if !open.contains(&call.id.as_str()) {
+                    open.push(&call.id);
                 }
             }
         }
         out.push(item);
     }
-    close(&mut open, open_pinned, &mut out, &mut work.log, counter);
-    work.items = out;
+    close(&mut open, open_pinned, &mut out, log, counter);
+    out
 }
 
-fn close(
-    open: &mut Vec<String>,
+fn close<'a>(
+    open: &mut Vec<&'a str>,
     pinned: bool,
-    out: &mut Vec<Item>,
+    out: &mut Vec<Item<'a>>,
     log: &mut Vec<Step>,
     counter: &mut dyn Counter,
 ) {
     for id in open.drain(..) {
         let mut item = Item {
             source: Source::Repair,
-            id: id.clone(),
+            id,
             role: Role::Tool,
-            content: NO_RESULT.to_string(),
-            tool_calls: Vec::new(),
-            tool_call_id: Some(id.clone()),
+            content: Cow::Borrowed(NO_RESULT),
+            tool_calls: &[],
+            tool_call_id: Some(id),
             pinned,
-            head: false,
-            count: super::count::Count::exact(0),
+            count: Count::exact(0),
+            fate: Fate::Kept,
         };
         item.recount(counter);
         out.push(item);
-        log.push(Step::NoResult(id));
+        log.push(Step::NoResult(id.to_string()));
     }
 }

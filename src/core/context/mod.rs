@@ -28,6 +28,7 @@ pub mod facts;
 pub mod filter;
 pub mod models;
 pub mod report;
+mod scan;
 pub mod summary;
 pub mod window;
 
@@ -36,6 +37,7 @@ mod tests;
 
 use crate::core::session::{Message, MessageId, Role, Summary, ToolCall};
 use count::{message_tokens, Count, Counter, PRIMING};
+use std::borrow::Cow;
 use std::fmt;
 
 /// Everything the pipeline needs to know about the model and the user's preferences.
@@ -141,21 +143,16 @@ pub struct Sent {
     pub tokens: u32,
 }
 
-/// What the pipeline did to one history message, for the inspector.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the pipeline did to one history message (`entries[i]` is about `history[i]`), for the
+/// inspector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
-    /// The message.
-    pub id: MessageId,
-    /// Its role.
-    pub role: Role,
-    /// Tokens of the message as stored (with overhead).
+    /// Tokens of the message as stored (with overhead); 0 when not counted ([`build_lean`]).
     pub tokens: u32,
     /// Tokens as sent (0 when not sent).
     pub sent_tokens: u32,
     /// What became of it.
     pub fate: Fate,
-    /// Pinned by the user.
-    pub pinned: bool,
 }
 
 /// One thing a stage did, in order.
@@ -177,8 +174,8 @@ pub enum Step {
     Summary(u32, u32),
     /// A new summary of this many rounds would bring the history within budget.
     SummaryWanted(u32),
-    /// The oldest round (first message, messages, tokens) was dropped.
-    RoundDropped(MessageId, u32, u32),
+    /// The oldest rounds were left out (rounds, messages).
+    RoundsDropped(u32, u32),
     /// A message was cut to fit (id or "summary", tokens before, after).
     Cut(String, u32, u32),
     /// The request was refused.
@@ -205,9 +202,9 @@ impl fmt::Display for Step {
                 write!(f, "summary: {n} message(s) sent as a summary of {t} tokens")
             }
             Step::SummaryWanted(r) => write!(f, "summary: {r} older round(s) should be summarized"),
-            Step::RoundDropped(id, n, t) => write!(
+            Step::RoundsDropped(r, n) => write!(
                 f,
-                "window: oldest round from {id} dropped ({n} message(s), {t} tokens)"
+                "window: the oldest {r} round(s) left out ({n} message(s))"
             ),
             Step::Cut(id, a, b) => write!(f, "hard cap: {id} cut {a} → {b} tokens"),
             Step::Refused => write!(f, "refused: the request cannot fit the budget"),
@@ -260,10 +257,26 @@ pub struct SummaryJob {
     pub covers: u32,
     /// The previous summary's text, to extend.
     pub previous: Option<String>,
-    /// The turns newly retired, oldest first (thoughts removed, tool output shortened).
-    pub turns: Vec<(Role, String)>,
+    /// The history indices of the newly retired turns (read them with [`SummaryJob::turns`]).
+    pub range: std::ops::Range<usize>,
     /// Rounds newly retired.
     pub rounds: u32,
+}
+
+impl SummaryJob {
+    /// The newly retired turns of `history` (the history the job was planned on), oldest first,
+    /// as the summarizer reads them: thoughts removed, tool output shortened, excluded and empty
+    /// messages left out.
+    pub fn turns(&self, history: &[&Message]) -> Vec<(Role, String)> {
+        history
+            .get(self.range.clone())
+            .unwrap_or_default()
+            .iter()
+            .filter(|m| !m.excluded)
+            .map(|m| (m.role, summary::turn_text(m)))
+            .filter(|(_, t)| !t.trim().is_empty())
+            .collect()
+    }
 }
 
 /// The request the pipeline built and how.
@@ -291,96 +304,131 @@ pub struct Context {
 
 /// A message being worked on: a history message (possibly changed), the summary, or a repair.
 #[derive(Debug, Clone)]
-pub(crate) struct Item {
+pub(crate) struct Item<'a> {
     pub source: Source,
-    pub id: MessageId,
+    pub id: &'a str,
     pub role: Role,
-    pub content: String,
-    pub tool_calls: Vec<ToolCall>,
-    pub tool_call_id: Option<String>,
+    pub content: Cow<'a, str>,
+    pub tool_calls: &'a [ToolCall],
+    pub tool_call_id: Option<&'a str>,
     pub pinned: bool,
-    /// System prompt, few-shot examples, the summary: never dropped by the window.
-    pub head: bool,
     pub count: Count,
+    pub fate: Fate,
 }
 
-impl Item {
+impl Item<'_> {
     pub(crate) fn recount(&mut self, counter: &mut dyn Counter) {
         self.count = message_tokens(
             counter,
             self.role,
             &self.content,
-            &self.tool_calls,
-            self.tool_call_id.as_deref(),
+            self.tool_calls,
+            self.tool_call_id,
         );
     }
 }
 
-/// Working state shared by the stages.
-pub(crate) struct Work {
-    pub items: Vec<Item>,
-    pub fates: Vec<Fate>,
+/// The request being assembled: head (system prompt, examples, summary), then the body.
+pub(crate) struct Work<'a> {
+    pub items: Vec<Item<'a>>,
+    /// Items before this position are the head (never dropped by the window).
+    pub head: usize,
     pub log: Vec<Step>,
 }
 
-impl Work {
+impl Work<'_> {
     pub(crate) fn total(&self) -> u32 {
-        self.items
-            .iter()
-            .fold(PRIMING, |t, i| t.saturating_add(i.count.tokens))
-    }
-
-    pub(crate) fn set_fate(&mut self, source: &Source, fate: Fate) {
-        if let Source::History(i) = source {
-            if let Some(f) = self.fates.get_mut(*i) {
-                *f = fate;
-            }
-        }
+        sum(&self.items)
     }
 }
 
+/// Tokens of `items` plus the reply's priming.
+pub(crate) fn sum(items: &[Item<'_>]) -> u32 {
+    items
+        .iter()
+        .fold(PRIMING, |t, i| t.saturating_add(i.count.tokens))
+}
+
 /// Build the request for answering `history` (the visible branch, root first, without the reply
-/// being written), using `summary` if one covers part of it.
+/// being written), using `summary` if one covers part of it. Every history message gets its
+/// stored token count in [`Context::entries`] (for the inspector); [`build_lean`] skips that.
 pub fn build(
     history: &[&Message],
     summary: Option<&Summary>,
     cfg: &Config,
     counter: &mut dyn Counter,
 ) -> Context {
+    let mut ctx = build_lean(history, summary, cfg, counter);
+    for (entry, m) in ctx.entries.iter_mut().zip(history) {
+        let c = message_tokens(
+            counter,
+            m.role,
+            &m.content,
+            &m.tool_calls,
+            m.tool_call_id.as_deref(),
+        );
+        entry.tokens = c.tokens;
+        ctx.exact &= c.exact;
+    }
+    ctx
+}
+
+/// [`build`] for sending: it reads only what the request can hold — the head, the pinned
+/// messages and the newest rounds — so its cost does not grow with the history's text (old
+/// rounds that cannot fit are never counted). `entries[i].tokens` is 0 for messages not sent.
+pub fn build_lean(
+    history: &[&Message],
+    summary: Option<&Summary>,
+    cfg: &Config,
+    counter: &mut dyn Counter,
+) -> Context {
     let budget = cfg.budget();
-    let original: Vec<Count> = history
-        .iter()
-        .map(|m| {
-            message_tokens(
-                counter,
-                m.role,
-                &m.content,
-                &m.tool_calls,
-                m.tool_call_id.as_deref(),
-            )
-        })
-        .collect();
-    let mut work = filter::items(history, counter);
     let summary = summary.filter(|_| cfg.summarize);
-    summary::apply(&mut work, history, summary, counter);
-    filter::role_filter(&mut work, cfg, counter);
-    filter::repair(&mut work, counter);
-    let summary_job = if cfg.summarize && work.total() > budget {
-        summary::plan(&work, history, summary, cfg)
+    let mut scan = scan::scan(history, summary, cfg);
+    let mut fates = std::mem::take(&mut scan.fates);
+    let mut log = Vec::new();
+    if scan.excluded > 0 {
+        log.push(Step::Excluded(scan.excluded));
+    }
+    // The head, and the summary right after it.
+    let mut head = filter::materialize(
+        history,
+        &scan,
+        scan.head.iter().copied(),
+        cfg,
+        counter,
+        &mut log,
+    );
+    if let (Some(s), Some(covered)) = (summary, scan.cover) {
+        let item = summary::item(s, counter);
+        log.push(Step::Summary(scan.summarized, item.count.tokens));
+        let _ = covered;
+        head.push(item);
+    }
+    let selection = window::select(history, &scan, &head, cfg, budget, counter, &mut log);
+    let summary_job = if cfg.summarize && selection.over {
+        summary::plan(history, &scan, summary, cfg)
     } else {
         None
     };
     if let Some(job) = &summary_job {
-        work.log.push(Step::SummaryWanted(job.rounds));
+        log.push(Step::SummaryWanted(job.rounds));
     }
-    window::slide(&mut work, cfg, budget);
+    let mut work = Work {
+        head: head.len(),
+        items: head,
+        log,
+    };
+    work.items.extend(selection.body);
     let mut verdict = Verdict::Fits;
-    let pinned_need = work
-        .items
-        .iter()
-        .filter(|i| i.head || i.pinned)
-        .fold(PRIMING, |t, i| t.saturating_add(i.count.tokens));
     if work.total() > budget {
+        let pinned_need = sum(&work
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(n, i)| *n < work.head || i.pinned)
+            .map(|(_, i)| i.clone())
+            .collect::<Vec<_>>());
         if pinned_need > budget && work.items.iter().any(|i| i.pinned) {
             verdict = Verdict::PinsOverBudget {
                 pinned: pinned_need,
@@ -396,13 +444,18 @@ pub fn build(
     if verdict != Verdict::Fits {
         work.log.push(Step::Refused);
     }
-    finish(work, history, &original, budget, verdict, summary_job)
+    for item in &work.items {
+        if let Source::History(i) = item.source {
+            fates[i] = item.fate;
+        }
+    }
+    finish(work, history, fates, budget, verdict, summary_job)
 }
 
 fn finish(
-    work: Work,
+    work: Work<'_>,
     history: &[&Message],
-    original: &[Count],
+    fates: Vec<Fate>,
     budget: u32,
     verdict: Verdict,
     summary_job: Option<SummaryJob>,
@@ -413,13 +466,13 @@ fn finish(
         ..Parts::default()
     };
     let mut sent_tokens = vec![0u32; history.len()];
-    let mut exact = original.iter().all(|c| c.exact);
-    for item in &work.items {
+    let mut exact = true;
+    for (n, item) in work.items.iter().enumerate() {
         exact &= item.count.exact;
         let t = item.count.tokens;
         match &item.source {
             Source::Summary => parts.summary += t,
-            _ if item.head => parts.system += t,
+            _ if n < work.head => parts.system += t,
             _ if item.pinned => parts.pinned += t,
             _ => parts.history += t,
         }
@@ -429,16 +482,13 @@ fn finish(
             }
         }
     }
-    let entries = history
+    let entries = sent_tokens
         .iter()
-        .enumerate()
-        .map(|(i, m)| Entry {
-            id: m.id.clone(),
-            role: m.role,
-            tokens: original.get(i).map_or(0, |c| c.tokens),
-            sent_tokens: sent_tokens[i],
-            fate: work.fates.get(i).copied().unwrap_or(Fate::Dropped),
-            pinned: m.pinned,
+        .zip(&fates)
+        .map(|(&t, &fate)| Entry {
+            tokens: t,
+            sent_tokens: t,
+            fate,
         })
         .collect();
     let messages = work
@@ -447,9 +497,9 @@ fn finish(
         .map(|i| Sent {
             source: i.source,
             role: i.role,
-            content: i.content,
-            tool_calls: i.tool_calls,
-            tool_call_id: i.tool_call_id,
+            content: i.content.into_owned(),
+            tool_calls: i.tool_calls.to_vec(),
+            tool_call_id: i.tool_call_id.map(str::to_string),
             pinned: i.pinned,
             tokens: i.count.tokens,
         })
@@ -465,28 +515,4 @@ fn finish(
         verdict,
         summary_job,
     }
-}
-
-/// Group number of each item: an assistant message with tool calls and the tool results right
-/// after it share one; every other item has its own. Groups are what the window and the pins
-/// move as one.
-pub(crate) fn groups(items: &[Item]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(items.len());
-    let mut g = 0usize;
-    for (n, item) in items.iter().enumerate() {
-        let joins = item.role == Role::Tool
-            && n > 0
-            && matches!(items[n - 1].role, Role::Tool | Role::Assistant)
-            && out.last().is_some()
-            && items[..n]
-                .iter()
-                .rev()
-                .find(|i| i.role != Role::Tool)
-                .is_some_and(|a| a.role == Role::Assistant && !a.tool_calls.is_empty());
-        if n > 0 && !joins {
-            g += 1;
-        }
-        out.push(g);
-    }
-    out
 }

@@ -179,19 +179,15 @@ pub fn report(context: &Context, inputs: &Inputs<'_>) -> Report {
     let rows = context
         .entries
         .iter()
-        .map(|e| Row {
-            id: e.id.clone(),
-            role: e.role.as_str().into(),
-            preview: inputs
-                .history
-                .iter()
-                .find(|m| m.id == e.id)
-                .map(|m| preview(&m.content, 80))
-                .unwrap_or_default(),
+        .zip(inputs.history)
+        .map(|(e, m)| Row {
+            id: m.id.clone(),
+            role: m.role.as_str().into(),
+            preview: preview(&m.content, 80),
             tokens: e.tokens,
             sent: e.sent_tokens,
             fate: e.fate.as_str().into(),
-            pinned: e.pinned,
+            pinned: m.pinned,
         })
         .collect();
     let summary = inputs

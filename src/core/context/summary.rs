@@ -11,11 +11,12 @@
 //! half of `keep_recent_rounds` more rounds have aged out — never once per send. Until then the
 //! sliding window trims, and the trimmed rounds go into the next summary (the history keeps them).
 
-use super::count::Counter;
+use super::count::{Count, Counter};
 use super::filter::strip_thoughts;
-use super::window::rounds;
-use super::{groups, Config, Fate, Item, Source, Step, SummaryJob, Work};
+use super::scan::Scan;
+use super::{Config, Fate, Item, Source, SummaryJob};
 use crate::core::session::{Message, Role, Summary};
+use std::borrow::Cow;
 
 /// The summary as the model receives it.
 pub fn message_text(summary: &str) -> String {
@@ -25,68 +26,34 @@ pub fn message_text(summary: &str) -> String {
 /// Longest tool output given to the summarizer, characters (start and end kept).
 pub const TOOL_CHARS: usize = 4000;
 
-/// Replace the messages `summary` covers by the summary (pinned groups stay).
-pub(crate) fn apply(
-    work: &mut Work,
-    history: &[&Message],
-    summary: Option<&Summary>,
-    counter: &mut dyn Counter,
-) {
-    let Some(summary) = summary else { return };
-    let Some(through) = history.iter().position(|m| m.id == summary.through) else {
-        return;
-    };
-    if history[through].role == Role::System || history[through].example {
-        return; // it covers nothing of the conversation
-    }
-    let group = groups(&work.items);
-    let mut pinned_group = vec![false; group.last().map_or(0, |g| g + 1)];
-    for (n, item) in work.items.iter().enumerate() {
-        if item.pinned {
-            pinned_group[group[n]] = true;
-        }
-    }
-    let mut covered = 0u32;
-    let mut kept = Vec::with_capacity(work.items.len());
-    for (n, item) in std::mem::take(&mut work.items).into_iter().enumerate() {
-        let inside = matches!(item.source, Source::History(i) if i <= through) && !item.head;
-        if inside && !pinned_group[group[n]] {
-            covered += 1;
-            work.set_fate(&item.source, Fate::Summarized);
-        } else {
-            kept.push(item);
-        }
-    }
-    work.items = kept;
+/// The summary as an item of the head.
+pub(crate) fn item<'a>(summary: &'a Summary, counter: &mut dyn Counter) -> Item<'a> {
     let mut item = Item {
         source: Source::Summary,
-        id: summary.id.clone(),
+        id: &summary.id,
         role: Role::System,
-        content: message_text(&summary.text),
-        tool_calls: Vec::new(),
+        content: Cow::Owned(message_text(&summary.text)),
+        tool_calls: &[],
         tool_call_id: None,
         pinned: false,
-        head: true,
-        count: super::count::Count::exact(0),
+        count: Count::exact(0),
+        fate: Fate::Kept,
     };
     item.recount(counter);
-    let at = work.items.iter().take_while(|i| i.head).count();
-    work.log.push(Step::Summary(covered, item.count.tokens));
-    work.items.insert(at, item);
+    item
 }
 
-/// The next summary to make, if one is due (the request is over budget and enough rounds have
-/// aged out of the recent part).
+/// The next summary to make, if one is due (the history did not fit and enough rounds have aged
+/// out of the recent part).
 pub(crate) fn plan(
-    work: &Work,
     history: &[&Message],
+    scan: &Scan,
     summary: Option<&Summary>,
     cfg: &Config,
 ) -> Option<SummaryJob> {
-    let rounds = rounds(work);
     let keep = cfg.keep_recent_rounds as usize;
-    let retire = rounds.len().checked_sub(keep)?;
-    let needed = if summary.is_some() {
+    let retire = scan.rounds.len().checked_sub(keep)?;
+    let needed = if summary.is_some() && scan.cover.is_some() {
         (keep / 2).max(1)
     } else {
         1
@@ -94,23 +61,8 @@ pub(crate) fn plan(
     if retire < needed {
         return None;
     }
-    let retired = rounds[0].start..rounds[retire - 1].end;
-    let last = work.items[retired.clone()]
-        .iter()
-        .rev()
-        .find_map(|i| match i.source {
-            Source::History(h) => Some(h),
-            _ => None,
-        })?;
-    let turns = work.items[retired]
-        .iter()
-        .filter_map(|i| match i.source {
-            Source::History(h) => Some(history[h]),
-            _ => None,
-        })
-        .map(|m| (m.role, turn_text(m)))
-        .filter(|(_, t)| !t.trim().is_empty())
-        .collect();
+    let retired = scan.rounds[0].start..scan.rounds[retire - 1].end;
+    let last = retired.clone().rev().find(|&i| scan.candidate[i])?;
     let covers = history[..=last]
         .iter()
         .filter(|m| m.role != Role::System && !m.example)
@@ -118,14 +70,16 @@ pub(crate) fn plan(
     Some(SummaryJob {
         through: history[last].id.clone(),
         covers: u32::try_from(covers).unwrap_or(u32::MAX),
-        previous: summary.map(|s| s.text.clone()),
-        turns,
+        previous: summary
+            .filter(|_| scan.cover.is_some())
+            .map(|s| s.text.clone()),
+        range: retired.start..last + 1,
         rounds: u32::try_from(retire).unwrap_or(u32::MAX),
     })
 }
 
 /// A message as the summarizer reads it: without thoughts; tool output shortened.
-fn turn_text(m: &Message) -> String {
+pub(crate) fn turn_text(m: &Message) -> String {
     match m.role {
         Role::Assistant => {
             let mut t = strip_thoughts(&m.content);
@@ -150,14 +104,14 @@ fn turn_text(m: &Message) -> String {
 
 /// The conversation the summarizer is asked to summarize, as plain text: the previous summary
 /// (to extend) and the retired turns labelled by role.
-pub fn transcript(job: &SummaryJob) -> String {
+pub fn transcript(previous: Option<&str>, turns: &[(Role, String)]) -> String {
     let mut out = String::new();
-    if let Some(prev) = &job.previous {
+    if let Some(prev) = previous {
         out.push_str("Summary so far:\n");
         out.push_str(prev);
         out.push_str("\n\nConversation since then:\n");
     }
-    for (role, text) in &job.turns {
+    for (role, text) in turns {
         let who = match role {
             Role::User => "User",
             Role::Assistant => "Assistant",

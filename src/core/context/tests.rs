@@ -57,10 +57,11 @@ fn run(history: &[Message], summary: Option<&Summary>, config: &Config) -> Conte
 }
 
 /// `id:fate` for every history message, and the ids sent, in order.
-fn fates(ctx: &Context) -> Vec<String> {
+fn fates(h: &[Message], ctx: &Context) -> Vec<String> {
     ctx.entries
         .iter()
-        .map(|e| format!("{}:{}", e.id, e.fate.as_str()))
+        .zip(h)
+        .map(|(e, m)| format!("{}:{}", m.id, e.fate.as_str()))
         .collect()
 }
 
@@ -82,7 +83,7 @@ fn counts_follow_the_openai_formula() {
     assert_eq!(ctx.total, 3 + PER_MESSAGE + 5 + PER_MESSAGE + PRIMING);
     assert!(ctx.exact);
     assert_eq!(ctx.verdict, Verdict::Fits);
-    assert_eq!(fates(&ctx), ["s:kept", "u:kept"]);
+    assert_eq!(fates(&h, &ctx), ["s:kept", "u:kept"]);
 }
 
 #[test]
@@ -97,7 +98,7 @@ fn excluded_and_empty_messages_are_left_out() {
     ];
     let ctx = run(&h, None, &cfg(1000));
     assert_eq!(
-        fates(&ctx),
+        fates(&h, &ctx),
         ["s:empty", "u1:excluded", "a1:empty", "u2:kept"]
     );
     assert_eq!(sent_ids(&ctx), ["hi"]);
@@ -156,7 +157,7 @@ fn older_tool_results_become_placeholders_and_the_latest_are_capped() {
     assert!(last.contains("characters cut"), "{last}");
     assert!(last.chars().count() <= 80, "{last}");
     assert_eq!(
-        fates(&ctx),
+        fates(&h, &ctx),
         [
             "u1:kept",
             "a1:kept",
@@ -182,8 +183,8 @@ fn repair_drops_orphans_and_answers_unanswered_calls() {
     ];
     let ctx = run(&h, None, &cfg(10_000));
     assert_eq!(sent_ids(&ctx), ["q1", "", "r1", "<no result c2>", "q2"]);
-    assert_eq!(fates(&ctx)[1], "t0:dropped");
-    assert_eq!(fates(&ctx)[4], "t1b:dropped");
+    assert_eq!(fates(&h, &ctx)[1], "t0:dropped");
+    assert_eq!(fates(&h, &ctx)[4], "t1b:dropped");
     assert!(ctx.log.contains(&Step::NoResult("c2".into())));
 }
 
@@ -223,8 +224,7 @@ fn the_window_drops_oldest_whole_rounds_down_to_the_minimum() {
             "answer--04"
         ]
     );
-    assert_eq!(ctx.log.len(), 3);
-    assert_eq!(ctx.log[0], Step::RoundDropped("u0".into(), 2, 26));
+    assert_eq!(ctx.log, [Step::RoundsDropped(3, 6)]);
     // min_keep_rounds = 3: the window stops there and the hard cap cuts.
     let mut c = cfg(3 + 13 * 5);
     c.min_keep_rounds = 3;
@@ -321,7 +321,7 @@ fn a_stored_summary_replaces_what_it_covers_right_after_the_system_prompt() {
     assert_eq!(ctx.messages[1].role, Role::System);
     assert!(ctx.messages[1].content.ends_with("They met."));
     assert_eq!(
-        fates(&ctx)[1..5],
+        fates(&h, &ctx)[1..5],
         [
             "u0:summarized",
             "a0:summarized",
@@ -345,7 +345,8 @@ fn a_summary_is_planned_only_when_over_budget_and_enough_rounds_aged_out() {
     assert_eq!(job.through, "a2");
     assert_eq!(job.rounds, 3);
     assert_eq!(job.covers, 6);
-    assert_eq!(job.turns.len(), 6);
+    let refs: Vec<&Message> = h.iter().collect();
+    assert_eq!(job.turns(&refs).len(), 6);
     assert!(job.previous.is_none());
     // Within budget: no job.
     let mut big = c;
@@ -359,7 +360,7 @@ fn a_summary_is_planned_only_when_over_budget_and_enough_rounds_aged_out() {
     let job = ctx.summary_job.expect("an extension");
     assert_eq!(job.through, "a2");
     assert_eq!(job.previous.as_deref(), Some("Earlier."));
-    assert_eq!(job.turns.len(), 2);
+    assert_eq!(job.turns(&refs).len(), 2);
     // keep 4 → an extension needs 2 rounds to age out; only 1 has.
     let mut keep4 = tight;
     keep4.keep_recent_rounds = 4;
@@ -372,15 +373,9 @@ fn a_summary_is_planned_only_when_over_budget_and_enough_rounds_aged_out() {
 
 #[test]
 fn the_transcript_labels_turns() {
-    let job = SummaryJob {
-        through: "a".into(),
-        covers: 2,
-        previous: Some("Old.".into()),
-        turns: vec![(Role::User, "Hi".into()), (Role::Assistant, "Hello".into())],
-        rounds: 1,
-    };
+    let turns = vec![(Role::User, "Hi".into()), (Role::Assistant, "Hello".into())];
     assert_eq!(
-        summary::transcript(&job),
+        summary::transcript(Some("Old."), &turns),
         "Summary so far:\nOld.\n\nConversation since then:\nUser: Hi\n\nAssistant: Hello"
     );
 }

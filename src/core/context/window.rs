@@ -1,70 +1,112 @@
-//! Stage 3, the sliding window: while the request is over budget, the oldest whole round goes —
-//! a user message and everything up to the next one, tool calls and all their results included.
-//! Never the head (system prompt, examples, summary), never a pinned message's group, never part
-//! of a round, never below `min_keep_rounds` rounds.
+//! Stage 3, the sliding window, newest first: rounds are taken from the end while they fit —
+//! a round is a user message and everything up to the next one, tool calls and all their results
+//! included — and everything older is left out, never read. Never the head (system prompt,
+//! examples, summary), never a pinned message's group, never part of a round, and never fewer
+//! than `min_keep_rounds` rounds (the hard cap deals with what that leaves over).
+//!
+//! Taking the longest suffix of rounds that fits is the same as dropping the oldest rounds until
+//! the rest fits; going from the end means old rounds cost nothing.
 
-use super::{groups, Config, Fate, Step, Work};
-use crate::core::session::Role;
-use std::ops::Range;
+use super::filter::materialize;
+use super::scan::Scan;
+use super::{sum, Config, Item, Step};
+use crate::core::context::count::Counter;
+use crate::core::session::Message;
 
-/// The rounds of the body (everything after the head), as ranges of item positions, oldest
-/// first. A round starts at each user message; anything before the first one is a round too.
-pub(crate) fn rounds(work: &Work) -> Vec<Range<usize>> {
-    let start = work.items.iter().take_while(|i| i.head).count();
-    let mut out: Vec<Range<usize>> = Vec::new();
-    for n in start..work.items.len() {
-        let item = &work.items[n];
-        if n == start || (item.role == Role::User && !item.head) {
-            out.push(n..n + 1);
-        } else if let Some(last) = out.last_mut() {
-            last.end = n + 1;
-        }
-    }
-    out
+/// What the window chose.
+pub(crate) struct Selection<'a> {
+    /// The body, in history order: pinned groups and the rounds kept.
+    pub body: Vec<Item<'a>>,
+    /// The history did not fit whole (something was left out, or is over budget).
+    pub over: bool,
 }
 
-/// Drop the oldest rounds until the request fits `budget` or only `min_keep_rounds` are left.
-pub(crate) fn slide(work: &mut Work, cfg: &Config, budget: u32) {
-    let mut total = work.total();
-    if total <= budget {
-        return;
+pub(crate) fn select<'a>(
+    history: &[&'a Message],
+    scan: &Scan,
+    head: &[Item<'a>],
+    cfg: &Config,
+    budget: u32,
+    counter: &mut dyn Counter,
+    log: &mut Vec<Step>,
+) -> Selection<'a> {
+    let pinned_of = |range: std::ops::Range<usize>| {
+        range.filter(|&i| scan.candidate[i] && scan.pinned_group[scan.group[i]])
+    };
+    // Pinned groups cost what they cost wherever they are: the summary's part and every round.
+    let mut pinned: Vec<Item<'a>> = Vec::new();
+    for g in &scan.pinned_covered {
+        pinned.extend(materialize(
+            history,
+            scan,
+            g.iter().copied(),
+            cfg,
+            counter,
+            log,
+        ));
     }
-    let rounds = rounds(work);
-    let group = groups(&work.items);
-    let mut pinned_group = vec![false; group.last().map_or(0, |g| g + 1)];
-    for (n, item) in work.items.iter().enumerate() {
-        if item.pinned {
-            pinned_group[group[n]] = true;
-        }
+    // Each round's pins, with what shaping them logged (kept only if the round is left out:
+    // a kept round is shaped whole again and logs it then).
+    // (round, its pins, what shaping them logged) for the rounds that have pins.
+    let mut round_pins: Vec<(usize, Vec<Item<'a>>, Vec<Step>)> = Vec::new();
+    for &k in &scan.pinned_rounds {
+        let r = scan.rounds[k].clone();
+        let mut pin_log = Vec::new();
+        let items = materialize(history, scan, pinned_of(r), cfg, counter, &mut pin_log);
+        round_pins.push((k, items, pin_log));
     }
-    let mut drop = vec![false; work.items.len()];
-    let mut left = rounds.len();
-    for round in rounds {
-        if total <= budget || left <= cfg.min_keep_rounds as usize {
+    let fixed = sum(head)
+        + sum(&pinned).saturating_sub(super::count::PRIMING)
+        + round_pins
+            .iter()
+            .map(|(_, p, _)| sum(p).saturating_sub(super::count::PRIMING))
+            .sum::<u32>();
+    // Rounds from the newest while they fit (at least `min_keep_rounds`).
+    let mut used = fixed;
+    let mut kept: Vec<Vec<Item<'a>>> = Vec::new();
+    let n = scan.rounds.len();
+    for r in scan.rounds.iter().rev() {
+        let items = materialize(
+            history,
+            scan,
+            r.clone().filter(|&i| scan.candidate[i]),
+            cfg,
+            counter,
+            log,
+        );
+        let cost: u32 = items
+            .iter()
+            .filter(|i| !i.pinned)
+            .map(|i| i.count.tokens)
+            .sum();
+        if used.saturating_add(cost) > budget && kept.len() >= cfg.min_keep_rounds as usize {
             break;
         }
-        left -= 1;
-        let mut messages = 0;
-        let mut tokens = 0;
-        for n in round.clone() {
-            if !pinned_group[group[n]] {
-                drop[n] = true;
-                messages += 1;
-                tokens += work.items[n].count.tokens;
-            }
-        }
-        total = total.saturating_sub(tokens);
-        if messages > 0 {
-            let first = work.items[round.start].id.clone();
-            work.log.push(Step::RoundDropped(first, messages, tokens));
+        used = used.saturating_add(cost);
+        kept.push(items);
+    }
+    let dropped = n - kept.len();
+    // Messages of the rounds left out keep the scan's fate (`Dropped`); their pins go in.
+    let mut body: Vec<Item<'a>> = pinned;
+    for (k, items, pin_log) in &mut round_pins {
+        if *k < dropped {
+            body.append(items);
+            log.append(pin_log);
         }
     }
-    let items = std::mem::take(&mut work.items);
-    for (n, item) in items.into_iter().enumerate() {
-        if drop[n] {
-            work.set_fate(&item.source, Fate::Dropped);
-        } else {
-            work.items.push(item);
-        }
+    if dropped > 0 {
+        let messages = scan.rounds[..dropped]
+            .iter()
+            .flat_map(|r| r.clone())
+            .filter(|&i| scan.candidate[i] && !scan.pinned_group[scan.group[i]])
+            .count();
+        log.push(Step::RoundsDropped(dropped as u32, messages as u32));
+    }
+    for mut items in kept.into_iter().rev() {
+        body.append(&mut items);
+    }
+    Selection {
+        body,
+        over: dropped > 0 || used > budget,
     }
 }
