@@ -19,7 +19,7 @@ use crate::core::session::{Command, ContextOverrides, Message, MessageId, Role, 
 use crate::core::settings::Settings;
 use crate::core::turn::{Effect, Ending, Event, Turn, TurnConfig};
 use crate::ui::context::{
-    learn, learn_window, make_summary, prepare, remember_sent, SentRecord, SummaryError,
+    learn, learn_window, make_summary, prepare, remember_sent, Detail, SentRecord, SummaryError,
 };
 use crate::ui::error_text::{
     cannot_start, describe, note_text, retry_status, summary_failed, ErrorContext, STILL_STARTING,
@@ -302,7 +302,15 @@ async fn context_for(
         overrides,
     } = request;
     let mut summary = summary;
-    let mut prepared = prepare(settings, key, &history, summary.as_ref(), &overrides).await;
+    let mut prepared = prepare(
+        Detail::Send,
+        settings,
+        key,
+        &history,
+        summary.as_ref(),
+        &overrides,
+    )
+    .await;
     if let Some(job) = prepared.context.summary_job.clone() {
         if !running.turn.borrow().stopping() {
             app.set_status(SUMMARIZING.into());
@@ -320,7 +328,8 @@ async fn context_for(
             match made {
                 Ok(s) => {
                     store_summary(app, &running.session_id, s.clone());
-                    prepared = prepare(settings, key, &history, Some(&s), &overrides).await;
+                    prepared =
+                        prepare(Detail::Send, settings, key, &history, Some(&s), &overrides).await;
                     summary = Some(s);
                 }
                 Err(SummaryError::Stopped) => {}

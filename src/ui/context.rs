@@ -14,7 +14,9 @@ use crate::core::context::facts;
 use crate::core::context::models::{self, encoding_for, Encoding, WindowSource};
 use crate::core::context::report::{report, Inputs, Report};
 use crate::core::context::summary::transcript;
-use crate::core::context::{build, filter::strip_thoughts, Config, Context, SummaryJob};
+use crate::core::context::{
+    build, build_lean, filter::strip_thoughts, Config, Context, SummaryJob,
+};
 use crate::core::provider::error::ApiError;
 use crate::core::provider::request::{chat_request, to_json};
 use crate::core::provider::server::{self, Tokenizer};
@@ -99,6 +101,7 @@ pub async fn inspect(app: AppState) -> Vec<Report> {
         s.summary_for(&refs).cloned()
     });
     let prepared = prepare(
+        Detail::Inspect,
         &settings,
         key.as_deref(),
         &history,
@@ -252,6 +255,15 @@ async fn fetch_counts(
     }
 }
 
+/// How much the pipeline reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Only what the request can hold (sending).
+    Send,
+    /// Also every message's stored token count (the inspector).
+    Inspect,
+}
+
 /// What the pipeline built for a request, with how.
 #[derive(Debug, Clone)]
 pub struct Prepared {
@@ -265,6 +277,7 @@ pub struct Prepared {
 
 /// Build the context for answering `history` (root first, without the reply being written).
 pub async fn prepare(
+    detail: Detail,
     settings: &Settings,
     key: Option<&str>,
     history: &[Message],
@@ -298,7 +311,10 @@ pub async fn prepare(
                 estimator: Estimator { ratio },
                 misses: Vec::new(),
             };
-            let context = build(&refs, summary, &config, &mut counter);
+            let context = match detail {
+                Detail::Send => build_lean(&refs, summary, &config, &mut counter),
+                Detail::Inspect => build(&refs, summary, &config, &mut counter),
+            };
             (context, counter.misses)
         });
         match (info.tokenizer, &scope) {

@@ -78,7 +78,7 @@ fn report_view(r: Report, on_edit_summary: Callback<(String, String)>) -> impl I
                 <tr data-fate=row.fate.clone()>
                     <td>{row.role.clone()}{row.pinned.then_some(" (pinned)")}</td>
                     <td class="preview">{row.preview.clone()}</td>
-                    <td class="num">{tokens(row.tokens, exact)}</td>
+                    <td class="num">{if row.tokens > 0 { tokens(row.tokens, exact) } else { "–".into() }}</td>
                     <td class="num">{if row.sent > 0 { tokens(row.sent, exact) } else { "–".into() }}</td>
                     <td>{row.fate.clone()}</td>
                 </tr>
