@@ -311,10 +311,16 @@ pub async fn prepare(
                 estimator: Estimator { ratio },
                 misses: Vec::new(),
             };
+            let start = crate::adapters::clock::precise_ms();
             let context = match detail {
                 Detail::Send => build_lean(&refs, summary, &config, &mut counter),
                 Detail::Inspect => build(&refs, summary, &config, &mut counter),
             };
+            let name = match detail {
+                Detail::Send => "satori:context-build",
+                Detail::Inspect => "satori:context-inspect",
+            };
+            crate::adapters::clock::measure_since(name, start);
             (context, counter.misses)
         });
         match (info.tokenizer, &scope) {

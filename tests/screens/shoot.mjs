@@ -1,5 +1,6 @@
 // Takes screenshots of the built app for a human to look at (not a test): chat with markdown,
-// Settings, an error, a stopped reply, in light and dark, desktop and phone width.
+// Settings, an error, a stopped reply, a pin and the context inspector, in light and dark, desktop
+// and phone width.
 // usage: node tests/screens/shoot.mjs [outdir]
 import { mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
@@ -31,7 +32,7 @@ try {
       await dlg.getByLabel('Provider').selectOption({ label: 'Custom' });
       await dlg.getByLabel('API base URL').fill(fake.baseUrl);
       await dlg.getByLabel('API key').fill('sk-demo');
-      await dlg.getByLabel('Model').fill('fake-small');
+      await dlg.getByLabel('Model', { exact: true }).fill('fake-small');
       await page.screenshot({ path: `${out}/${scheme}-${label}-settings.png` });
       await dlg.getByRole('button', { name: 'Save' }).click();
       // Settings again: a hand-typed URL empties the key field; a key for plain http is flagged.
@@ -60,6 +61,21 @@ try {
       await box.press('Enter');
       await page.getByRole('alert').waitFor();
       await page.screenshot({ path: `${out}/${scheme}-${label}-stopped-and-error.png` });
+      await page.getByRole('button', { name: 'Dismiss' }).click();
+      // A pinned message and the context inspector
+      await page.getByRole('button', { name: 'Pin' }).first().click();
+      await page.getByRole('button', { name: 'Context', exact: true }).click();
+      const region = page.getByRole('region', { name: 'Context inspector' });
+      await region.locator('.ctx-total').waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-inspector.png` });
+      await region.locator('.ctx-table').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-inspector-table.png` });
+      await page.getByRole('button', { name: 'Context', exact: true }).click();
+      // The Context part of Settings
+      await page.getByRole('button', { name: 'Settings' }).first().click();
+      await dlg.getByLabel('Context window').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-settings-context.png` });
+      await dlg.getByRole('button', { name: 'Cancel' }).click();
       await ctx.close();
     }
   }

@@ -43,11 +43,25 @@ pub(crate) fn scan(history: &[&Message], summary: Option<&Summary>, _cfg: &Confi
     let n = history.len();
     let mut fates = vec![Fate::Dropped; n];
     let mut candidate = vec![false; n];
+    let mut group = vec![0usize; n];
+    let mut pinned_group: Vec<bool> = Vec::new();
     let mut head = Vec::new();
     let mut in_head = true;
     let mut excluded = 0;
     let mut body_start = n;
+    // Round starts over the whole body (those the summary covers are dropped below), and which
+    // of them hold a pinned message.
+    let mut starts: Vec<(usize, bool)> = Vec::new();
+    let mut open = false; // the previous candidate is a group that tool results may join
+    let mut through = summary.map(|s| s.through.as_str());
+    let mut through_at = None;
+    let mut latest_assistant = None;
+    let mut latest_calls = None;
     for (i, m) in history.iter().enumerate() {
+        if through.is_some_and(|t| m.id == t) {
+            through_at = Some(i);
+            through = None;
+        }
         if m.excluded {
             fates[i] = Fate::Excluded;
             excluded += 1;
@@ -69,19 +83,9 @@ pub(crate) fn scan(history: &[&Message], summary: Option<&Summary>, _cfg: &Confi
         } else if body_start == n {
             body_start = i;
         }
-    }
-    // Groups: a tool result joins the group of the assistant message with calls right before it
-    // (through other results of that message).
-    let mut group = vec![0usize; n];
-    let mut pinned_group: Vec<bool> = Vec::new();
-    let mut open = false; // the previous candidate belongs to a group that results may join
-    for i in 0..n {
-        if !candidate[i] {
-            continue;
-        }
-        let m = history[i];
-        let joins = m.role == Role::Tool && open;
-        if !joins {
+        // Groups: a tool result joins the group of the assistant message with calls right before
+        // it (through other results of that message).
+        if !(m.role == Role::Tool && open) {
             pinned_group.push(false);
         }
         let g = pinned_group.len() - 1;
@@ -92,22 +96,35 @@ pub(crate) fn scan(history: &[&Message], summary: Option<&Summary>, _cfg: &Confi
             Role::Tool => open,
             _ => false,
         };
+        if m.role == Role::Assistant {
+            latest_assistant = Some(i);
+            if !m.tool_calls.is_empty() {
+                latest_calls = Some(i);
+            }
+        }
+        if !in_head {
+            if starts.is_empty() || m.role == Role::User {
+                starts.push((i, false));
+            }
+            if m.pinned {
+                if let Some(last) = starts.last_mut() {
+                    last.1 = true;
+                }
+            }
+        }
     }
-    // The summary covers the body up to its last message (a head message covers nothing).
-    let cover = summary
-        .and_then(|s| history.iter().position(|m| m.id == s.through))
-        .filter(|&p| p >= body_start)
-        .map(|p| {
-            // Never split a tool-call group: the cover reaches the group's last member.
-            let Some(c) = (0..=p).rev().find(|&i| candidate[i]) else {
-                return p;
-            };
-            (c..n)
-                .filter(|&i| candidate[i])
-                .take_while(|&i| group[i] == group[c])
-                .last()
-                .map_or(p, |last| last.max(p))
-        });
+    // The summary covers the body up to its last message (a head message covers nothing), and
+    // never splits a tool-call group: the cover reaches the group's last member.
+    let cover = through_at.filter(|&p| p >= body_start).map(|p| {
+        let Some(c) = (0..=p).rev().find(|&i| candidate[i]) else {
+            return p;
+        };
+        (c..n)
+            .filter(|&i| candidate[i])
+            .take_while(|&i| group[i] == group[c])
+            .last()
+            .map_or(p, |last| last.max(p))
+    });
     let mut summarized = 0;
     let mut pinned_covered: Vec<Vec<usize>> = Vec::new();
     if let Some(c) = cover {
@@ -117,9 +134,7 @@ pub(crate) fn scan(history: &[&Message], summary: Option<&Summary>, _cfg: &Confi
             }
             if pinned_group[group[i]] {
                 match pinned_covered.last_mut() {
-                    Some(last) if last.last().is_some_and(|&l| group[l] == group[i]) => {
-                        last.push(i)
-                    }
+                    Some(last) if last.last().is_some_and(|&l| group[l] == group[i]) => last.push(i),
                     _ => pinned_covered.push(vec![i]),
                 }
             } else {
@@ -128,33 +143,32 @@ pub(crate) fn scan(history: &[&Message], summary: Option<&Summary>, _cfg: &Confi
             }
         }
     }
-    // Rounds after the summary: each starts at a user message (or the first body message).
+    // Rounds after the summary: each starts at a user message (or the first message after it).
     let first = cover.map_or(body_start, |c| c + 1);
-    let mut rounds: Vec<Range<usize>> = Vec::new();
-    for i in first..n {
-        if !candidate[i] {
-            continue;
-        }
-        if rounds.is_empty() || history[i].role == Role::User {
-            if let Some(last) = rounds.last_mut() {
-                last.end = i;
+    let skip = starts.partition_point(|&(s, _)| s < first);
+    let mut rounds: Vec<Range<usize>> = Vec::with_capacity(starts.len() - skip + 1);
+    let mut pinned_rounds = Vec::new();
+    // A round that began before the cover and goes on after it starts again after it.
+    if let Some(f) = (first..n).find(|&i| candidate[i]) {
+        if starts.get(skip).is_none_or(|&(s, _)| s != f) {
+            let end = starts.get(skip).map_or(n, |&(s, _)| s);
+            if (f..end).any(|i| candidate[i] && pinned_group[group[i]]) {
+                pinned_rounds.push(0);
             }
-            rounds.push(i..n);
+            rounds.push(f..end);
         }
     }
-    let pinned_rounds = rounds
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| (r.start..r.end).any(|i| candidate[i] && pinned_group[group[i]]))
-        .map(|(k, _)| k)
-        .collect();
-    let latest_assistant = (0..n)
-        .rev()
-        .find(|&i| candidate[i] && history[i].role == Role::Assistant);
+    for (k, &(s, pinned)) in starts[skip..].iter().enumerate() {
+        let end = starts.get(skip + k + 1).map_or(n, |&(e, _)| e);
+        // Groups never cross a user message, so a round holds a pinned group exactly when one of
+        // its messages is pinned.
+        if pinned {
+            pinned_rounds.push(rounds.len());
+        }
+        rounds.push(s..end);
+    }
     let mut latest_round = vec![false; n];
-    if let Some(a) = (0..n).rev().find(|&i| {
-        candidate[i] && history[i].role == Role::Assistant && !history[i].tool_calls.is_empty()
-    }) {
+    if let Some(a) = latest_calls {
         for i in a + 1..n {
             if !candidate[i] {
                 continue;

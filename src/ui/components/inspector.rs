@@ -58,6 +58,7 @@ fn report_view(r: Report, on_edit_summary: Callback<(String, String)>) -> impl I
     let legend = r
         .segments
         .iter()
+        .filter(|s| s.tokens > 0 || s.kind == "free")
         .map(|s| {
             view! {
                 <li><span class=format!("swatch seg-{}", s.kind)></span>{format!("{} {}", s.label, tokens(s.tokens, exact))}</li>
