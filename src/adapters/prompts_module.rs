@@ -8,7 +8,9 @@
 //! - [`EVENT_SYSTEM`]: "System prompt" saved (detail: the new text),
 //! - [`EVENT_SETTINGS`]: "Settings" saved (detail: what to apply, `SettingsSaved` as JSON),
 //! - [`EVENT_CLOSED`]: a dialog closed,
-//! - [`EVENT_SUMMARY`]: a summary edited in the context inspector (detail: `{"id", "text"}`).
+//! - [`EVENT_SUMMARY`]: a summary edited in the context inspector (detail: `{"id", "text"}`),
+//! - [`EVENT_CHAT_CONTEXT`]: the chat's context settings saved in the inspector (detail:
+//!   `ContextOverrides`).
 
 use crate::adapters::modules::{self, Module, ModuleError};
 use wasm_bindgen::prelude::*;
@@ -16,6 +18,8 @@ use wasm_bindgen::JsCast;
 
 /// The user templates changed.
 pub const EVENT_CHANGED: &str = "satori:prompts-changed";
+/// The chat's context settings were saved in the context inspector.
+pub const EVENT_CHAT_CONTEXT: &str = "satori:chat-context";
 /// A summary was edited in the context inspector.
 pub const EVENT_SUMMARY: &str = "satori:summary-edit";
 /// Start a new chat with a role.

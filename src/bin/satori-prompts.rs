@@ -7,7 +7,8 @@
 
 use leptos::prelude::*;
 use satori::adapters::prompts_module::{
-    notify, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
+    notify, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY,
+    EVENT_SYSTEM, EVENT_USE,
 };
 use satori::adapters::storage::Store;
 use satori::core::key_binding::KeyField;
@@ -250,6 +251,9 @@ pub fn show_inspector(host: &str, reports: &str) {
                 reports=get
                 on_edit_summary=Callback::new(|(id, text): (String, String)| {
                     notify(EVENT_SUMMARY, &serde_json::json!({ "id": id, "text": text }).to_string());
+                })
+                on_edit_chat=Callback::new(|o: satori::core::session::ContextOverrides| {
+                    notify(EVENT_CHAT_CONTEXT, &serde_json::to_string(&o).unwrap_or_default());
                 })
             />
         }

@@ -366,6 +366,7 @@ async fn context_for(
             body: &body,
             url: &settings.chat_url(),
             with_key: key.is_some(),
+            overrides: None,
         },
     );
     remember_sent(SentRecord {

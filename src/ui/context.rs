@@ -129,6 +129,7 @@ pub async fn inspect(app: AppState) -> Vec<Report> {
             body: &body,
             url: &settings.chat_url(),
             with_key: key.is_some(),
+            overrides: Some(&overrides),
         },
     );
     let mut out = vec![next];

@@ -270,3 +270,32 @@ test('the Context inspector shows the next request: tokens against the budget, f
     { contextOptions: { permissions: ['clipboard-read', 'clipboard-write'] } },
   );
 });
+
+test("a chat's own context settings (in the inspector) override Settings for that chat only", async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page, { summarize: false });
+    await chat(page, 3);
+    await page.getByRole('button', { name: 'Context', exact: true }).click();
+    const region = page.getByRole('region', { name: 'Context inspector', exact: true });
+    await region.locator('.ctx-total').waitFor();
+    await region.getByText("This chat's context settings").click();
+    await region.getByLabel('Chat context window', { exact: true }).fill('400');
+    await region.getByRole('button', { name: 'Save for this chat', exact: true }).click();
+    // Window 400 − reply reserve 100 (Settings) − margin 16.
+    const budget = 400 - 100 - 16;
+    await poll(async () => (await region.locator('.ctx-total strong').innerText()).endsWith(`/ ${budget} tokens`), {
+      message: 'the chat budget in the inspector',
+    });
+    assert.equal((await storedChat(page)).context.window, 400);
+    await sendMessage(page, `Question 9: ${filler(40, 9)}`);
+    await waitIdle(page);
+    const body = chatCalls().at(-1).body;
+    assert.ok(requestTokens(body) <= budget, `${requestTokens(body)} > ${budget}`);
+    assert.ok(body.messages.length < 8, 'older rounds were left out to fit the chat window');
+    // A new chat follows Settings again.
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+    await poll(async () => (await region.locator('.ctx-total strong').innerText()).endsWith(`/ ${BUDGET} tokens`), {
+      message: 'the Settings budget in a new chat',
+    });
+  });
+});

@@ -8,7 +8,7 @@
 
 use super::models::WindowSource;
 use super::{Config, Context, Verdict};
-use crate::core::session::{Message, Summary};
+use crate::core::session::{ContextOverrides, Message, Summary};
 use serde::{Deserialize, Serialize};
 
 /// One part of the window bar.
@@ -87,6 +87,9 @@ pub struct Report {
     pub body: String,
     /// A `curl` command sending it.
     pub curl: String,
+    /// The chat's own context settings (on the next request only: they can be edited there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overrides: Option<ContextOverrides>,
 }
 
 /// The first `n` characters of `text` on one line.
@@ -133,6 +136,8 @@ pub struct Inputs<'a> {
     pub url: &'a str,
     /// Whether an API key goes with it.
     pub with_key: bool,
+    /// The chat's overrides, to offer for editing (next request only).
+    pub overrides: Option<&'a ContextOverrides>,
 }
 
 /// The inspector's view of `context`.
@@ -223,6 +228,7 @@ pub fn report(context: &Context, inputs: &Inputs<'_>) -> Report {
         log: context.log.iter().map(ToString::to_string).collect(),
         curl: curl(inputs.url, inputs.body, inputs.with_key),
         body,
+        overrides: inputs.overrides.cloned(),
     }
 }
 

@@ -50,9 +50,14 @@ pub fn App() -> impl IntoView {
     });
     // Messages from the "Prompts" dialog, which runs in the prompts module.
     use crate::adapters::prompts_module::{
-        detail, EVENT_CHANGED, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY,
-        EVENT_SYSTEM, EVENT_USE,
+        detail, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP,
+        EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
     };
+    let chat_context = window_event_listener_untyped(EVENT_CHAT_CONTEXT, move |ev| {
+        if let Ok(context) = serde_json::from_str(&detail(&ev)) {
+            let _ = app.apply(crate::core::session::Command::SetContext { context });
+        }
+    });
     let summary = window_event_listener_untyped(EVENT_SUMMARY, move |ev| {
         #[derive(serde::Deserialize)]
         struct Edit {
@@ -107,6 +112,7 @@ pub fn App() -> impl IntoView {
     // The module's dialog gives focus back to the element that opened it.
     let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.set_dialog(None));
     on_cleanup(move || {
+        chat_context.remove();
         summary.remove();
         changed.remove();
         settings.remove();

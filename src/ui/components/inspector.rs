@@ -4,6 +4,7 @@
 //! JSON body with "Copy as curl". Counts that are estimated carry "≈".
 
 use crate::core::context::report::Report;
+use crate::core::session::ContextOverrides;
 use leptos::prelude::*;
 
 /// Tokens as shown: `1234`, or `≈1234` when estimated.
@@ -22,6 +23,8 @@ pub fn Inspector(
     reports: ReadSignal<Vec<Report>>,
     /// The user saved an edited summary: (summary id, text).
     on_edit_summary: Callback<(String, String)>,
+    /// The user saved this chat's context settings.
+    on_edit_chat: Callback<ContextOverrides>,
 ) -> impl IntoView {
     let chosen = RwSignal::new(0usize);
     let current = move || reports.with(|r| r.get(chosen.get()).or_else(|| r.first()).cloned());
@@ -35,12 +38,98 @@ pub fn Inspector(
                     }).collect_view())}
                 </select>
             </label>
-            {move || current().map(|r| report_view(r, on_edit_summary))}
+            {move || current().map(|r| report_view(r, on_edit_summary, on_edit_chat))}
         </div>
     }
 }
 
-fn report_view(r: Report, on_edit_summary: Callback<(String, String)>) -> impl IntoView {
+/// The chat's own context settings: empty fields follow Settings.
+fn chat_settings(current: ContextOverrides, on_save: Callback<ContextOverrides>) -> impl IntoView {
+    let text = |v: Option<u32>| v.map(|n| n.to_string()).unwrap_or_default();
+    let window = RwSignal::new(text(current.window));
+    let reserve = RwSignal::new(text(current.reply_reserve));
+    let keep = RwSignal::new(text(current.keep_recent_rounds));
+    let min = RwSignal::new(text(current.min_keep_rounds));
+    let summarize = RwSignal::new(
+        match current.summarize {
+            None => "default",
+            Some(true) => "on",
+            Some(false) => "off",
+        }
+        .to_string(),
+    );
+    let error = RwSignal::new(String::new());
+    let field = |label: &'static str, value: RwSignal<String>| {
+        view! {
+            <label>{label}
+                <input type="number" min="0" step="1" placeholder="as in Settings"
+                    prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev)) />
+            </label>
+        }
+    };
+    let save = move |_| {
+        let num = |v: RwSignal<String>| -> Result<Option<u32>, ()> {
+            let t = v.get_untracked();
+            let t = t.trim();
+            if t.is_empty() {
+                Ok(None)
+            } else {
+                t.parse().map(Some).map_err(|_| ())
+            }
+        };
+        let (Ok(window), Ok(reply_reserve), Ok(keep_recent_rounds), Ok(min_keep_rounds)) =
+            (num(window), num(reserve), num(keep), num(min))
+        else {
+            error.set("These fields take whole numbers (or nothing, to follow Settings).".into());
+            return;
+        };
+        if window.is_some_and(|w| w < 256) || reply_reserve.zip(window).is_some_and(|(r, w)| r >= w)
+        {
+            error.set(
+                "The window must be at least 256 tokens and larger than the reply reserve.".into(),
+            );
+            return;
+        }
+        error.set(String::new());
+        on_save.run(ContextOverrides {
+            window,
+            reply_reserve,
+            keep_recent_rounds,
+            min_keep_rounds,
+            summarize: match summarize.get_untracked().as_str() {
+                "on" => Some(true),
+                "off" => Some(false),
+                _ => None,
+            },
+        });
+    };
+    view! {
+        <details class="ctx-chat">
+            <summary>"This chat's context settings"</summary>
+            <div class="row">
+                {field("Chat context window", window)}
+                {field("Chat reply reserve", reserve)}
+                {field("Chat keep recent rounds", keep)}
+                {field("Chat minimum rounds", min)}
+            </div>
+            <label>"Chat summaries"
+                <select prop:value=move || summarize.get() on:change=move |ev| summarize.set(event_target_value(&ev))>
+                    <option value="default">"As in Settings"</option>
+                    <option value="on">"On"</option>
+                    <option value="off">"Off"</option>
+                </select>
+            </label>
+            <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
+            <button type="button" on:click=save>"Save for this chat"</button>
+        </details>
+    }
+}
+
+fn report_view(
+    r: Report,
+    on_edit_summary: Callback<(String, String)>,
+    on_edit_chat: Callback<ContextOverrides>,
+) -> impl IntoView {
     let exact = r.exact;
     let window = r.window.max(1);
     let bar = r
@@ -119,6 +208,7 @@ fn report_view(r: Report, on_edit_summary: Callback<(String, String)>) -> impl I
             {(!r.refused.is_empty()).then(|| view! { <p class="form-error">{r.refused.clone()}</p> })}
             <div class="ctx-bar" role="img" aria-label=format!("Context window: {bar_label}")>{bar}</div>
             <ul class="ctx-legend">{legend}</ul>
+            {r.overrides.clone().map(|o| chat_settings(o, on_edit_chat))}
             {summary}
             <table class="ctx-table">
                 <caption>"Messages"</caption>
