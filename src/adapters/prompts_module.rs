@@ -47,12 +47,26 @@ pub async fn start(role: &str, vars: &str) -> Result<String, ModuleError> {
         .map(|v| v.as_string().unwrap_or_default())
 }
 
-/// Built-in template `key` rendered whole with `vars` (JSON object): a JSON array of
-/// `{role, content}`, or `{"error": …}`.
-pub async fn render(key: &str, vars: &str) -> Result<String, ModuleError> {
-    call("render", &[key, vars])
+/// Make a summary in the module: `request` is a `SummaryRequest`, `settings` the settings in
+/// use (JSON); the answer is a `SummaryAnswer` (JSON). `signal` aborts the summary calls.
+pub async fn summarize(
+    request: &str,
+    settings: &str,
+    signal: &web_sys::AbortSignal,
+) -> Result<String, ModuleError> {
+    let args = [
+        JsValue::from_str(request),
+        JsValue::from_str(settings),
+        JsValue::from(signal.clone()),
+    ];
+    let promise = modules::load_and_call(Module::Prompts, "summarize", &args).await?;
+    let promise: js_sys::Promise = promise
+        .dyn_into()
+        .map_err(|_| ModuleError::Call("summarize did not answer with a promise".into()))?;
+    wasm_bindgen_futures::JsFuture::from(promise)
         .await
         .map(|v| v.as_string().unwrap_or_default())
+        .map_err(|e| ModuleError::Call(crate::adapters::js::JsError::from(&e).message))
 }
 
 /// Show (or update) the context inspector in the element with id `host`, with `reports` (JSON).

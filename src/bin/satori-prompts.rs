@@ -43,32 +43,6 @@ fn user_prompts() -> Result<UserPrompts, String> {
     }
 }
 
-/// Built-in template `key` rendered whole (system prompt, examples, user message) with `vars`
-/// (a JSON object), as a JSON array of `{role, content}`; an error as `{"error": "…"}`.
-#[wasm_bindgen]
-pub fn render(key: &str, vars: &str) -> String {
-    let answer = serde_json::from_str::<Vars>(vars)
-        .map_err(|e| e.to_string())
-        .and_then(|vars| prompts::render(prompts::BUILTIN, key, &vars).map_err(|e| e.to_string()));
-    match answer {
-        Ok(r) => serde_json::Value::Array(
-            r.messages
-                .iter()
-                .map(|m| {
-                    let role = match m.role {
-                        prompts::template::PromptRole::System => "system",
-                        prompts::template::PromptRole::User => "user",
-                        prompts::template::PromptRole::Assistant => "assistant",
-                    };
-                    serde_json::json!({ "role": role, "content": m.content })
-                })
-                .collect(),
-        )
-        .to_string(),
-        Err(e) => serde_json::json!({ "error": e }).to_string(),
-    }
-}
-
 /// How a chat with `role` (`builtin:key` / `user:key`) and `vars` (JSON object) starts, as a
 /// `StartAnswer` in JSON.
 #[wasm_bindgen]
@@ -229,6 +203,23 @@ pub fn open_manager(selected: &str) {
         provide_context(ctx);
         view! { <PromptsDialog selected=selected.clone() /> }
     });
+}
+
+/// Make a summary: `request` is a `SummaryRequest` and `settings` the settings in use (JSON);
+/// resolves to a `SummaryAnswer` (JSON). `signal` aborts it (Stop).
+#[wasm_bindgen]
+pub async fn summarize(request: String, settings: String, signal: web_sys::AbortSignal) -> String {
+    use satori::core::context::summary::{SummaryAnswer, SummaryRequest};
+    let answer = match (
+        serde_json::from_str::<SummaryRequest>(&request),
+        serde_json::from_str::<Settings>(&settings),
+    ) {
+        (Ok(request), Ok(settings)) => {
+            satori::ui::summarize::summarize(&request, &settings, &signal).await
+        }
+        _ => SummaryAnswer::Failed("the summary request could not be read".into()),
+    };
+    serde_json::to_string(&answer).unwrap_or_default()
 }
 
 /// Show the context inspector in the element with id `host` (the app's "Context inspector"

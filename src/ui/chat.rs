@@ -318,7 +318,6 @@ async fn context_for(
                 &job,
                 &history,
                 settings,
-                key,
                 &running.controller,
                 now_ms(),
                 new_id(),

@@ -8,22 +8,17 @@
 //! A build that met texts not yet counted asks the server for them and builds again (at most
 //! twice); what is still missing stays estimated and is marked so.
 
-use crate::adapters::fetch::{post_stream, request_text, ChatStream, FetchError};
+use crate::adapters::fetch::request_text;
 use crate::core::context::count::{text_key, Count, Counter, Estimator};
-use crate::core::context::facts;
 use crate::core::context::models::{self, encoding_for, Encoding, WindowSource};
 use crate::core::context::report::{report, Inputs, Report};
-use crate::core::context::summary::transcript;
-use crate::core::context::{
-    build, build_lean, filter::strip_thoughts, Config, Context, SummaryJob,
-};
-use crate::core::provider::error::ApiError;
+use crate::core::context::summary::{SummaryAnswer, SummaryRequest};
+use crate::core::context::{build, build_lean, Config, Context, SummaryJob};
 use crate::core::provider::request::{chat_request, to_json};
 use crate::core::provider::server::{self, Tokenizer};
 use crate::core::provider::stream::Usage;
 use crate::core::session::{ContextOverrides, Message, Role, Summary};
 use crate::core::settings::{preset, Settings};
-use crate::core::turn::{Effect, Event, Turn, TurnConfig};
 use crate::ui::state::AppState;
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -220,8 +215,8 @@ async fn fetch_counts(
     scope: &str,
     mut texts: Vec<String>,
 ) {
-    texts.sort();
-    texts.dedup();
+    let mut seen = std::collections::HashSet::new();
+    texts.retain(|t| seen.insert(text_key(t)));
     let Ok(ctrl) = web_sys::AbortController::new() else {
         return;
     };
@@ -368,198 +363,58 @@ pub fn learn_window(base_url: &str, window: u32) {
 /// Why a summary could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SummaryError {
-    /// The summarizer template could not be rendered.
-    #[error("the summarizer template failed ({0})")]
-    Template(String),
-    /// The call failed.
+    /// The dialogs module (which makes summaries) could not be loaded or failed.
     #[error("{0}")]
-    Api(ApiError),
+    Module(String),
+    /// The summarizer failed (its words).
+    #[error("{0}")]
+    Failed(String),
     /// The call was stopped.
     #[error("stopped")]
     Stopped,
-    /// The answer was empty or far too short for what it covers.
-    #[error("the summary came back empty or too short")]
-    TooShort,
 }
 
-/// Longest summary reply asked for, tokens.
-const SUMMARY_MAX_TOKENS: u32 = 1024;
-
-/// Make the summary `job` asks for: the summarizer template (from the prompt library) called with
-/// the summarizer model, in pieces that fit its window, each extending the previous; the fact
-/// guard restores every key fact the summarizer left out. `controller` lets Stop abort it.
+/// Make the summary `job` asks for, in the on-demand dialogs module (it holds the summarizer
+/// template, the fact guard and the summary calls; see `ui::summarize`). `controller` lets Stop
+/// abort it.
 pub async fn make_summary(
     job: &SummaryJob,
     history: &[Message],
     settings: &Settings,
-    key: Option<&str>,
     controller: &RefCell<Option<web_sys::AbortController>>,
     at: i64,
     id: String,
 ) -> Result<Summary, SummaryError> {
-    let model = settings.summarizer().to_string();
-    let window = models::known_window(&model)
-        .or_else(|| {
-            COUNTING.with(|c| {
-                c.borrow()
-                    .servers
-                    .get(&settings.base_url)
-                    .and_then(|s| s.window)
-            })
-        })
-        .unwrap_or(models::DEFAULT_WINDOW);
-    let max_tokens = (window / 4).clamp(128, SUMMARY_MAX_TOKENS);
-    // Room for the conversation: the window less the reply, the template and a margin (estimated).
-    let room = window
-        .saturating_sub(max_tokens)
-        .saturating_sub(window / 10 + 400)
-        .max(200);
     let refs: Vec<&Message> = history.iter().collect();
-    let turns = job.turns(&refs);
-    let facts = facts::extract(&transcript(job.previous.as_deref(), &turns));
-    let mut previous = job.previous.clone();
-    for chunk in chunks(&turns, room) {
-        let text = transcript(previous.as_deref(), &chunk);
-        let text = crate::core::context::cap::head_tail(&text, room, &mut Estimator::default());
-        let reply = summarize_once(&text, &model, max_tokens, settings, key, controller).await?;
-        previous = Some(reply);
-    }
-    let summary = previous.unwrap_or_default();
-    let covered: usize = turns.iter().map(|(_, t)| t.chars().count()).sum();
-    if facts::too_short(&summary, covered) {
-        return Err(SummaryError::TooShort);
-    }
-    let guarded = facts::guard(&summary, &facts);
-    Ok(Summary {
+    let request = SummaryRequest {
         id,
+        at,
         through: job.through.clone(),
         covers: job.covers,
-        text: guarded.text,
-        restored: guarded.restored.into_iter().map(|f| f.text).collect(),
-        model,
-        edited: false,
-        created_at: at,
-    })
-}
-
-/// The turns in pieces of at most `room` estimated tokens each (a turn larger than that is a
-/// piece of its own, cut later).
-fn chunks(
-    turns: &[(crate::core::session::Role, String)],
-    room: u32,
-) -> Vec<Vec<(crate::core::session::Role, String)>> {
-    let mut out: Vec<Vec<_>> = Vec::new();
-    let mut size = 0u32;
-    for t in turns {
-        let n = crate::core::context::count::estimate(&t.1) + 4;
-        if out.is_empty() || size + n > room {
-            out.push(Vec::new());
-            size = 0;
-        }
-        size += n;
-        if let Some(last) = out.last_mut() {
-            last.push(t.clone());
-        }
-    }
-    if out.is_empty() {
-        out.push(Vec::new());
-    }
-    out
-}
-
-async fn summarize_once(
-    conversation: &str,
-    model: &str,
-    max_tokens: u32,
-    settings: &Settings,
-    key: Option<&str>,
-    controller: &RefCell<Option<web_sys::AbortController>>,
-) -> Result<String, SummaryError> {
-    let vars = serde_json::json!({ "conversation": conversation }).to_string();
-    let rendered = crate::adapters::prompts_module::render("summarizer", &vars)
-        .await
-        .map_err(|e| SummaryError::Template(e.to_string()))?;
-    let messages: serde_json::Value =
-        serde_json::from_str(&rendered).map_err(|e| SummaryError::Template(e.to_string()))?;
-    if let Some(e) = messages.get("error").and_then(|e| e.as_str()) {
-        return Err(SummaryError::Template(e.to_string()));
-    }
-    let body = serde_json::json!({
-        "model": model,
-        "messages": messages,
-        "stream": true,
-        "max_tokens": max_tokens,
-    })
-    .to_string();
-    let text = complete(settings, key, &body, controller).await?;
-    Ok(strip_thoughts(&text).trim().to_string())
-}
-
-/// Run one streamed request to the end without showing it, and return its text.
-async fn complete(
-    settings: &Settings,
-    key: Option<&str>,
-    body: &str,
-    controller: &RefCell<Option<web_sys::AbortController>>,
-) -> Result<String, SummaryError> {
-    let now = crate::adapters::clock::now_ms;
-    let (mut turn, first) = Turn::new(
-        "summary".into(),
-        TurnConfig::new(settings.stall_seconds),
-        now(),
-    );
-    let mut queue: VecDeque<Effect> = first.into();
-    let mut stream: Option<ChatStream> = None;
-    let stall_ms = settings.stall_seconds.saturating_mul(1000);
-    loop {
-        let Some(effect) = queue.pop_front() else {
-            let Some(open) = stream.as_mut() else {
-                return Err(SummaryError::Api(ApiError::Cut));
-            };
-            let event = match open.next().await {
-                Ok(Some(bytes)) => Event::Bytes(bytes),
-                Ok(None) => Event::End,
-                Err(FetchError::Aborted) => Event::Aborted,
-                Err(e) => Event::Failed(crate::ui::chat::to_api_error(e, settings.stall_seconds)),
-            };
-            queue.extend(turn.on(event, now()));
-            continue;
-        };
-        match effect {
-            Effect::Request => {
-                let Ok(ctrl) = web_sys::AbortController::new() else {
-                    return Err(SummaryError::Api(ApiError::Network));
-                };
-                let signal = ctrl.signal();
-                *controller.borrow_mut() = Some(ctrl);
-                match post_stream(&settings.chat_url(), key, body, &signal, stall_ms).await {
-                    Ok(s) => stream = Some(s),
-                    Err(FetchError::Aborted) => queue.extend(turn.on(Event::Aborted, now())),
-                    Err(e) => queue.extend(turn.on(
-                        Event::Failed(crate::ui::chat::to_api_error(e, settings.stall_seconds)),
-                        now(),
-                    )),
-                }
-            }
-            Effect::Wait { seconds, .. } => {
-                gloo_timers::future::TimeoutFuture::new(seconds.saturating_mul(1000)).await;
-                queue.extend(turn.on(Event::Waited, now()));
-            }
-            Effect::Abort => {
-                if let Some(c) = controller.borrow().as_ref() {
-                    c.abort();
-                }
-            }
-            Effect::Render | Effect::Checkpoint => {}
-            Effect::Finish(ending) => {
-                if let Some(err) = ending.error {
-                    return Err(SummaryError::Api(err));
-                }
-                if turn.stopping() {
-                    return Err(SummaryError::Stopped);
-                }
-                return Ok(turn.content().to_string());
-            }
-        }
+        previous: job.previous.clone(),
+        turns: job.turns(&refs),
+        window: COUNTING.with(|c| {
+            c.borrow()
+                .servers
+                .get(&settings.base_url)
+                .and_then(|s| s.window)
+        }),
+    };
+    let ctrl = web_sys::AbortController::new()
+        .map_err(|_| SummaryError::Module("no AbortController".into()))?;
+    let signal = ctrl.signal();
+    *controller.borrow_mut() = Some(ctrl);
+    let answer = crate::adapters::prompts_module::summarize(
+        &serde_json::to_string(&request).unwrap_or_default(),
+        &serde_json::to_string(settings).unwrap_or_default(),
+        &signal,
+    )
+    .await
+    .map_err(|e| SummaryError::Module(crate::ui::error_text::module_problem(&e)))?;
+    match serde_json::from_str::<SummaryAnswer>(&answer) {
+        Ok(SummaryAnswer::Made(s)) => Ok(s),
+        Ok(SummaryAnswer::Failed(why)) => Err(SummaryError::Failed(why)),
+        Ok(SummaryAnswer::Stopped) => Err(SummaryError::Stopped),
+        Err(e) => Err(SummaryError::Module(e.to_string())),
     }
 }

@@ -6,6 +6,7 @@ pub mod components;
 pub mod context;
 pub mod error_text;
 pub mod state;
+pub mod summarize;
 
 use components::app::App;
 

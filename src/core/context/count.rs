@@ -184,12 +184,17 @@ impl<C: Counter> Counter for Cached<C> {
 
 /// The JSON of a tool call as sent (`{"id":…,"type":"function","function":{…}}`).
 pub fn call_json(call: &ToolCall) -> String {
-    serde_json::json!({
-        "id": call.id,
-        "type": "function",
-        "function": { "name": call.name, "arguments": call.arguments },
-    })
-    .to_string()
+    format!(
+        r#"{{"id":{},"type":"function","function":{{"name":{},"arguments":{}}}}}"#,
+        json_string(&call.id),
+        json_string(&call.name),
+        json_string(&call.arguments)
+    )
+}
+
+/// `text` as a JSON string literal.
+pub fn json_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
 }
 
 /// Tokens of one message as sent: content, overhead, tool calls, `tool_call_id`.

@@ -125,3 +125,35 @@ pub fn transcript(previous: Option<&str>, turns: &[(Role, String)]) -> String {
     }
     out.trim_end().to_string()
 }
+
+/// What the shell asks the summarizer (in the dialogs module) to do: summarize `turns` (after
+/// `previous`, to extend it) into a summary with this id that reaches `through`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SummaryRequest {
+    /// Id for the new summary.
+    pub id: String,
+    /// Time, ms since epoch.
+    pub at: i64,
+    /// The last message it covers.
+    pub through: String,
+    /// Messages it covers in all.
+    pub covers: u32,
+    /// The summary it extends.
+    pub previous: Option<String>,
+    /// The newly retired turns as the summarizer reads them.
+    pub turns: Vec<(Role, String)>,
+    /// The server's stated window, if it stated one.
+    pub window: Option<u32>,
+}
+
+/// How a summary request ended.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SummaryAnswer {
+    /// Made and guarded: store it.
+    Made(Summary),
+    /// Failed, with the reason in words.
+    Failed(String),
+    /// Stopped by the user.
+    Stopped,
+}

@@ -9,6 +9,7 @@
 //! Everything here is pure: URLs, bodies and the parsing of answers. Any answer that does not
 //! parse is `None`, and the caller falls back to the estimator.
 
+use crate::core::context::count::json_string;
 use serde_json::Value;
 
 /// Which tokenizer endpoint a server has.
@@ -54,16 +55,23 @@ pub fn count_request(
     match tokenizer {
         Tokenizer::LlamaCpp => (
             format!("{root}/tokenize"),
-            serde_json::json!({ "content": text }).to_string(),
+            format!(r#"{{"content":{}}}"#, json_string(text)),
         ),
         Tokenizer::LlamaCppPython => (
             format!("{root}/extras/tokenize/count"),
-            serde_json::json!({ "input": text, "model": model }).to_string(),
+            format!(
+                r#"{{"input":{},"model":{}}}"#,
+                json_string(text),
+                json_string(model)
+            ),
         ),
         Tokenizer::Vllm => (
             format!("{root}/tokenize"),
-            serde_json::json!({ "model": model, "prompt": text, "add_special_tokens": false })
-                .to_string(),
+            format!(
+                r#"{{"model":{},"prompt":{},"add_special_tokens":false}}"#,
+                json_string(model),
+                json_string(text)
+            ),
         ),
     }
 }
