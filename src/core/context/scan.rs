@@ -134,7 +134,9 @@ pub(crate) fn scan(history: &[&Message], summary: Option<&Summary>, _cfg: &Confi
             }
             if pinned_group[group[i]] {
                 match pinned_covered.last_mut() {
-                    Some(last) if last.last().is_some_and(|&l| group[l] == group[i]) => last.push(i),
+                    Some(last) if last.last().is_some_and(|&l| group[l] == group[i]) => {
+                        last.push(i)
+                    }
                     _ => pinned_covered.push(vec![i]),
                 }
             } else {
