@@ -16,6 +16,8 @@ cargo fmt --check
 step "cargo clippy"
 cargo clippy --all-targets -- -D warnings
 step "native tests"
+# The exact tokenizer's tests read the token tables the build makes from npm's js-tiktoken.
+node scripts/bpe-tables.mjs "$ROOT/target/bpe"
 cargo test
 
 step "browser tests of the adapters (wasm-bindgen-test, headless Chromium)"
