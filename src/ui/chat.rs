@@ -305,7 +305,6 @@ async fn context_for(
     let mut prepared = prepare(
         Detail::Send,
         settings,
-        key,
         &history,
         summary.as_ref(),
         &overrides,
@@ -317,6 +316,7 @@ async fn context_for(
             let made = make_summary(
                 &job,
                 &history,
+                prepared.config.window,
                 settings,
                 &running.controller,
                 now_ms(),
@@ -328,7 +328,7 @@ async fn context_for(
                 Ok(s) => {
                     store_summary(app, &running.session_id, s.clone());
                     prepared =
-                        prepare(Detail::Send, settings, key, &history, Some(&s), &overrides).await;
+                        prepare(Detail::Send, settings, &history, Some(&s), &overrides).await;
                     summary = Some(s);
                 }
                 Err(SummaryError::Stopped) => {}
@@ -537,7 +537,7 @@ fn finish(app: AppState, running: &Running, ending: &Ending, settings: &Settings
     });
     learn(&settings.model, running.estimated.get(), usage);
     if let Some(window) = ending.error.as_ref().and_then(stated_window) {
-        learn_window(&settings.base_url, window);
+        learn_window(settings, window);
     }
     let open_id = app.chats.session.with_untracked(|s| s.id.clone());
     if open_id != running.session_id {

@@ -10,7 +10,7 @@
 
 use crate::adapters::fetch::request_text;
 use crate::core::context::count::{text_key, Count, Counter, Estimator};
-use crate::core::context::models::{self, encoding_for, Encoding, WindowSource};
+use crate::core::context::models::{self, WindowSource};
 use crate::core::context::report::{report, Inputs, Report};
 use crate::core::context::summary::{SummaryAnswer, SummaryRequest};
 use crate::core::context::{build, build_lean, Config, Context, SummaryJob};
@@ -37,6 +37,8 @@ struct Counting {
     exact: HashMap<String, HashMap<(u64, usize), u32>>,
     /// Estimator corrections by model.
     ratios: HashMap<String, f64>,
+    /// Windows servers stated in errors, by server and model.
+    learned: HashMap<String, u32>,
 }
 
 thread_local! {
@@ -98,7 +100,6 @@ pub async fn inspect(app: AppState) -> Vec<Report> {
     let prepared = prepare(
         Detail::Inspect,
         &settings,
-        key.as_deref(),
         &history,
         summary.as_ref(),
         &overrides,
@@ -155,28 +156,18 @@ impl Counter for ShellCounter<'_> {
 }
 
 /// Whether Satori may ask this server about itself: local presets and custom servers, never a
-/// cloud provider (which has no such endpoints) and never for OpenAI models (counted exactly
-/// by their encoding).
+/// cloud provider's preset (they have no such endpoints). The questions never carry the API key.
 fn may_probe(settings: &Settings) -> bool {
-    encoding_for(&settings.model).is_none()
-        && preset(&settings.provider).is_none_or(|p| !p.needs_key)
+    preset(&settings.provider).is_none_or(|p| !p.needs_key)
 }
 
-/// The scope exact counts of `settings` are remembered under.
+/// The scope the server's exact counts for `settings` are remembered under.
 fn scope(settings: &Settings, info: &ServerInfo) -> Option<String> {
-    if let Some(e) = encoding_for(&settings.model) {
-        return bpe_ready(e).then(|| e.name().to_string());
-    }
     info.tokenizer
         .map(|_| format!("{}|{}", server::root(&settings.base_url), settings.model))
 }
 
-/// Whether the exact tokenizer tables for `encoding` are loaded.
-fn bpe_ready(_encoding: Encoding) -> bool {
-    false
-}
-
-async fn server_info(settings: &Settings, key: Option<&str>) -> ServerInfo {
+async fn server_info(settings: &Settings) -> ServerInfo {
     let base = settings.base_url.clone();
     if let Some(info) = COUNTING.with(|c| c.borrow().servers.get(&base).copied()) {
         return info;
@@ -186,7 +177,7 @@ async fn server_info(settings: &Settings, key: Option<&str>) -> ServerInfo {
         if let Ok(ctrl) = web_sys::AbortController::new() {
             let signal = ctrl.signal();
             let props =
-                request_text("GET", &server::props_url(&base), key, None, &signal, 3000).await;
+                request_text("GET", &server::props_url(&base), None, None, &signal, 3000).await;
             info.window = props.ok().and_then(|t| server::parse_props(&t));
             let candidates: &[Tokenizer] = if info.window.is_some() {
                 &[Tokenizer::LlamaCpp]
@@ -195,7 +186,7 @@ async fn server_info(settings: &Settings, key: Option<&str>) -> ServerInfo {
             };
             for t in candidates {
                 let (url, body) = server::count_request(*t, &base, &settings.model, "hi");
-                let answer = request_text("POST", &url, key, Some(&body), &signal, 3000).await;
+                let answer = request_text("POST", &url, None, Some(&body), &signal, 3000).await;
                 if answer.ok().and_then(|a| server::parse_count(&a)).is_some() {
                     info.tokenizer = Some(*t);
                     break;
@@ -210,7 +201,6 @@ async fn server_info(settings: &Settings, key: Option<&str>) -> ServerInfo {
 /// Count `texts` with the server's tokenizer and remember them under `scope`.
 async fn fetch_counts(
     settings: &Settings,
-    key: Option<&str>,
     tokenizer: Tokenizer,
     scope: &str,
     mut texts: Vec<String>,
@@ -227,7 +217,7 @@ async fn fetch_counts(
                 server::count_request(tokenizer, &settings.base_url, &settings.model, text);
             let signal = signal.clone();
             async move {
-                let answer = request_text("POST", &url, key, Some(&body), &signal, 10_000).await;
+                let answer = request_text("POST", &url, None, Some(&body), &signal, 10_000).await;
                 (text, answer.ok().and_then(|a| server::parse_count(&a)))
             }
         });
@@ -275,20 +265,14 @@ pub struct Prepared {
 pub async fn prepare(
     detail: Detail,
     settings: &Settings,
-    key: Option<&str>,
     history: &[Message],
     summary: Option<&Summary>,
     overrides: &ContextOverrides,
 ) -> Prepared {
-    let info = server_info(settings, key).await;
+    let info = server_info(settings).await;
     let scope = scope(settings, &info);
-    let (config, source) = models::config(
-        &settings.model,
-        &settings.context_defaults(),
-        overrides,
-        info.window,
-        scope.is_some(),
-    );
+    let learned = COUNTING.with(|c| c.borrow().learned.get(&model_key(settings)).copied());
+    let window = learned.or(info.window);
     let refs: Vec<&Message> = history.iter().collect();
     let ratio = COUNTING.with(|c| {
         c.borrow()
@@ -297,11 +281,17 @@ pub async fn prepare(
             .copied()
             .unwrap_or(1.0)
     });
-    let empty = HashMap::new();
-    let mut round = 0;
-    loop {
+    let run = |exact: bool| {
+        let (config, source) = models::config(
+            &settings.model,
+            &settings.context_defaults(),
+            overrides,
+            window,
+            exact,
+        );
         let (context, misses) = COUNTING.with(|c| {
             let c = c.borrow();
+            let empty = HashMap::new();
             let mut counter = ShellCounter {
                 exact: scope.as_ref().map(|s| c.exact.get(s).unwrap_or(&empty)),
                 estimator: Estimator { ratio },
@@ -319,20 +309,34 @@ pub async fn prepare(
             crate::adapters::clock::measure_since(name, start);
             (context, counter.misses)
         });
+        (
+            Prepared {
+                context,
+                config,
+                source,
+            },
+            misses,
+        )
+    };
+    let mut round = 0;
+    loop {
+        let (prepared, misses) = run(scope.is_some());
         match (info.tokenizer, &scope) {
             (Some(t), Some(scope)) if !misses.is_empty() && round < 2 => {
-                fetch_counts(settings, key, t, scope, misses).await;
+                fetch_counts(settings, t, scope, misses).await;
                 round += 1;
             }
-            _ => {
-                return Prepared {
-                    context,
-                    config,
-                    source,
-                }
-            }
+            // Some counts are still estimates (the server stopped answering): the estimated
+            // margin applies.
+            (Some(_), Some(_)) if !prepared.context.exact => return run(false).0,
+            _ => return prepared,
         }
     }
+}
+
+/// The key learned windows are kept under: a server and a model.
+fn model_key(settings: &Settings) -> String {
+    format!("{}|{}", settings.base_url, settings.model)
 }
 
 /// Learn from a reply's usage: the estimator's ratio for `model` moves towards what the server
@@ -349,15 +353,9 @@ pub fn learn(model: &str, estimated: Option<u32>, usage: Option<&Usage>) {
     });
 }
 
-/// The server stated its window in an error: remember it for the next request.
-pub fn learn_window(base_url: &str, window: u32) {
-    COUNTING.with(|c| {
-        c.borrow_mut()
-            .servers
-            .entry(base_url.to_string())
-            .or_default()
-            .window = Some(window);
-    });
+/// The server stated the model's window in an error: remember it for the next request.
+pub fn learn_window(settings: &Settings, window: u32) {
+    COUNTING.with(|c| c.borrow_mut().learned.insert(model_key(settings), window));
 }
 
 /// Why a summary could not be made.
@@ -380,6 +378,7 @@ pub enum SummaryError {
 pub async fn make_summary(
     job: &SummaryJob,
     history: &[Message],
+    window: u32,
     settings: &Settings,
     controller: &RefCell<Option<web_sys::AbortController>>,
     at: i64,
@@ -393,12 +392,7 @@ pub async fn make_summary(
         covers: job.covers,
         previous: job.previous.clone(),
         turns: job.turns(&refs),
-        window: COUNTING.with(|c| {
-            c.borrow()
-                .servers
-                .get(&settings.base_url)
-                .and_then(|s| s.window)
-        }),
+        window: Some(window),
     };
     let ctrl = web_sys::AbortController::new()
         .map_err(|_| SummaryError::Module("no AbortController".into()))?;

@@ -70,9 +70,14 @@ async fn make(
     signal: &web_sys::AbortSignal,
 ) -> Result<Summary, SummaryError> {
     let model = settings.summarizer().to_string();
-    let window = models::known_window(&model)
-        .or(request.window)
-        .unwrap_or(models::DEFAULT_WINDOW);
+    // The chat's window (override, Settings, the server, the table — as the app resolved it)
+    // when the chat model summarizes; a separate summarizer model's own window if Satori knows it.
+    let window = if model == settings.model {
+        request.window
+    } else {
+        models::known_window(&model).or(request.window)
+    }
+    .unwrap_or(models::DEFAULT_WINDOW);
     let max_tokens = (window / 4).clamp(128, SUMMARY_MAX_TOKENS);
     // Room for the conversation: the window less the reply, the template and a margin (estimated).
     let room = window

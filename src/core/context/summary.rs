@@ -51,7 +51,8 @@ pub(crate) fn plan(
     summary: Option<&Summary>,
     cfg: &Config,
 ) -> Option<SummaryJob> {
-    let keep = cfg.keep_recent_rounds as usize;
+    // The round being answered is never summarized.
+    let keep = (cfg.keep_recent_rounds as usize).max(1);
     let retire = scan.rounds.len().checked_sub(keep)?;
     let needed = if summary.is_some() && scan.cover.is_some() {
         (keep / 2).max(1)
@@ -142,7 +143,7 @@ pub struct SummaryRequest {
     pub previous: Option<String>,
     /// The newly retired turns as the summarizer reads them.
     pub turns: Vec<(Role, String)>,
-    /// The server's stated window, if it stated one.
+    /// The chat model's window as the app resolved it.
     pub window: Option<u32>,
 }
 

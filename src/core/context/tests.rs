@@ -628,3 +628,20 @@ proptest! {
         check_invariants(&h, &ctx, &config)?;
     }
 }
+
+#[test]
+fn the_round_being_answered_is_always_kept_and_never_summarized() {
+    let mut h = rounds(3);
+    h.push(msg("q", Role::User, "the question"));
+    let mut c = cfg(3 + 13 + 5);
+    c.min_keep_rounds = 0;
+    c.keep_recent_rounds = 0;
+    c.summarize = true;
+    let ctx = run(&h, None, &c);
+    assert_eq!(
+        sent_ids(&ctx).last().map(String::as_str),
+        Some("the question")
+    );
+    let job = ctx.summary_job.expect("a job");
+    assert_eq!(job.through, "a2", "the question is not summarized");
+}

@@ -63,27 +63,30 @@ pub(crate) fn select<'a>(
             .sum::<u32>();
     // Rounds from the newest while they fit (at least `min_keep_rounds`).
     let mut used = fixed;
-    let mut kept: Vec<Vec<Item<'a>>> = Vec::new();
+    let mut kept: Vec<(Vec<Item<'a>>, Vec<Step>)> = Vec::new();
     let n = scan.rounds.len();
+    // The newest round (the one being answered) is always kept.
+    let min_keep = (cfg.min_keep_rounds as usize).max(1);
     for r in scan.rounds.iter().rev() {
+        let mut round_log = Vec::new();
         let items = materialize(
             history,
             scan,
             r.clone().filter(|&i| scan.candidate[i]),
             cfg,
             counter,
-            log,
+            &mut round_log,
         );
         let cost: u32 = items
             .iter()
             .filter(|i| !i.pinned)
             .map(|i| i.count.tokens)
             .sum();
-        if used.saturating_add(cost) > budget && kept.len() >= cfg.min_keep_rounds as usize {
+        if used.saturating_add(cost) > budget && kept.len() >= min_keep {
             break;
         }
         used = used.saturating_add(cost);
-        kept.push(items);
+        kept.push((items, round_log));
     }
     let dropped = n - kept.len();
     // Messages of the rounds left out keep the scan's fate (`Dropped`); their pins go in.
@@ -102,8 +105,9 @@ pub(crate) fn select<'a>(
             .count();
         log.push(Step::RoundsDropped(dropped as u32, messages as u32));
     }
-    for mut items in kept.into_iter().rev() {
+    for (mut items, mut round_log) in kept.into_iter().rev() {
         body.append(&mut items);
+        log.append(&mut round_log);
     }
     Selection {
         body,
