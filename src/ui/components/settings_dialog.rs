@@ -49,8 +49,8 @@ fn parse_opt<T: std::str::FromStr>(text: &str) -> Result<Option<T>, ()> {
 /// The placeholder of the "Context window" field: what Satori would use for `model`.
 fn window_hint(model: &str) -> String {
     match crate::core::context::models::known_window(model) {
-        Some(w) => format!("{w} (known for this model)"),
-        None => "server's, else 4096".into(),
+        Some(w) => format!("{w} (model table)"),
+        None => "automatic".into(),
     }
 }
 
