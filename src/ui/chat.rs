@@ -9,7 +9,6 @@
 use crate::adapters::clock::{local_time, new_id, now_ms};
 use crate::adapters::fetch::{post_stream, ChatStream, FetchError};
 use crate::core::context::models::window_from_error;
-use crate::core::context::report::{report, Inputs};
 use crate::core::context::Verdict;
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
@@ -19,7 +18,8 @@ use crate::core::session::{Command, ContextOverrides, Message, MessageId, Role, 
 use crate::core::settings::Settings;
 use crate::core::turn::{Effect, Ending, Event, Turn, TurnConfig};
 use crate::ui::context::{
-    learn, learn_window, make_summary, prepare, remember_sent, Detail, SentRecord, SummaryError,
+    learn, learn_window, make_summary, prepare, remember_sent, report_of, Detail, SentRecord,
+    SummaryError,
 };
 use crate::ui::error_text::{
     cannot_start, describe, note_text, retry_status, summary_failed, ErrorContext, STILL_STARTING,
@@ -354,19 +354,15 @@ async fn context_for(
     running
         .estimated
         .set((!context.exact).then_some(context.total));
-    let report = report(
-        context,
-        &Inputs {
-            title: format!("Sent at {}", local_time()),
-            history: &history,
-            summary: summary.as_ref(),
-            config: &prepared.config,
-            source: prepared.source,
-            body: &body,
-            url: &settings.chat_url(),
-            with_key: key.is_some(),
-            overrides: None,
-        },
+    let report = report_of(
+        &prepared,
+        format!("Sent at {}", local_time()),
+        &history,
+        summary.as_ref(),
+        settings,
+        &body,
+        key.is_some(),
+        None,
     );
     remember_sent(SentRecord {
         session_id: running.session_id.clone(),

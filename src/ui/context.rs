@@ -79,6 +79,34 @@ pub fn sent_in(session_id: &str) -> Vec<Report> {
     })
 }
 
+/// The inspector's view of a request `prepared` built for `settings`.
+#[allow(clippy::too_many_arguments)]
+pub fn report_of(
+    prepared: &Prepared,
+    title: String,
+    history: &[Message],
+    summary: Option<&Summary>,
+    settings: &Settings,
+    body: &str,
+    with_key: bool,
+    overrides: Option<&ContextOverrides>,
+) -> Report {
+    report(
+        &prepared.context,
+        &Inputs {
+            title,
+            history,
+            summary,
+            config: &prepared.config,
+            source: prepared.source,
+            body,
+            url: &settings.chat_url(),
+            with_key,
+            overrides,
+        },
+    )
+}
+
 /// The inspector's reports for the open chat: the next request (the draft as its last user
 /// message, if any), then the requests sent, newest first.
 pub async fn inspect(app: AppState) -> Vec<Report> {
@@ -110,23 +138,20 @@ pub async fn inspect(app: AppState) -> Vec<Report> {
         &settings.model,
         &prepared.context.messages,
     ));
-    let next = report(
-        &prepared.context,
-        &Inputs {
-            title: if prepared.context.summary_job.is_some() {
-                "Next request (a summary will be made first)".into()
-            } else {
-                "Next request".into()
-            },
-            history: &history,
-            summary: summary.as_ref(),
-            config: &prepared.config,
-            source: prepared.source,
-            body: &body,
-            url: &settings.chat_url(),
-            with_key: key.is_some(),
-            overrides: Some(&overrides),
-        },
+    let title = if prepared.context.summary_job.is_some() {
+        "Next request (a summary will be made first)"
+    } else {
+        "Next request"
+    };
+    let next = report_of(
+        &prepared,
+        title.into(),
+        &history,
+        summary.as_ref(),
+        &settings,
+        &body,
+        key.is_some(),
+        Some(&overrides),
     );
     let mut out = vec![next];
     out.extend(sent_in(&session_id));
