@@ -4,7 +4,8 @@
 #   2. each lazy module listed in scripts/modules.txt (src/bin/<bin>.rs) becomes a wasm module of
 #      its own in dist/<prefix>-<hash>/ — the markdown renderer (fetched right after the first
 #      paint) and the prompts module (template engine, YAML reader, on-demand dialogs);
-#   3. scripts/postbuild.mjs moves trunk's inline loader into a file (CSP without
+#   3. the OpenAI token tables go to dist/tokens/ (gzip-compressed, hashed names);
+#   4. scripts/postbuild.mjs moves trunk's inline loader into a file (CSP without
 #      'unsafe-inline') and names every module in index.html (<meta name="satori-module:NAME">).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,4 +37,15 @@ while read -r -u 3 name prefix bin; do
   build_module "$bin" "$prefix"
   NAMED+=("$name=$MODULE_PATH")
 done 3< "$ROOT/scripts/modules.txt"
+# The OpenAI token tables the context module counts with (made from npm js-tiktoken by
+# scripts/bpe-tables.mjs), stored gzip-compressed under hashed names in dist/tokens/; the page
+# names each in <meta name="satori-table:NAME">.
+node scripts/bpe-tables.mjs "$ROOT/target/bpe" >/dev/null
+rm -rf "$ROOT/dist/tokens" && mkdir -p "$ROOT/dist/tokens"
+for enc in o200k_base cl100k_base; do
+  gzip -9 -n -c "$ROOT/target/bpe/$enc.bpe" > "$ROOT/target/bpe/$enc.bpe.gz"
+  hash="$(sha256sum "$ROOT/target/bpe/$enc.bpe.gz" | cut -c1-16)"
+  cp "$ROOT/target/bpe/$enc.bpe.gz" "$ROOT/dist/tokens/$enc-$hash.bin"
+  NAMED+=("table:$enc=tokens/$enc-$hash.bin")
+done
 node scripts/postbuild.mjs dist "${NAMED[@]}"

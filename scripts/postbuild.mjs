@@ -1,13 +1,14 @@
 // Moves the inline module script trunk writes into dist/index.html to a hashed file next to it,
 // so the page runs under `script-src 'self'` with no inline script, and names each lazy module
-// (arguments NAME=PATH, PATH relative to dist/) in <meta name="satori-module:NAME">. Fails loudly
+// (arguments NAME=PATH, PATH relative to dist/) in <meta name="satori-module:NAME">, and each data
+// table (arguments table:NAME=PATH) in <meta name="satori-table:NAME">. Fails loudly
 // if the page does not look as expected (better a broken build than a silently weakened CSP).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
 const dist = process.argv[2] ?? 'dist';
-const modules = process.argv.slice(3).map((arg) => arg.match(/^([a-z][a-z0-9-]*)=([\w./-]+)$/));
+const modules = process.argv.slice(3).map((arg) => arg.match(/^((?:table:)?[a-z][a-z0-9_-]*)=([\w./-]+)$/));
 if (modules.length === 0 || modules.some((m) => m === null)) {
   console.error('usage: node scripts/postbuild.mjs DIST NAME=MODULE_PATH...');
   process.exit(2);
@@ -24,7 +25,12 @@ const name = `boot-${createHash('sha256').update(body).digest('hex').slice(0, 16
 writeFileSync(join(dist, name), body.trim() + '\n');
 html = html.replace(
   tag,
-  modules.map(([, mod, path]) => `<meta name="satori-module:${mod}" content="./${path}" />\n    `).join('') +
+  modules
+    .map(([, mod, path]) =>
+      mod.startsWith('table:')
+        ? `<meta name="satori-${mod}" content="./${path}" />\n    `
+        : `<meta name="satori-module:${mod}" content="./${path}" />\n    `)
+    .join('') +
     `<script type="module" src="./${name}"></script>`,
 );
 if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) {

@@ -7,3 +7,4 @@ pub mod markdown_module;
 pub mod modules;
 pub mod prompts_module;
 pub mod storage;
+pub mod tables;

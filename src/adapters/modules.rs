@@ -6,8 +6,8 @@
 //! line in that manifest and a variant of [`Module`].
 //!
 //! Boundaries: a module that shows UI carries its own copy of the Leptos runtime, so on-demand
-//! dialogs share one module (`prompts`); UI-free compute (the markdown renderer; later the
-//! tokenizer, importers, search) goes into modules without Leptos.
+//! dialogs share one module (`prompts`); UI-free compute (the markdown renderer, the context
+//! pipeline; later importers, search) goes into modules without Leptos.
 
 use crate::adapters::js::JsError;
 use wasm_bindgen::prelude::*;
@@ -29,6 +29,9 @@ pub enum Module {
     Markdown,
     /// The template engine, YAML reader and the on-demand dialogs, fetched when first needed.
     Prompts,
+    /// The context pipeline with its counting (UI-free), fetched when the user starts typing or
+    /// a request is built.
+    Context,
 }
 
 impl Module {
@@ -37,6 +40,7 @@ impl Module {
         match self {
             Module::Markdown => "markdown",
             Module::Prompts => "prompts",
+            Module::Context => "context",
         }
     }
 }

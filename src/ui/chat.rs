@@ -8,19 +8,16 @@
 
 use crate::adapters::clock::{local_time, new_id, now_ms};
 use crate::adapters::fetch::{post_stream, ChatStream, FetchError};
+use crate::core::context::ask::{Answer, Ask, ReportAsk};
 use crate::core::context::models::window_from_error;
 use crate::core::context::Verdict;
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
 use crate::core::provider::error::{classify, not_a_stream, ApiError};
-use crate::core::provider::request::{chat_request, to_json};
 use crate::core::session::{Command, ContextOverrides, Message, MessageId, Role, Summary};
 use crate::core::settings::Settings;
 use crate::core::turn::{Effect, Ending, Event, Turn, TurnConfig};
-use crate::ui::context::{
-    learn, learn_window, make_summary, prepare, remember_sent, report_of, Detail, SentRecord,
-    SummaryError,
-};
+use crate::ui::context::{learn, learn_window, make_summary, prepare, remember_sent, SummaryError};
 use crate::ui::error_text::{
     cannot_start, describe, note_text, retry_status, summary_failed, ErrorContext, STILL_STARTING,
     SUMMARIZING,
@@ -294,42 +291,37 @@ async fn context_for(
     request: Request,
     running: &Running,
 ) -> Result<String, ApiError> {
-    let key = app.key_for(&settings.base_url);
-    let key = key.as_deref();
+    let with_key = app.key_for(&settings.base_url).is_some();
     let Request {
         history,
         summary,
         overrides,
     } = request;
-    let mut summary = summary;
-    let mut prepared = prepare(
-        Detail::Send,
-        settings,
-        &history,
-        summary.as_ref(),
-        &overrides,
-    )
-    .await;
-    if let Some(job) = prepared.context.summary_job.clone() {
+    let mut ask = Ask {
+        inspect: false,
+        settings: settings.clone(),
+        history,
+        summary,
+        overrides,
+        report: Some(ReportAsk {
+            title: format!("Sent at {}", local_time()),
+            with_key,
+            editable: false,
+        }),
+    };
+    let module = |e: crate::adapters::modules::ModuleError| ApiError::Module(e.to_string());
+    let mut answer: Answer = prepare(&ask).await.map_err(module)?;
+    if let Some(request) = answer.summary.take() {
         if !running.turn.borrow().stopping() {
             app.set_status(SUMMARIZING.into());
-            let made = make_summary(
-                &job,
-                &history,
-                prepared.config.window,
-                settings,
-                &running.controller,
-                now_ms(),
-                new_id(),
-            )
-            .await;
+            let made =
+                make_summary(request, settings, &running.controller, now_ms(), new_id()).await;
             app.set_status(String::new());
             match made {
                 Ok(s) => {
                     store_summary(app, &running.session_id, s.clone());
-                    prepared =
-                        prepare(Detail::Send, settings, &history, Some(&s), &overrides).await;
-                    summary = Some(s);
+                    ask.summary = Some(s);
+                    answer = prepare(&ask).await.map_err(module)?;
                 }
                 Err(SummaryError::Stopped) => {}
                 Err(e) => {
@@ -340,8 +332,7 @@ async fn context_for(
             }
         }
     }
-    let context = &prepared.context;
-    match context.verdict {
+    match answer.verdict {
         Verdict::Fits => {}
         Verdict::PinsOverBudget { pinned, budget } => {
             return Err(ApiError::PinsTooLarge { pinned, budget })
@@ -350,25 +341,13 @@ async fn context_for(
             return Err(ApiError::ContextTooLarge { need, budget })
         }
     }
-    let body = to_json(&chat_request(settings, &settings.model, &context.messages));
     running
         .estimated
-        .set((!context.exact).then_some(context.total));
-    let report = report_of(
-        &prepared,
-        format!("Sent at {}", local_time()),
-        &history,
-        summary.as_ref(),
-        settings,
-        &body,
-        key.is_some(),
-        None,
-    );
-    remember_sent(SentRecord {
-        session_id: running.session_id.clone(),
-        report,
-    });
-    Ok(body)
+        .set((!answer.exact).then_some(answer.total));
+    if let Some(report) = answer.report {
+        remember_sent(running.session_id.clone(), report);
+    }
+    Ok(answer.body)
 }
 
 /// Keep a new summary with its chat (open or not).
@@ -531,7 +510,13 @@ fn finish(app: AppState, running: &Running, ending: &Ending, settings: &Settings
         Command::SetUsage { usage, .. } => Some(usage),
         _ => None,
     });
-    learn(&settings.model, running.estimated.get(), usage);
+    learn(
+        &settings.model,
+        running.estimated.get(),
+        usage
+            .and_then(|u| u.prompt_tokens)
+            .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+    );
     if let Some(window) = ending.error.as_ref().and_then(stated_window) {
         learn_window(settings, window);
     }

@@ -87,6 +87,9 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
         ApiError::ContextTooLarge { need, budget } => format!(
             "Not sent: this message and the chat's system prompt need {need} tokens even when shortened, but only {budget} fit the model's context window after the reply reserve. Shorten the message, or set a larger context window or a smaller reply reserve in Settings."
         ),
+        ApiError::Module(what) => format!(
+            "Not sent: the part of Satori that builds each request (the context module) {what}. Check the connection and reload the page; your message is kept."
+        ),
         ApiError::PinsTooLarge { pinned, budget } => format!(
             "Not sent: the pinned messages need {pinned} tokens, more than the {budget} that fit the model's context window. Unpin some messages (or exclude them) and send again — Satori does not drop pinned messages on its own."
         ),
@@ -147,6 +150,11 @@ pub fn dialog_failed(what: &str, e: &ModuleError) -> String {
 /// Why the prompts module could not answer, as part of a sentence.
 pub fn module_problem(e: &ModuleError) -> String {
     format!("the prompts module {e}")
+}
+
+/// The context module (which builds requests and the inspector's reports) failed.
+pub fn context_module_problem(e: &ModuleError) -> String {
+    format!("The context module {e}. Check the connection and reload the page.")
 }
 
 /// The markdown renderer could not be loaded.

@@ -4,6 +4,7 @@
 pub mod chat;
 pub mod components;
 pub mod context;
+pub mod context_shell;
 pub mod error_text;
 pub mod state;
 pub mod summarize;

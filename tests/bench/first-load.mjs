@@ -133,6 +133,25 @@ for (let i = 0; i < 5; i++) {
 table('On demand: fetched when "Prompts" is opened', promptFiles);
 console.log(`click "Prompts" → dialog visible (module fetched, compiled, mounted): median ${median(promptRuns).toFixed(0)} ms (min ${Math.min(...promptRuns).toFixed(0)}, max ${Math.max(...promptRuns).toFixed(0)}), 5 fresh pages`);
 
+// 4. On demand: typing the first character fetches the context module (the pipeline and its
+// counting), so a send does not wait for it.
+async function typeFirst(url) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  await page.goto(url, { waitUntil: 'load' });
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.waitFor();
+  await page.waitForLoadState('networkidle');
+  const before = await page.evaluate(() => performance.getEntriesByType('resource').length);
+  await box.pressSequentially('h');
+  await page.waitForLoadState('networkidle');
+  await page.waitForTimeout(300);
+  const files = await page.evaluate((n) => performance.getEntriesByType('resource').slice(n).map((e) => e.name), before);
+  await ctx.close();
+  return files.map((u) => decodeURIComponent(new URL(u).pathname.replace(/^\//, '')));
+}
+table('On demand: fetched when the user starts typing', await typeFirst(app.url));
+
 const appTimes = [], baseTimes = [];
 await measure(app.url); // warm the server and the browser process, not the page cache
 for (let i = 0; i < runs; i++) {

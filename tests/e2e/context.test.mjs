@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useApp } from './support/app.mjs';
 import { fakeTokens } from './support/fake-llm.mjs';
+import { getEncoding } from 'js-tiktoken';
 import {
   configure,
   waitIdle,
@@ -303,3 +304,56 @@ test("a chat's own context settings (in the inspector) override Settings for tha
     });
   });
 });
+
+test('when the context module cannot be loaded, nothing is sent, an alert says why and the message is kept', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await page.route(/\/ctx-[0-9a-f]+\//, (route) => route.abort());
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    await sendMessage(page, 'Is anyone there?');
+    await waitIdle(page);
+    const alert = page.getByRole('alert').filter({ hasText: /context module/ });
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /Not sent: .*context module.* could not be loaded/);
+    assert.equal(e2e.fake.chatRequests().length, 0, 'no request reached the server');
+    const stored = await storedChat(page);
+    assert.ok(JSON.stringify(stored).includes('Is anyone there?'), 'the message is kept in the chat');
+    // Once the module can load, the same chat sends.
+    await page.unroute(/\/ctx-[0-9a-f]+\//);
+    await sendMessage(page, 'Now?');
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    assert.equal(e2e.fake.chatRequests().length, 1);
+  });
+});
+
+// OpenAI models are counted with OpenAI's own tables (loaded by the context module after the
+// first load): the inspector's total equals js-tiktoken's count of the request it shows.
+for (const [model, encoding] of [['gpt-4o', 'o200k_base'], ['gpt-4-turbo', 'cl100k_base']]) {
+  test(`${model}: counts are exact (${encoding}, equal to js-tiktoken), never estimated`, async (t) => {
+    await e2e.open(t, async ({ page }) => {
+      e2e.fake.reset();
+      const tables = [];
+      page.on('request', (r) => { if (/\/tokens\//.test(r.url())) tables.push(r.url()); });
+      e2e.fake.setDefault(() => ({ chunks: ['Sure — 好的！ Here is `code()` and 🚀 emoji.'] }));
+      await configure(page, { baseUrl: e2e.fake.baseUrl, model });
+      await sendMessage(page, 'Count me: naïve café, 中文分词测试，emoji 👩‍💻🎉 and code `fn main() { println!("hi"); }`');
+      await waitIdle(page);
+      await waitForStatus(lastAssistant(page), 'complete');
+      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('第二条消息：订单号 ORD-7731，金额 ¥1,280.50。\n\tindented    spaces\r\n');
+      await page.getByRole('button', { name: 'Context', exact: true }).click();
+      const region = page.getByRole('region', { name: 'Context inspector', exact: true });
+      const total = region.locator('.ctx-total strong');
+      await total.waitFor({ timeout: 15_000 });
+      const shown = await total.innerText();
+      const [, used] = shown.match(/^(\d+) \/ (\d+) tokens$/) ?? [];
+      assert.ok(used, `an exact total (no ≈): ${shown}`);
+      const body = JSON.parse(await region.locator('.ctx-body pre').textContent());
+      const enc = getEncoding(encoding);
+      const expected = body.messages.reduce((n, m) => n + enc.encode(m.content).length + 3, 3);
+      assert.equal(Number(used), expected, `the inspector's total against js-tiktoken (${encoding})`);
+      assert.equal(tables.length, 1, `one table fetched: ${tables.join(', ')}`);
+      assert.match(tables[0], new RegExp(`/tokens/${encoding}-[0-9a-f]{16}\\.bin$`));
+    });
+  });
+}

@@ -22,6 +22,7 @@
 //! refuses the request, and the history is never changed (it is borrowed). Each stage records what
 //! it did in the log and in each message's [`Fate`], for the inspector and the tests.
 
+pub mod ask;
 pub mod cap;
 pub mod count;
 pub mod facts;
@@ -213,7 +214,8 @@ impl fmt::Display for Step {
 }
 
 /// Whether the request may be sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Within budget.
     Fits,

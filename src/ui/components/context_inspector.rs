@@ -39,15 +39,21 @@ pub fn ContextInspector(
             if generation.try_get_value() != Some(mine) || !open.get_untracked() {
                 return;
             }
-            let reports = inspect(app).await;
-            if generation.try_get_value() != Some(mine) || !open.get_untracked() {
-                return;
-            }
-            let json = serde_json::to_string(&reports).unwrap_or_default();
-            if let Err(e) = prompts_module::show_inspector(HOST_ID, &json).await {
+            let shown = match inspect(app).await {
+                Ok(json) => {
+                    if generation.try_get_value() != Some(mine) || !open.get_untracked() {
+                        return;
+                    }
+                    prompts_module::show_inspector(HOST_ID, &json)
+                        .await
+                        .map_err(|e| crate::ui::error_text::module_problem(&e))
+                }
+                Err(e) => Err(crate::ui::error_text::context_module_problem(&e)),
+            };
+            if let Err(text) = shown {
                 open.set(false);
                 app.show(Alert {
-                    text: crate::ui::error_text::module_problem(&e),
+                    text,
                     ..Alert::default()
                 });
             }

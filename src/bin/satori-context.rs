@@ -1,0 +1,33 @@
+//! The context module: the context pipeline (`satori::core::context`) and the shell around it
+//! (`satori::ui::context_shell`: server probes, token counts, the estimator's corrections,
+//! reports), as a wasm module of its own without Leptos. The app loads it when the user starts
+//! typing (or when a request is built) and asks it to build every request, so none of it is on
+//! the first-load path. Its state (counts, corrections, windows learned) lives for the page.
+//! `scripts/build.sh` builds it into `dist/ctx-<hash>/`; `satori::ui::context` calls it.
+
+use satori::core::context::ask::Ask;
+use satori::ui::context_shell;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// Build the request `ask` (an `Ask` as JSON) describes; resolves to an `Answer` as JSON.
+#[wasm_bindgen]
+pub async fn prepare(ask: String) -> Result<String, String> {
+    let ask: Ask = serde_json::from_str(&ask).map_err(|e| format!("bad request: {e}"))?;
+    let answer = context_shell::answer(ask).await;
+    serde_json::to_string(&answer).map_err(|e| e.to_string())
+}
+
+/// A reply's usage: the server counted `actual` prompt tokens for a request of `model` estimated
+/// at `estimated`.
+#[wasm_bindgen]
+pub fn learn(model: &str, estimated: u32, actual: u32) {
+    context_shell::learn(model, estimated, actual);
+}
+
+/// The server at `base_url` stated `model`'s window in an error.
+#[wasm_bindgen]
+pub fn learn_window(base_url: &str, model: &str, window: u32) {
+    context_shell::learn_window(base_url, model, window);
+}
+
+fn main() {}

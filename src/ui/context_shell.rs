@@ -1,0 +1,425 @@
+//! The context module's side of building a request (it runs inside the lazy `context` wasm
+//! module, `src/bin/satori-context.rs`; the app asks it through [`crate::ui::context`]): it
+//! gathers what the pure pipeline ([`crate::core::context`]) needs — the server's window and token
+//! counts, the estimator's correction — runs it, and answers with the request body, the summary
+//! that is due and the inspector's report.
+//!
+//! Counts come, per text and remembered for the page's life, from the model's own tokenizer when
+//! the server offers one (llama.cpp, llama-cpp-python, vLLM; asked once per server, loopback and
+//! local presets only), else from the estimator corrected by each reply's `usage.prompt_tokens`.
+//! A build that met texts not yet counted asks the server for them and builds again (at most
+//! twice); what is still missing stays estimated and is marked so.
+
+use crate::adapters::fetch::request_text;
+use crate::core::bpe::{Bpe, Cache};
+use crate::core::context::ask::{Answer, Ask};
+use crate::core::context::count::{text_key, Count, Counter, Estimator};
+use crate::core::context::models::{self, Encoding, WindowSource};
+use crate::core::context::report::{report, Inputs};
+use crate::core::context::summary::SummaryRequest;
+use crate::core::context::{build, build_lean, Config, Context};
+use crate::core::provider::request::{chat_request, to_json};
+use crate::core::provider::server::{self, Tokenizer};
+use crate::core::session::{ContextOverrides, Message, Summary};
+use crate::core::settings::{preset, Settings};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// What a server said about itself (asked once per base URL and page).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct ServerInfo {
+    tokenizer: Option<Tokenizer>,
+    window: Option<u32>,
+}
+
+#[derive(Default)]
+struct Counting {
+    servers: HashMap<String, ServerInfo>,
+    /// Exact counts by scope (server + model, or encoding), then by text.
+    exact: HashMap<String, HashMap<(u64, usize), u32>>,
+    /// Estimator corrections by model.
+    ratios: HashMap<String, f64>,
+    /// Windows servers stated in errors, by server and model.
+    learned: HashMap<String, u32>,
+}
+
+/// An OpenAI token table (o200k_base, cl100k_base) with its piece cache.
+struct Loaded {
+    table: Bpe,
+    cache: Cache,
+}
+
+/// Where an encoding's table is.
+enum Table {
+    Loading,
+    Ready(Box<Loaded>),
+    Failed,
+}
+
+/// Each table's piece cache: 65,536 index slots, 2 MB of piece bytes, 512 Ki ids (5 MB; the
+/// o200k_base table itself takes about 5.5 MB). Measured on 20,000 chat messages counted twice:
+/// half this size was 30% slower on the second pass.
+const CACHE: (usize, usize, usize) = (1 << 16, 1 << 21, 1 << 19);
+
+/// How long a request waits for a token table still downloading before it is estimated (with the
+/// estimated margin) instead, ms. The table keeps loading for the next request.
+const TABLE_WAIT_MS: u32 = 3000;
+
+thread_local! {
+    static COUNTING: RefCell<Counting> = RefCell::new(Counting::default());
+    static TABLES: RefCell<HashMap<&'static str, Table>> = RefCell::new(HashMap::new());
+}
+
+/// A counter over the page's remembered exact counts, estimating (and noting) the rest. With an
+/// OpenAI table it counts what is not remembered yet itself (and remembers it).
+struct ShellCounter<'a> {
+    exact: Option<&'a HashMap<(u64, usize), u32>>,
+    table: Option<&'a mut Loaded>,
+    fresh: Vec<((u64, usize), u32)>,
+    estimator: Estimator,
+    misses: Vec<String>,
+}
+
+impl Counter for ShellCounter<'_> {
+    fn count(&mut self, text: &str) -> Count {
+        if text.is_empty() {
+            return Count::exact(0);
+        }
+        let key = text_key(text);
+        if let Some(n) = self.exact.and_then(|m| m.get(&key)) {
+            return Count::exact(*n);
+        }
+        if let Some(t) = self.table.as_deref_mut() {
+            let n = u32::try_from(t.table.count_cached(text, &mut t.cache)).unwrap_or(u32::MAX);
+            self.fresh.push((key, n));
+            return Count::exact(n);
+        }
+        if self.exact.is_some() && self.misses.len() < 400 {
+            self.misses.push(text.to_string());
+        }
+        self.estimator.count(text)
+    }
+}
+
+/// Whether `encoding`'s table is loaded: starts loading it (once per page) and waits for it up
+/// to [`TABLE_WAIT_MS`]. A table that cannot be loaded leaves counting to the estimator.
+async fn table_ready(encoding: Encoding) -> bool {
+    let name = encoding.name();
+    let start = TABLES.with_borrow_mut(|t| {
+        let new = !t.contains_key(name);
+        if new {
+            t.insert(name, Table::Loading);
+        }
+        new
+    });
+    if start {
+        wasm_bindgen_futures::spawn_local(async move {
+            let state = match crate::adapters::tables::fetch(name).await {
+                Ok(bytes) => match Bpe::from_bytes(&bytes) {
+                    Ok(table) if table.name() == name => Table::Ready(Box::new(Loaded {
+                        table,
+                        cache: Cache::new(CACHE.0, CACHE.1, CACHE.2),
+                    })),
+                    _ => Table::Failed,
+                },
+                Err(_) => Table::Failed,
+            };
+            TABLES.with_borrow_mut(|t| t.insert(name, state));
+        });
+    }
+    for _ in 0..TABLE_WAIT_MS / 50 {
+        match TABLES.with_borrow(|t| t.get(name).map(|s| matches!(s, Table::Loading))) {
+            Some(true) => gloo_timers::future::TimeoutFuture::new(50).await,
+            _ => break,
+        }
+    }
+    TABLES.with_borrow(|t| matches!(t.get(name), Some(Table::Ready(_))))
+}
+
+/// Whether Satori may ask this server about itself: local presets and custom servers, never a
+/// cloud provider's preset (they have no such endpoints). The questions never carry the API key.
+fn may_probe(settings: &Settings) -> bool {
+    preset(&settings.provider).is_none_or(|p| !p.needs_key)
+}
+
+/// The scope the server's exact counts for `settings` are remembered under.
+fn scope(settings: &Settings, info: &ServerInfo) -> Option<String> {
+    info.tokenizer
+        .map(|_| format!("{}|{}", server::root(&settings.base_url), settings.model))
+}
+
+async fn server_info(settings: &Settings) -> ServerInfo {
+    let base = settings.base_url.clone();
+    if let Some(info) = COUNTING.with(|c| c.borrow().servers.get(&base).copied()) {
+        return info;
+    }
+    let mut info = ServerInfo::default();
+    if may_probe(settings) {
+        if let Ok(ctrl) = web_sys::AbortController::new() {
+            let signal = ctrl.signal();
+            let props =
+                request_text("GET", &server::props_url(&base), None, None, &signal, 3000).await;
+            info.window = props.ok().and_then(|t| server::parse_props(&t));
+            let candidates: &[Tokenizer] = if info.window.is_some() {
+                &[Tokenizer::LlamaCpp]
+            } else {
+                &[Tokenizer::LlamaCppPython, Tokenizer::Vllm]
+            };
+            for t in candidates {
+                let (url, body) = server::count_request(*t, &base, &settings.model, "hi");
+                let answer = request_text("POST", &url, None, Some(&body), &signal, 3000).await;
+                if answer.ok().and_then(|a| server::parse_count(&a)).is_some() {
+                    info.tokenizer = Some(*t);
+                    break;
+                }
+            }
+        }
+    }
+    COUNTING.with(|c| c.borrow_mut().servers.insert(base, info));
+    info
+}
+
+/// Count `texts` with the server's tokenizer and remember them under `scope`.
+async fn fetch_counts(
+    settings: &Settings,
+    tokenizer: Tokenizer,
+    scope: &str,
+    mut texts: Vec<String>,
+) {
+    let mut seen = std::collections::HashSet::new();
+    texts.retain(|t| seen.insert(text_key(t)));
+    let Ok(ctrl) = web_sys::AbortController::new() else {
+        return;
+    };
+    let signal = ctrl.signal();
+    for chunk in texts.chunks(8) {
+        let asks = chunk.iter().map(|text| {
+            let (url, body) =
+                server::count_request(tokenizer, &settings.base_url, &settings.model, text);
+            let signal = signal.clone();
+            async move {
+                let answer = request_text("POST", &url, None, Some(&body), &signal, 10_000).await;
+                (text, answer.ok().and_then(|a| server::parse_count(&a)))
+            }
+        });
+        let answers = futures::future::join_all(asks).await;
+        let mut failed = false;
+        COUNTING.with(|c| {
+            let mut c = c.borrow_mut();
+            let map = c.exact.entry(scope.to_string()).or_default();
+            for (text, n) in answers {
+                match n {
+                    Some(n) => {
+                        map.insert(text_key(text), n);
+                    }
+                    None => failed = true,
+                }
+            }
+        });
+        if failed {
+            return; // the server stopped answering: the rest stays estimated
+        }
+    }
+}
+
+/// How much the pipeline reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    /// Only what the request can hold (sending).
+    Send,
+    /// Also every message's stored token count (the inspector).
+    Inspect,
+}
+
+/// What the pipeline built for a request, with how.
+#[derive(Debug, Clone)]
+struct Prepared {
+    context: Context,
+    config: Config,
+    source: WindowSource,
+}
+
+/// Build the context for answering `history` (root first, without the reply being written).
+async fn prepare(
+    detail: Detail,
+    settings: &Settings,
+    history: &[Message],
+    summary: Option<&Summary>,
+    overrides: &ContextOverrides,
+) -> Prepared {
+    let info = server_info(settings).await;
+    // The server's own tokenizer first; else OpenAI's tables for OpenAI models.
+    let encoding = match info.tokenizer {
+        None => models::encoding_for(&settings.model),
+        Some(_) => None,
+    };
+    let table = match encoding {
+        Some(e) if table_ready(e).await => Some(e),
+        _ => None,
+    };
+    let scope = match table {
+        Some(e) => Some(format!("bpe:{}", e.name())),
+        None => scope(settings, &info),
+    };
+    let learned = COUNTING.with(|c| c.borrow().learned.get(&model_key(settings)).copied());
+    let window = learned.or(info.window);
+    let refs: Vec<&Message> = history.iter().collect();
+    let ratio = COUNTING.with(|c| {
+        c.borrow()
+            .ratios
+            .get(&settings.model)
+            .copied()
+            .unwrap_or(1.0)
+    });
+    let run = |exact: bool| {
+        let (config, source) = models::config(
+            &settings.model,
+            &settings.context_defaults(),
+            overrides,
+            window,
+            exact,
+        );
+        let (context, misses) = COUNTING.with_borrow_mut(|c| {
+            let mut tables = TABLES.with_borrow_mut(std::mem::take);
+            let loaded = match table.and_then(|e| tables.get_mut(e.name())) {
+                Some(Table::Ready(t)) => Some(&mut **t),
+                _ => None,
+            };
+            let empty = HashMap::new();
+            let mut counter = ShellCounter {
+                exact: scope.as_ref().map(|s| c.exact.get(s).unwrap_or(&empty)),
+                table: loaded,
+                fresh: Vec::new(),
+                estimator: Estimator { ratio },
+                misses: Vec::new(),
+            };
+            let start = crate::adapters::clock::precise_ms();
+            let context = match detail {
+                Detail::Send => build_lean(&refs, summary, &config, &mut counter),
+                Detail::Inspect => build(&refs, summary, &config, &mut counter),
+            };
+            let name = match detail {
+                Detail::Send => "satori:context-build",
+                Detail::Inspect => "satori:context-inspect",
+            };
+            crate::adapters::clock::measure_since(name, start);
+            let (fresh, misses) = (counter.fresh, counter.misses);
+            TABLES.with_borrow_mut(|t| *t = std::mem::take(&mut tables));
+            if let (Some(scope), false) = (&scope, fresh.is_empty()) {
+                c.exact.entry(scope.clone()).or_default().extend(fresh);
+            }
+            (context, misses)
+        });
+        (
+            Prepared {
+                context,
+                config,
+                source,
+            },
+            misses,
+        )
+    };
+    let mut round = 0;
+    loop {
+        let (prepared, misses) = run(scope.is_some());
+        match (info.tokenizer, &scope) {
+            (Some(t), Some(scope)) if !misses.is_empty() && round < 2 => {
+                fetch_counts(settings, t, scope, misses).await;
+                round += 1;
+            }
+            // Some counts are still estimates (the server stopped answering): the estimated
+            // margin applies.
+            (Some(_), Some(_)) if !prepared.context.exact => return run(false).0,
+            _ => return prepared,
+        }
+    }
+}
+
+/// The key learned windows are kept under: a server and a model.
+fn model_key(settings: &Settings) -> String {
+    format!("{}|{}", settings.base_url, settings.model)
+}
+
+/// Learn from a reply's usage: the estimator's ratio for `model` moves towards the `actual`
+/// prompt tokens the server counted for a request estimated at `estimated`.
+pub fn learn(model: &str, estimated: u32, actual: u32) {
+    COUNTING.with(|c| {
+        let mut c = c.borrow_mut();
+        let ratio = c.ratios.get(model).copied().unwrap_or(1.0);
+        let next =
+            crate::core::context::count::corrected_ratio(ratio, estimated, u64::from(actual));
+        c.ratios.insert(model.to_string(), next);
+    });
+}
+
+/// The server stated the model's window in an error: remember it for the next request.
+pub fn learn_window(base_url: &str, model: &str, window: u32) {
+    COUNTING.with(|c| {
+        c.borrow_mut()
+            .learned
+            .insert(format!("{base_url}|{model}"), window)
+    });
+}
+
+/// Answer `ask`: build the context (asking the server for counts when it can), the request body,
+/// the summary request when one is due, and the report when asked for.
+pub async fn answer(ask: Ask) -> Answer {
+    let detail = if ask.inspect {
+        Detail::Inspect
+    } else {
+        Detail::Send
+    };
+    let prepared = prepare(
+        detail,
+        &ask.settings,
+        &ask.history,
+        ask.summary.as_ref(),
+        &ask.overrides,
+    )
+    .await;
+    let settings = &ask.settings;
+    let context = &prepared.context;
+    let body = to_json(&chat_request(settings, &settings.model, &context.messages));
+    let summary = context.summary_job.as_ref().map(|job| {
+        let refs: Vec<&Message> = ask.history.iter().collect();
+        SummaryRequest {
+            id: String::new(),
+            at: 0,
+            through: job.through.clone(),
+            covers: job.covers,
+            previous: job.previous.clone(),
+            turns: job.turns(&refs),
+            window: Some(prepared.config.window),
+        }
+    });
+    let report = ask.report.as_ref().map(|r| {
+        let report = report(
+            context,
+            &Inputs {
+                // The next request says when a summary comes first.
+                title: match &summary {
+                    Some(_) if r.editable => format!("{} (a summary will be made first)", r.title),
+                    _ => r.title.clone(),
+                },
+                history: &ask.history,
+                summary: ask.summary.as_ref(),
+                config: &prepared.config,
+                source: prepared.source,
+                body: &body,
+                url: &settings.chat_url(),
+                with_key: r.with_key,
+                overrides: r.editable.then_some(&ask.overrides),
+            },
+        );
+        serde_json::to_string(&report).unwrap_or_default()
+    });
+    Answer {
+        verdict: context.verdict,
+        total: context.total,
+        exact: context.exact,
+        window: prepared.config.window,
+        summary,
+        body,
+        report,
+    }
+}
