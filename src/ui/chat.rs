@@ -195,6 +195,27 @@ pub fn retry(app: AppState) {
     }
 }
 
+/// The pinned messages alone did not fit the window and the user chose to let them go: unpin
+/// every pinned message of the chat (they stay in the chat, now trimmed like the rest) and answer
+/// the last user message again.
+pub fn unpin_all_and_send(app: AppState) {
+    let pinned: Vec<MessageId> = app.chats.session.with_untracked(|s| {
+        s.path()
+            .into_iter()
+            .filter(|m| m.pinned)
+            .map(|m| m.id.clone())
+            .collect()
+    });
+    app.dismiss();
+    app.apply_all(
+        pinned
+            .into_iter()
+            .map(|id| Command::SetPinned { id, pinned: false })
+            .collect(),
+    );
+    retry(app);
+}
+
 /// Replace user message `of` with edited text (a new branch) and answer it.
 pub fn edit(app: AppState, of: MessageId, text: String) {
     if is_streaming(&app) {
@@ -537,6 +558,7 @@ fn finish(app: AppState, running: &Running, ending: &Ending, settings: &Settings
             text: describe(err, &ctx),
             settings: ending.offer_settings,
             retry: ending.offer_retry,
+            unpin: matches!(err, ApiError::PinsTooLarge { .. }),
         });
     }
 }

@@ -91,7 +91,7 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
             "Not sent: the part of Satori that builds each request (the context module) {what}. Check the connection and reload the page; your message is kept."
         ),
         ApiError::PinsTooLarge { pinned, budget } => format!(
-            "Not sent: the pinned messages need {pinned} tokens, more than the {budget} that fit the model's context window. Unpin some messages (or exclude them) and send again — Satori does not drop pinned messages on its own."
+            "Not sent: the pinned messages need {pinned} tokens, more than the {budget} that fit the model's context window. Unpin or exclude some of them and send again, or unpin them all and send — Satori does not drop pinned messages on its own."
         ),
     }
 }

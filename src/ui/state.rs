@@ -44,6 +44,8 @@ pub struct Alert {
     pub settings: bool,
     /// Offer "Retry" (answers the last user message again).
     pub retry: bool,
+    /// Offer "Unpin all and send" (the pinned messages alone did not fit).
+    pub unpin: bool,
 }
 
 /// Which modal dialog is open.

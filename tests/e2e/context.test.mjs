@@ -11,6 +11,7 @@ import {
   waitIdle,
   sendMessage,
   lastAssistant,
+  articles,
   waitForStatus,
   reload,
   poll,
@@ -357,3 +358,37 @@ for (const [model, encoding] of [['gpt-4o', 'o200k_base'], ['gpt-4-turbo', 'cl10
     });
   });
 }
+
+test('pins that alone exceed the budget: nothing is sent, the user is asked, "Unpin all and send" sends trimmed', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    for (let i = 0; i < 3; i++) {
+      await sendMessage(page, `Pinned ${i}: ${filler(220, i)}`);
+      await waitIdle(page);
+      await waitForStatus(lastAssistant(page), 'complete');
+    }
+    for (let i = 0; i < 3; i++) {
+      const pin = articles(page, 'user').nth(i).getByRole('button', { name: 'Pin', exact: true });
+      await pin.click();
+      assert.equal(await pin.getAttribute('aria-pressed'), 'true');
+    }
+    const before = e2e.fake.chatRequests().length;
+    await sendMessage(page, 'And now?');
+    const alert = page.getByRole('alert').filter({ hasText: /pinned messages need/ });
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /Not sent: the pinned messages need \d+ tokens, more than the \d+ that fit/);
+    assert.equal(e2e.fake.chatRequests().length, before, 'nothing was sent');
+    // Nothing was dropped: the pins are still pinned.
+    assert.equal(JSON.stringify(await storedChat(page)).match(/"pinned":true/g)?.length, 3);
+    await alert.getByRole('button', { name: 'Unpin all and send', exact: true }).click();
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    const sent = e2e.fake.chatRequests().slice(before);
+    assert.equal(sent.length, 1, 'one request after the choice');
+    assert.ok(requestTokens(sent[0].body) <= BUDGET, 'within the budget');
+    assert.equal(sent[0].body.messages.at(-1).content, 'And now?');
+    const stored = JSON.stringify(await storedChat(page));
+    assert.ok(!stored.includes('"pinned":true'), 'no message is pinned any more');
+    for (let i = 0; i < 3; i++) assert.ok(stored.includes(`Pinned ${i}:`), `message ${i} is kept in the chat`);
+  });
+});

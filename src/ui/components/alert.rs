@@ -23,6 +23,11 @@ pub fn AlertBanner() -> impl IntoView {
                                         "Open Settings"
                                     </button>
                                 })}
+                                {a.unpin.then(|| view! {
+                                    <button type="button" on:click=move |_| chat::unpin_all_and_send(app)>
+                                        "Unpin all and send"
+                                    </button>
+                                })}
                                 {a.retry.then(|| view! {
                                     <button type="button" on:click=move |_| chat::retry(app)>"Retry"</button>
                                 })}
