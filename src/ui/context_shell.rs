@@ -160,10 +160,26 @@ async fn server_info(settings: &Settings) -> ServerInfo {
             let props =
                 request_text("GET", &server::props_url(&base), None, None, &signal, 3000).await;
             info.window = props.ok().and_then(|t| server::parse_props(&t));
-            let candidates: &[Tokenizer] = if info.window.is_some() {
-                &[Tokenizer::LlamaCpp]
-            } else {
-                &[Tokenizer::LlamaCppPython, Tokenizer::Vllm]
+            let llama_cpp = info.window.is_some();
+            let mut ollama = false;
+            if !llama_cpp {
+                // Ollama: the window a loaded model runs with, else what the model sets.
+                let (url, body) = server::ollama_show_request(&base, &settings.model);
+                let show = request_text("POST", &url, None, Some(&body), &signal, 3000).await;
+                if let Some(shown) = show.ok().and_then(|t| server::parse_ollama_show(&t)) {
+                    ollama = true;
+                    let url = server::ollama_ps_url(&base);
+                    let ps = request_text("GET", &url, None, None, &signal, 3000).await;
+                    let running = ps
+                        .ok()
+                        .and_then(|t| server::parse_ollama_ps(&t, &settings.model));
+                    info.window = Some(running.unwrap_or(shown));
+                }
+            }
+            let candidates: &[Tokenizer] = match (llama_cpp, ollama) {
+                (true, _) => &[Tokenizer::LlamaCpp],
+                (false, true) => &[], // Ollama has no tokenizer endpoint
+                (false, false) => &[Tokenizer::LlamaCppPython, Tokenizer::Vllm],
             };
             for t in candidates {
                 let (url, body) = server::count_request(*t, &base, &settings.model, "hi");

@@ -392,3 +392,29 @@ test('pins that alone exceed the budget: nothing is sent, the user is asked, "Un
     for (let i = 0; i < 3; i++) assert.ok(stored.includes(`Pinned ${i}:`), `message ${i} is kept in the chat`);
   });
 });
+
+// Ollama states the window a model runs with (its num_ctx, or what a loaded model uses); it cuts
+// longer prompts silently, so Satori must budget for it. The fake serves Ollama's answers.
+for (const [what, answers, window] of [
+  ['the model\'s num_ctx', { show: { parameters: 'stop "<|im_end|>"\nnum_ctx 1536', model_info: { 'llama.context_length': 131072 } } }, 1536],
+  ['the loaded model\'s window', { show: { model_info: { 'llama.context_length': 131072 } }, ps: { models: [{ name: 'llama3.2:latest', context_length: 3072 }] } }, 3072],
+  ['the trained length, capped at Ollama\'s default', { show: { model_info: { 'llama.context_length': 131072 } } }, 4096],
+]) {
+  test(`Ollama: the window is ${what} (${window})`, async (t) => {
+    await e2e.open(t, async ({ page }) => {
+      e2e.fake.reset();
+      e2e.fake.setOllama(answers);
+      await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'llama3.2' });
+      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('How big is your window?');
+      await page.getByRole('button', { name: 'Context', exact: true }).click();
+      const region = page.getByRole('region', { name: 'Context inspector', exact: true });
+      const total = region.locator('.ctx-total');
+      await total.locator('strong').waitFor({ timeout: 15_000 });
+      assert.match(await total.innerText(), new RegExp(`— window ${window}, ≈ estimated`));
+      assert.match(await region.innerText(), /Window reported by the server\./);
+      const show = e2e.fake.requests.find((r) => r.method === 'POST' && r.path === '/api/show');
+      assert.equal(show?.body?.model, 'llama3.2', 'asked about the model in use');
+      assert.equal(show.headers.authorization, undefined, 'the probe carries no key');
+    });
+  });
+}

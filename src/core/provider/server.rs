@@ -44,6 +44,65 @@ pub fn parse_props(text: &str) -> Option<u32> {
     u32::try_from(n).ok().filter(|n| *n >= 256)
 }
 
+/// The window Ollama runs a model with when neither the model nor the request sets `num_ctx`:
+/// current versions pick 4 096 tokens or more (by memory), versions before 0.6 used 2 048 (users
+/// of those set the window in Settings). Ollama cuts an over-long prompt silently, so Satori
+/// assumes the smallest current default rather than the model's trained length.
+pub const OLLAMA_DEFAULT_WINDOW: u32 = 4096;
+
+/// URL and JSON body of Ollama's `/api/show` for `model` (the model's parameters and metadata).
+pub fn ollama_show_request(base_url: &str, model: &str) -> (String, String) {
+    let m = json_string(model);
+    (
+        format!("{}/api/show", root(base_url)),
+        format!(r#"{{"model":{m},"name":{m}}}"#),
+    )
+}
+
+/// URL of Ollama's `/api/ps` (the models loaded, with the window each runs with).
+pub fn ollama_ps_url(base_url: &str) -> String {
+    format!("{}/api/ps", root(base_url))
+}
+
+/// The window in an `/api/show` answer: the model's `num_ctx` parameter when it sets one, else
+/// its trained length capped at [`OLLAMA_DEFAULT_WINDOW`]. `None` for anything else.
+pub fn parse_ollama_show(text: &str) -> Option<u32> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let param = v.get("parameters").and_then(Value::as_str).and_then(|p| {
+        p.lines().find_map(|line| {
+            let mut words = line.split_whitespace();
+            (words.next() == Some("num_ctx")).then(|| words.next()?.parse::<u32>().ok())?
+        })
+    });
+    let trained = v.get("model_info").and_then(Value::as_object).and_then(|info| {
+        info.iter()
+            .find(|(k, _)| k.ends_with(".context_length"))
+            .and_then(|(_, n)| n.as_u64())
+            .and_then(|n| u32::try_from(n).ok())
+    });
+    param
+        .or(trained.map(|n| n.min(OLLAMA_DEFAULT_WINDOW)))
+        .filter(|n| *n >= 256)
+}
+
+/// The window `model` runs with, from an `/api/ps` answer (when it is loaded and the server says).
+pub fn parse_ollama_ps(text: &str, model: &str) -> Option<u32> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let same = |name: &str| name == model || name.strip_suffix(":latest") == Some(model);
+    v.get("models")?
+        .as_array()?
+        .iter()
+        .find(|m| {
+            ["name", "model"]
+                .iter()
+                .any(|k| m.get(*k).and_then(Value::as_str).is_some_and(same))
+        })?
+        .get("context_length")?
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n >= 256)
+}
+
 /// URL and JSON body that count `text` with `tokenizer` for `model`.
 pub fn count_request(
     tokenizer: Tokenizer,
@@ -127,5 +186,39 @@ mod tests {
         for (text, want) in counts {
             assert_eq!(parse_count(text), *want, "{text}");
         }
+    }
+
+    #[test]
+    fn ollama_answers() {
+        assert_eq!(
+            ollama_show_request("http://127.0.0.1:11434/v1", "qwen2.5:7b"),
+            (
+                "http://127.0.0.1:11434/api/show".to_string(),
+                r#"{"model":"qwen2.5:7b","name":"qwen2.5:7b"}"#.to_string()
+            )
+        );
+        assert_eq!(ollama_ps_url("http://h:11434/v1/"), "http://h:11434/api/ps");
+        let shows: &[(&str, Option<u32>)] = &[
+            // The model sets num_ctx: that is what it runs with.
+            (
+                r#"{"parameters":"stop \"<|im_end|>\"\nnum_ctx                        8192\ntemperature 0.7","model_info":{"qwen2.context_length":32768}}"#,
+                Some(8192),
+            ),
+            // Only the trained length: capped at the default Ollama runs with.
+            (r#"{"model_info":{"llama.context_length":131072}}"#, Some(4096)),
+            (r#"{"model_info":{"gemma3.context_length":2048}}"#, Some(2048)),
+            (r#"{"parameters":"num_ctx x","model_info":{}}"#, None),
+            (r#"{"error":"model 'x' not found"}"#, None),
+            ("404 page not found", None),
+        ];
+        for (text, want) in shows {
+            assert_eq!(parse_ollama_show(text), *want, "{text}");
+        }
+        let ps = r#"{"models":[{"name":"llama3.2:latest","model":"llama3.2:latest","context_length":16384},{"name":"qwen3:4b","context_length":4096}]}"#;
+        assert_eq!(parse_ollama_ps(ps, "llama3.2"), Some(16384));
+        assert_eq!(parse_ollama_ps(ps, "llama3.2:latest"), Some(16384));
+        assert_eq!(parse_ollama_ps(ps, "qwen3:4b"), Some(4096));
+        assert_eq!(parse_ollama_ps(ps, "mistral"), None);
+        assert_eq!(parse_ollama_ps(r#"{"models":[{"name":"a"}]}"#, "a"), None);
     }
 }

@@ -7,6 +7,8 @@
 //                           // (body) => script picks the script per request
 //   fake.setTokenizer(on)   // serve llama-cpp-python's POST /extras/tokenize/count with
 //                           // fakeTokens() (off by default: the route is a 404 like elsewhere)
+//   fake.setOllama({show, ps}) // serve Ollama's POST /api/show and GET /api/ps with these JSON
+//                           // answers (null = off, the default: both routes are 404s)
 //   fake.requests           // every request: {method, path, url, headers, body, time, aborted, ended}
 //   fake.chatRequests()     // only POST .../chat/completions
 //   await fake.close()      // never hangs: open sockets are destroyed
@@ -112,6 +114,7 @@ export async function startFakeLlm() {
   const timers = new Map(); // timeout -> resolve
   let defaultScript = null;
   let tokenizer = false;
+  let ollama = null;
   let closing = false;
 
   // A sleep that close() can cut short, so no timer keeps the process alive.
@@ -281,6 +284,12 @@ export async function startFakeLlm() {
         if (tokenizer && req.method === 'POST' && path === '/extras/tokenize/count') {
           return sendJson(res, 200, { count: fakeTokens(body?.input ?? '') });
         }
+        if (ollama?.show && req.method === 'POST' && path === '/api/show') {
+          return sendJson(res, 200, ollama.show);
+        }
+        if (ollama?.ps && req.method === 'GET' && path === '/api/ps') {
+          return sendJson(res, 200, ollama.ps);
+        }
         if (req.method === 'POST' && path === '/v1/chat/completions') {
           return await handleChat(req, res, record);
         }
@@ -318,12 +327,16 @@ export async function startFakeLlm() {
     setTokenizer(on) {
       tokenizer = Boolean(on);
     },
+    setOllama(answers) {
+      ollama = answers ?? null;
+    },
     /** Forgets queued scripts, the default script and recorded requests. */
     reset() {
       queue.length = 0;
       requests.length = 0;
       defaultScript = null;
       tokenizer = false;
+      ollama = null;
     },
     get pending() {
       return queue.length;
