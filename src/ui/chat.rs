@@ -17,10 +17,13 @@ use crate::core::provider::error::{classify, not_a_stream, ApiError};
 use crate::core::session::{Command, ContextOverrides, Message, MessageId, Role, Summary};
 use crate::core::settings::Settings;
 use crate::core::turn::{Effect, Ending, Event, Turn, TurnConfig};
-use crate::ui::context::{learn, learn_window, make_summary, prepare, remember_sent, SummaryError};
+use crate::ui::context::{
+    learn, learn_window, make_summary, pause_summaries, prepare, remember_sent, summaries_paused,
+    SummaryError,
+};
 use crate::ui::error_text::{
-    cannot_start, describe, note_text, retry_status, summary_failed, ErrorContext, STILL_STARTING,
-    SUMMARIZING,
+    cannot_start, describe, note_text, retry_status, summary_failed, summary_paused, ErrorContext,
+    STILL_STARTING, SUMMARIZING,
 };
 use crate::ui::state::{start_of, Alert, AppState, Live};
 use leptos::prelude::*;
@@ -333,7 +336,11 @@ async fn context_for(
     let module = |e: crate::adapters::modules::ModuleError| ApiError::Module(e.to_string());
     let mut answer: Answer = prepare(&ask).await.map_err(module)?;
     if let Some(request) = answer.summary.take() {
-        if !running.turn.borrow().stopping() {
+        if let Some(why) = summaries_paused(&running.session_id, now_ms()) {
+            let notice = summary_paused(&why);
+            app.set_status(notice.clone());
+            *running.notice.borrow_mut() = Some(notice);
+        } else if !running.turn.borrow().stopping() {
             app.set_status(SUMMARIZING.into());
             let made =
                 make_summary(request, settings, &running.controller, now_ms(), new_id()).await;
@@ -346,6 +353,7 @@ async fn context_for(
                 }
                 Err(SummaryError::Stopped) => {}
                 Err(e) => {
+                    pause_summaries(&running.session_id, now_ms(), e.to_string());
                     let notice = summary_failed(&e.to_string());
                     app.set_status(notice.clone());
                     *running.notice.borrow_mut() = Some(notice);

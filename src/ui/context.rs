@@ -16,6 +16,30 @@ use wasm_bindgen::{JsCast, JsValue};
 thread_local! {
     /// The last requests sent (newest last): the chat and the report (JSON), for the inspector.
     static SENT: RefCell<VecDeque<(String, String)>> = const { RefCell::new(VecDeque::new()) };
+    /// Chats whose summarizer failed: until when summaries wait, and why it failed.
+    static PAUSED: RefCell<Vec<(String, i64, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How long a chat's summaries wait after the summarizer failed, ms: sends in between are
+/// trimmed without asking it again (a failing or slow summarizer would otherwise delay every
+/// send).
+pub const SUMMARY_PAUSE_MS: i64 = 120_000;
+
+/// The summarizer failed for chat `session_id` at `now` (ms) because of `why`.
+pub fn pause_summaries(session_id: &str, now: i64, why: String) {
+    PAUSED.with_borrow_mut(|p| {
+        p.retain(|(id, _, _)| id != session_id);
+        p.push((session_id.to_string(), now + SUMMARY_PAUSE_MS, why));
+    });
+}
+
+/// Why chat `session_id`'s summaries wait at `now`, if they do.
+pub fn summaries_paused(session_id: &str, now: i64) -> Option<String> {
+    PAUSED.with_borrow(|p| {
+        p.iter()
+            .find(|(id, until, _)| id == session_id && now < *until)
+            .map(|(_, _, why)| why.clone())
+    })
 }
 
 /// Keep the `report` (JSON) of a request sent in chat `session_id` among the last few.

@@ -126,6 +126,11 @@ pub fn summary_failed(why: &str) -> String {
     format!("Older messages could not be summarized ({why}), so the oldest were left out of this request instead. The chat history itself is unchanged.")
 }
 
+/// Summaries wait after the summarizer failed (`why`).
+pub fn summary_paused(why: &str) -> String {
+    format!("Older messages were left out of this request instead of summarized: the summarizer failed a moment ago ({why}); Satori asks it again in two minutes. The chat history itself is unchanged.")
+}
+
 /// The status line while a rate-limited request waits to be retried.
 pub fn retry_status(left: u32, attempt: u32, of: u32) -> String {
     format!("Rate limited by the server; retrying in {left} s (attempt {attempt} of {of}).")

@@ -74,12 +74,15 @@ pub fn parse_ollama_show(text: &str) -> Option<u32> {
             (words.next() == Some("num_ctx")).then(|| words.next()?.parse::<u32>().ok())?
         })
     });
-    let trained = v.get("model_info").and_then(Value::as_object).and_then(|info| {
-        info.iter()
-            .find(|(k, _)| k.ends_with(".context_length"))
-            .and_then(|(_, n)| n.as_u64())
-            .and_then(|n| u32::try_from(n).ok())
-    });
+    let trained = v
+        .get("model_info")
+        .and_then(Value::as_object)
+        .and_then(|info| {
+            info.iter()
+                .find(|(k, _)| k.ends_with(".context_length"))
+                .and_then(|(_, n)| n.as_u64())
+                .and_then(|n| u32::try_from(n).ok())
+        });
     param
         .or(trained.map(|n| n.min(OLLAMA_DEFAULT_WINDOW)))
         .filter(|n| *n >= 256)
@@ -205,8 +208,14 @@ mod tests {
                 Some(8192),
             ),
             // Only the trained length: capped at the default Ollama runs with.
-            (r#"{"model_info":{"llama.context_length":131072}}"#, Some(4096)),
-            (r#"{"model_info":{"gemma3.context_length":2048}}"#, Some(2048)),
+            (
+                r#"{"model_info":{"llama.context_length":131072}}"#,
+                Some(4096),
+            ),
+            (
+                r#"{"model_info":{"gemma3.context_length":2048}}"#,
+                Some(2048),
+            ),
             (r#"{"parameters":"num_ctx x","model_info":{}}"#, None),
             (r#"{"error":"model 'x' not found"}"#, None),
             ("404 page not found", None),
