@@ -421,3 +421,44 @@ for (const [what, answers, window] of [
     });
   });
 }
+
+// Without a tokenizer, counts are estimates ("≈") that each reply's usage.prompt_tokens corrects
+// for the model: a server counting far more than estimated makes the next estimates larger.
+test('estimates learn from usage.prompt_tokens: a server that counts more makes later estimates larger', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'mystery-model' });
+    const draft = filler(400, 5);
+    const box = page.getByRole('textbox', { name: 'Message', exact: true });
+    const region = page.getByRole('region', { name: 'Context inspector', exact: true });
+    const estimate = async () => {
+      const total = region.locator('.ctx-total strong');
+      await total.waitFor({ timeout: 15_000 });
+      const [, n] = (await total.innerText()).match(/^≈(\d+) \/ \d+ tokens$/) ?? [];
+      assert.ok(n, `an estimate: ${await total.innerText()}`);
+      return Number(n);
+    };
+    await box.fill(draft);
+    await page.getByRole('button', { name: 'Context', exact: true }).click();
+    const before = await estimate();
+    await page.getByRole('button', { name: 'Context', exact: true }).click();
+    await region.waitFor({ state: 'detached' });
+    const chunk = (o) => `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'mystery-model', ...o })}\n\n`;
+    e2e.fake.enqueue({
+      raw: [
+        chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Counted.' }, finish_reason: null }] }),
+        chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+        chunk({ choices: [], usage: { prompt_tokens: 100000, completion_tokens: 2, total_tokens: 100002 } }),
+        'data: [DONE]\n\n',
+      ],
+    });
+    await sendMessage(page, 'hello');
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    await box.fill(draft);
+    await page.getByRole('button', { name: 'Context', exact: true }).click();
+    const after = await estimate();
+    // The correction is smoothed and bounded (at most 3×); the chat grew by two short messages.
+    assert.ok(after > before * 2.3 && after < before * 3.2, `estimate ${before} → ${after}`);
+  });
+});
