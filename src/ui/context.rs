@@ -63,8 +63,16 @@ pub fn warm() {
     }
 }
 
-/// Build the context for `ask` in the context module.
+/// Build the context for `ask` in the context module. The whole exchange (the history to JSON,
+/// the module's work, the answer read back) is the User Timing measure `satori:context-ask`.
 pub async fn prepare(ask: &Ask) -> Result<Answer, ModuleError> {
+    let start = crate::adapters::clock::precise_ms();
+    let answer = exchange(ask).await;
+    crate::adapters::clock::measure_since("satori:context-ask", start);
+    answer
+}
+
+async fn exchange(ask: &Ask) -> Result<Answer, ModuleError> {
     let json = serde_json::to_string(ask).map_err(|e| ModuleError::Call(e.to_string()))?;
     let promise = modules::load_and_call(Module::Context, "prepare", &[JsValue::from_str(&json)])
         .await?

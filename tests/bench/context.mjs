@@ -67,9 +67,10 @@ try {
       await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 300_000 });
     }
     const builds = await page.evaluate(() => performance.getEntriesByName('satori:context-build').map((e) => e.duration));
+    const asks = await page.evaluate(() => performance.getEntriesByName('satori:context-ask').map((e) => e.duration));
     const later = builds.slice(1);
     const ms = median(later);
-    rows.push({ n, builds: builds.length, first: builds[0], ms, perK: (ms / n) * 1000 });
+    rows.push({ n, builds: builds.length, first: builds[0], ms, perK: (ms / n) * 1000, ask: median(asks.slice(1)) });
     await ctx.close();
   }
 } finally {
@@ -78,7 +79,8 @@ try {
   await web.close();
 }
 console.log('\n## Context pipeline in Chromium (median of builds 2–5; timer resolution 0.1 ms)');
-console.log('messages'.padStart(9), 'builds'.padStart(7), 'first ms'.padStart(9), 'median ms'.padStart(10), 'ms / 1 000 msgs'.padStart(16));
+console.log('messages'.padStart(9), 'builds'.padStart(7), 'first ms'.padStart(9), 'median ms'.padStart(10), 'ms / 1 000 msgs'.padStart(16), 'ask ms'.padStart(8));
 for (const r of rows) {
-  console.log(String(r.n).padStart(9), String(r.builds).padStart(7), r.first.toFixed(2).padStart(9), r.ms.toFixed(2).padStart(10), r.perK.toFixed(3).padStart(16));
+  console.log(String(r.n).padStart(9), String(r.builds).padStart(7), r.first.toFixed(2).padStart(9), r.ms.toFixed(2).padStart(10), r.perK.toFixed(3).padStart(16), r.ask.toFixed(2).padStart(8));
 }
+console.log('ask ms: the whole exchange with the context module per send (history to JSON, the build, the answer back), median of sends 2–5');
