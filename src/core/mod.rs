@@ -16,4 +16,5 @@ pub mod session;
 pub mod settings;
 pub mod sse;
 pub mod startup;
+pub mod transfer;
 pub mod turn;

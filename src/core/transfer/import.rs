@@ -1,0 +1,422 @@
+//! Reading a file to import: limits, JSON, the format and its version, the schema (errors name
+//! the path: `chats[3].messages[12].role: …`), then the chats' own consistency — all before
+//! anything is written. Then [`plan`] decides what merging it means: nothing is overwritten.
+
+use super::format::{self, Chat, File};
+use crate::core::prompts::user::{UserPrompts, UserTemplate};
+use crate::core::session::Session;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// The largest file Satori reads, bytes. Browser storage holds about 5 MB, so a larger export
+/// could not be kept anyway.
+pub const MAX_BYTES: usize = 50 * 1000 * 1000;
+/// The deepest nesting read (serde_json's recursion limit; Satori's own files nest 6 deep).
+pub const MAX_DEPTH: usize = 128;
+
+/// Why a file cannot be imported. Nothing has been written when one of these is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImportError {
+    /// Larger than [`MAX_BYTES`].
+    #[error("the file is {}, larger than the {} Satori imports", mb(*bytes), mb(*limit))]
+    TooLarge {
+        /// Its size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Empty or only whitespace.
+    #[error("the file is empty")]
+    Empty,
+    /// Not JSON.
+    #[error("the file is not valid JSON: {message} (line {line}, column {column})")]
+    Syntax {
+        /// serde_json's words.
+        message: String,
+        /// Line, from 1.
+        line: usize,
+        /// Column, from 1.
+        column: usize,
+    },
+    /// Nested deeper than [`MAX_DEPTH`].
+    #[error("the file nests deeper than {MAX_DEPTH} levels (line {line}, column {column}); Satori does not read it")]
+    TooDeep {
+        /// Line, from 1.
+        line: usize,
+        /// Column, from 1.
+        column: usize,
+    },
+    /// JSON, but no format Satori knows.
+    #[error("Satori does not recognise this file ({0}); it imports Satori exports")]
+    UnknownFormat(String),
+    /// A Satori export newer than this version reads.
+    #[error("the file is a Satori export of format version {found}, newer than this Satori reads (version {supported}); update Satori to import it")]
+    NewerVersion {
+        /// The file's version.
+        found: u64,
+        /// The newest this Satori reads.
+        supported: u32,
+    },
+    /// A field is missing or wrong.
+    #[error("{path}: {problem}")]
+    Schema {
+        /// Where (`chats[3].messages[12].role`).
+        path: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+fn mb(bytes: usize) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+fn schema(path: impl Into<String>, problem: impl Into<String>) -> ImportError {
+    ImportError::Schema {
+        path: path.into(),
+        problem: problem.into(),
+    }
+}
+
+/// What a valid file holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Incoming {
+    /// The chats, checked.
+    pub chats: Vec<Session>,
+    /// Prompt templates in the file.
+    pub templates: Vec<UserTemplate>,
+    /// Whether the file carried settings (they are not applied).
+    pub settings: bool,
+}
+
+/// Read `text` (a whole file) into what it holds, or say precisely why not.
+pub fn read(text: &str) -> Result<Incoming, ImportError> {
+    if text.len() > MAX_BYTES {
+        return Err(ImportError::TooLarge {
+            bytes: text.len(),
+            limit: MAX_BYTES,
+        });
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(ImportError::Empty);
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let (line, column) = (e.line(), e.column());
+        if e.to_string().starts_with("recursion limit exceeded") {
+            ImportError::TooDeep { line, column }
+        } else {
+            let message = e.to_string();
+            let message = match message.rfind(" at line ") {
+                Some(i) => message[..i].to_string(),
+                None => message,
+            };
+            ImportError::Syntax {
+                message,
+                line,
+                column,
+            }
+        }
+    })?;
+    let Value::Object(top) = &value else {
+        return Err(ImportError::UnknownFormat(format!(
+            "its top level is {}, not an object",
+            kind(&value)
+        )));
+    };
+    match top.get("format") {
+        Some(Value::String(f)) if f == format::FORMAT => {}
+        Some(Value::String(f)) => {
+            return Err(ImportError::UnknownFormat(format!(
+                "its format is {:?}",
+                f.chars().take(40).collect::<String>()
+            )))
+        }
+        _ => {
+            return Err(ImportError::UnknownFormat(
+                "it has no \"format\" field".into(),
+            ))
+        }
+    }
+    match top.get("version").and_then(Value::as_u64) {
+        Some(v) if v > u64::from(format::VERSION) => {
+            return Err(ImportError::NewerVersion {
+                found: v,
+                supported: format::VERSION,
+            })
+        }
+        Some(0) => return Err(schema("version", "must be 1 or more")),
+        Some(_) => {}
+        None => return Err(schema("version", "missing, or not a whole number")),
+    }
+    let file: File = serde_path_to_error::deserialize(&value).map_err(|e| {
+        let path = e.path().to_string();
+        schema(
+            if path == "." {
+                "file".to_string()
+            } else {
+                path
+            },
+            e.into_inner().to_string(),
+        )
+    })?;
+    let mut ids = HashSet::new();
+    for (i, chat) in file.chats.iter().enumerate() {
+        check_chat(chat, &format!("chats[{i}]"))?;
+        if !ids.insert(chat.id.as_str()) {
+            return Err(schema(
+                format!("chats[{i}].id"),
+                format!(
+                    "the chat id {:?} appears twice in the file",
+                    short(&chat.id)
+                ),
+            ));
+        }
+    }
+    let templates = file.prompts.map(|p| p.templates).unwrap_or_default();
+    for (i, t) in templates.iter().enumerate() {
+        if t.template.key.trim().is_empty() {
+            return Err(schema(
+                format!("prompts.templates[{i}].template.key"),
+                "empty",
+            ));
+        }
+    }
+    Ok(Incoming {
+        chats: file.chats.into_iter().map(Session::from).collect(),
+        templates,
+        settings: file.settings.is_some(),
+    })
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn short(id: &str) -> String {
+    id.chars().take(40).collect()
+}
+
+/// A chat's own consistency: ids present and unique, every parent, leaf and summary pointing at
+/// a message of the chat, no cycle in the parent links.
+fn check_chat(chat: &Chat, at: &str) -> Result<(), ImportError> {
+    if chat.id.trim().is_empty() {
+        return Err(schema(format!("{at}.id"), "empty"));
+    }
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, m) in chat.messages.iter().enumerate() {
+        if m.id.is_empty() {
+            return Err(schema(format!("{at}.messages[{i}].id"), "empty"));
+        }
+        if index.insert(m.id.as_str(), i).is_some() {
+            return Err(schema(
+                format!("{at}.messages[{i}].id"),
+                format!(
+                    "the message id {:?} appears twice in this chat",
+                    short(&m.id)
+                ),
+            ));
+        }
+    }
+    for (i, m) in chat.messages.iter().enumerate() {
+        if let Some(p) = &m.parent {
+            if !index.contains_key(p.as_str()) {
+                return Err(schema(
+                    format!("{at}.messages[{i}].parent"),
+                    format!("no message {:?} in this chat", short(p)),
+                ));
+            }
+        }
+    }
+    // Follow each message's parents; a walk longer than the chat is a cycle.
+    let mut done = vec![false; chat.messages.len()];
+    for start in 0..chat.messages.len() {
+        let mut seen = Vec::new();
+        let mut at_i = Some(start);
+        while let Some(i) = at_i {
+            if done[i] {
+                break;
+            }
+            if seen.contains(&i) || seen.len() > chat.messages.len() {
+                return Err(schema(
+                    format!("{at}.messages[{start}].parent"),
+                    "the parent links go round in a circle",
+                ));
+            }
+            seen.push(i);
+            at_i = chat.messages[i]
+                .parent
+                .as_deref()
+                .and_then(|p| index.get(p).copied());
+        }
+        for i in seen {
+            done[i] = true;
+        }
+    }
+    if let Some(leaf) = &chat.leaf {
+        if !index.contains_key(leaf.as_str()) {
+            return Err(schema(
+                format!("{at}.leaf"),
+                format!("no message {:?} in this chat", short(leaf)),
+            ));
+        }
+    }
+    for (i, s) in chat.summaries.iter().enumerate() {
+        if !index.contains_key(s.through.as_str()) {
+            return Err(schema(
+                format!("{at}.summaries[{i}].through"),
+                format!("no message {:?} in this chat", short(&s.through)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What an import will do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Chats to add (copies already carry their new ids).
+    pub add: Vec<Session>,
+    /// Titles of chats skipped because an identical one is already there.
+    pub identical: Vec<String>,
+    /// How many of `add` are copies (their id was taken by a different chat).
+    pub copies: usize,
+    /// Templates to add.
+    pub templates: Vec<UserTemplate>,
+    /// Keys of templates skipped: identical ones, and ones whose key is taken by a different
+    /// template (yours is kept).
+    pub templates_skipped: Vec<String>,
+    /// Whether the file carried settings (never applied).
+    pub settings_ignored: bool,
+}
+
+impl Plan {
+    /// Messages in the chats to add.
+    pub fn messages(&self) -> usize {
+        self.add.iter().map(|s| s.messages.len()).sum()
+    }
+
+    /// Whether it writes anything.
+    pub fn is_empty(&self) -> bool {
+        self.add.is_empty() && self.templates.is_empty()
+    }
+
+    /// One sentence for the preview and the report: "5 chats (212 messages) to import, 2
+    /// skipped as identical, 1 as a copy".
+    pub fn summary(&self, done: bool) -> String {
+        let n = self.add.len();
+        let mut out = if done {
+            format!("Imported {n} {}", plural(n, "chat", "chats"))
+        } else {
+            format!("{n} {} to import", plural(n, "chat", "chats"))
+        };
+        if n > 0 {
+            let m = self.messages();
+            out.push_str(&format!(" ({m} {})", plural(m, "message", "messages")));
+        }
+        if !self.identical.is_empty() {
+            out.push_str(&format!(", {} skipped as identical", self.identical.len()));
+        }
+        if self.copies > 0 {
+            out.push_str(&format!(
+                ", {} as {} (the id was taken)",
+                self.copies,
+                plural(self.copies, "a copy", "copies")
+            ));
+        }
+        if !self.templates.is_empty() {
+            let t = self.templates.len();
+            out.push_str(&format!(
+                ", {t} prompt {}",
+                plural(t, "template", "templates")
+            ));
+        }
+        if !self.templates_skipped.is_empty() {
+            out.push_str(&format!(
+                ", {} prompt {} skipped (identical or the key is taken)",
+                self.templates_skipped.len(),
+                plural(self.templates_skipped.len(), "template", "templates")
+            ));
+        }
+        if self.settings_ignored {
+            out.push_str("; the file's settings were not applied");
+        }
+        out.push('.');
+        out
+    }
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+/// A chat's content without its id: what "identical" compares.
+pub fn fingerprint(session: &Session) -> String {
+    let mut chat = Chat::from(session);
+    chat.id = String::new();
+    chat.updated_at = 0;
+    serde_json::to_string(&chat).unwrap_or_default()
+}
+
+/// Merge `incoming` into what is there (`existing` chats, `prompts`): a chat identical in
+/// content to one already there (under any id) is skipped; one whose id is taken by a different
+/// chat comes in as a copy with an id from `new_id`; templates are added only under keys not
+/// taken. Importing the same file twice adds nothing the second time.
+pub fn plan(
+    existing: &[Session],
+    prompts: &UserPrompts,
+    incoming: Incoming,
+    mut new_id: impl FnMut() -> String,
+) -> Plan {
+    let mut ids: HashSet<String> = existing.iter().map(|s| s.id.clone()).collect();
+    let mut prints: HashSet<String> = existing.iter().map(fingerprint).collect();
+    let mut plan = Plan {
+        add: Vec::new(),
+        identical: Vec::new(),
+        copies: 0,
+        templates: Vec::new(),
+        templates_skipped: Vec::new(),
+        settings_ignored: incoming.settings,
+    };
+    for mut chat in incoming.chats {
+        if !prints.insert(fingerprint(&chat)) {
+            plan.identical.push(chat.display_title().to_string());
+            continue;
+        }
+        if ids.contains(&chat.id) {
+            chat.id = loop {
+                let id = new_id();
+                if !ids.contains(&id) {
+                    break id;
+                }
+            };
+            plan.copies += 1;
+        }
+        ids.insert(chat.id.clone());
+        plan.add.push(chat);
+    }
+    let mut keys: HashSet<String> = prompts
+        .templates
+        .iter()
+        .map(|t| t.template.key.clone())
+        .collect();
+    for t in incoming.templates {
+        if keys.insert(t.template.key.clone()) {
+            plan.templates.push(t);
+        } else {
+            plan.templates_skipped.push(t.template.key.clone());
+        }
+    }
+    plan
+}

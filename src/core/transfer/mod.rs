@@ -1,0 +1,12 @@
+//! Moving chats in and out of Satori: the export format ([`format`]), reading and checking a
+//! file to import and planning the merge ([`import`]), a chat as Markdown for reading
+//! ([`markdown`]), and ISO 8601 timestamps ([`time`]). Pure: the dialogs module does the
+//! reading of files, the downloads and the writes.
+
+pub mod format;
+pub mod import;
+pub mod markdown;
+pub mod time;
+
+#[cfg(test)]
+mod tests;

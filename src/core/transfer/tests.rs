@@ -1,0 +1,245 @@
+//! The import corpus (`tests/fixtures/import/`, each file with the error it must give or how many
+//! chats it holds), generated hostile files, round trips and merge plans.
+
+use super::format::{export, file_name};
+use super::import::{plan, read, ImportError, MAX_BYTES};
+use super::markdown::markdown;
+use crate::core::prompts::user::UserPrompts;
+use crate::core::session::{Command, Message, Role, Session, Status, Summary, ToolCall};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Case {
+    file: String,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    ok: Option<usize>,
+}
+
+fn fixture(name: &str) -> String {
+    let path = format!(
+        "{}/tests/fixtures/import/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn corpus() {
+    let cases: Vec<Case> = serde_json::from_str(&fixture("cases.json")).unwrap();
+    assert!(cases.len() >= 30, "the corpus has {} files", cases.len());
+    for case in cases {
+        let result = read(&fixture(&case.file));
+        match (&case.error, case.ok, result) {
+            (Some(want), None, Err(e)) => {
+                let got = e.to_string();
+                assert!(
+                    got.contains(want.as_str()),
+                    "{}: {got:?} should contain {want:?}",
+                    case.file
+                );
+            }
+            (None, Some(n), Ok(incoming)) => assert_eq!(incoming.chats.len(), n, "{}", case.file),
+            (_, _, other) => panic!("{}: unexpected {other:?}", case.file),
+        }
+    }
+}
+
+#[test]
+fn generated_hostile_files() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(matches!(
+        read(&deep),
+        Err(ImportError::TooDeep { line: 1, .. })
+    ));
+    let deep_object = format!(
+        r#"{{"format":"satori-export","version":1,"exported_at":"2026-12-01T00:00:00Z","chats":[{{"id":"x","created_at":"2026-12-01T00:00:00Z","updated_at":"2026-12-01T00:00:00Z","messages":[],"context":{}{}}}]}}"#,
+        r#"{"a":"#.repeat(200),
+        "}".repeat(200)
+    );
+    assert!(matches!(
+        read(&deep_object),
+        Err(ImportError::TooDeep { .. })
+    ));
+    let huge = format!(
+        r#"{{"format":"satori-export","x":"{}"}}"#,
+        "a".repeat(60_000_000)
+    );
+    let err = read(&huge).unwrap_err();
+    assert_eq!(
+        err,
+        ImportError::TooLarge {
+            bytes: huge.len(),
+            limit: MAX_BYTES
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "the file is 60.0 MB, larger than the 50.0 MB Satori imports"
+    );
+}
+
+fn message(id: &str, parent: Option<&str>, role: Role, content: &str, at: i64) -> Message {
+    Message::new(id.into(), parent.map(Into::into), role, content.into(), at)
+}
+
+/// A chat with branches, a tool round, a summary, pins and odd text.
+fn rich_chat(id: &str) -> Session {
+    let mut s = Session::new(id.into(), 1_764_581_400_000, None, Vec::new());
+    s.title = "Orders <b>& 订单</b>".into();
+    s.role = "assistant".into();
+    let mut m = vec![
+        message("m0", None, Role::System, "Be brief.", 1_764_581_400_001),
+        message(
+            "m1",
+            Some("m0"),
+            Role::User,
+            "订单 ORD-2024-00042 在哪？ 🚀",
+            1_764_581_400_002,
+        ),
+        message("m2", Some("m1"), Role::Assistant, "", 1_764_581_400_003),
+        message(
+            "m3",
+            Some("m2"),
+            Role::Tool,
+            "{\"status\":\"shipped\"}",
+            1_764_581_400_004,
+        ),
+        message(
+            "m4",
+            Some("m3"),
+            Role::Assistant,
+            "Shipped.\n\n```rust\nfn main() {}\n```",
+            1_764_581_400_005,
+        ),
+        message(
+            "m5",
+            Some("m1"),
+            Role::Assistant,
+            "Another branch",
+            1_764_581_400_006,
+        ),
+    ];
+    m[2].tool_calls = vec![ToolCall {
+        index: 0,
+        id: "call_1".into(),
+        name: "order_status".into(),
+        arguments: "{\"id\":\"ORD-2024-00042\"}".into(),
+    }];
+    m[2].status = Status::Complete;
+    m[3].tool_call_id = Some("call_1".into());
+    m[4].model = Some("gpt-4o".into());
+    m[4].reasoning = "thinking…".into();
+    m[5].status = Status::Stopped;
+    m[5].note = Some("Stopped.".into());
+    m[1].pinned = true;
+    s.messages = m;
+    s.leaf = Some("m4".into());
+    s.summaries = vec![Summary {
+        id: "s1".into(),
+        through: "m1".into(),
+        covers: 2,
+        text: "Asked about ORD-2024-00042.".into(),
+        restored: vec!["ORD-2024-00042".into()],
+        model: "fake".into(),
+        edited: true,
+        created_at: 1_764_581_400_010,
+    }];
+    s.context.window = Some(4096);
+    s.updated_at = 1_764_581_400_020;
+    s
+}
+
+#[test]
+fn round_trip_keeps_everything() {
+    let a = rich_chat("a");
+    let mut b = Session::new("b".into(), 0, None, Vec::new());
+    b.apply(Command::Rename {
+        title: "Empty".into(),
+    })
+    .unwrap();
+    let text = export(
+        &[&a, &b],
+        Some(&UserPrompts::default()),
+        None,
+        1_764_581_400_100,
+    );
+    assert!(text.contains(r#""format": "satori-export""#));
+    assert!(
+        text.contains(r#""created_at": "2025-12-01T09:30:00.001Z""#),
+        "ISO timestamps"
+    );
+    let back = read(&text).unwrap();
+    assert_eq!(back.chats, vec![a, b]);
+    assert!(!back.settings);
+}
+
+#[test]
+fn merging_never_overwrites_and_twice_adds_nothing() {
+    let a = rich_chat("a");
+    let mut a_changed = rich_chat("a");
+    a_changed.title = "Changed".into();
+    let c = rich_chat("c"); // same content as `a`, another id
+                            // `new` has the content of `a`: identical content under any id is skipped.
+    let incoming = read(&export(&[&a_changed, &rich_chat("new")], None, None, 0)).unwrap();
+    let mut n = 0;
+    let ids = || {
+        n += 1;
+        format!("copy-{n}")
+    };
+    let p = plan(std::slice::from_ref(&a), &UserPrompts::default(), incoming, ids);
+    assert_eq!(p.identical.len(), 1, "`new`, which has a's content");
+    assert_eq!(p.copies, 1);
+    assert_eq!(p.add.len(), 1);
+    assert_eq!(p.add[0].id, "copy-1");
+    assert_eq!(p.add[0].title, "Changed");
+    assert_eq!(
+        p.summary(true),
+        "Imported 1 chat (6 messages), 1 skipped as identical, 1 as a copy (the id was taken)."
+    );
+    // The same file again, after the first import: nothing.
+    let mut now = vec![a, p.add[0].clone()];
+    let again = read(&export(&[&a_changed, &rich_chat("new")], None, None, 0)).unwrap();
+    let p2 = plan(&now, &UserPrompts::default(), again, || "never".into());
+    assert!(p2.is_empty());
+    assert_eq!(
+        p2.summary(false),
+        "0 chats to import, 2 skipped as identical."
+    );
+    // A chat with a fresh id and new content comes in as it is.
+    now.push(c);
+    let mut d = rich_chat("d");
+    d.messages[1].content = "different".into();
+    let p3 = plan(
+        &now,
+        &UserPrompts::default(),
+        read(&export(&[&d], None, None, 0)).unwrap(),
+        || "x".into(),
+    );
+    assert_eq!((p3.add.len(), p3.copies), (1, 0));
+    assert_eq!(p3.add[0].id, "d");
+}
+
+#[test]
+fn markdown_shows_the_branch_on_screen() {
+    let md = markdown(&rich_chat("a"), 1_764_581_400_000);
+    assert!(md.starts_with(
+        "# Orders <b>& 订单</b>\n\n*Exported from Satori on 2025-12-01 09:30 UTC.*\n"
+    ));
+    assert!(md.contains("## You\n\n订单 ORD-2024-00042 在哪？ 🚀\n"));
+    assert!(md.contains("Called `order_status` with:\n\n```\n{\"id\":\"ORD-2024-00042\"}\n```\n"));
+    assert!(md.contains("## Tool result\n\n```\n{\"status\":\"shipped\"}\n```\n"));
+    assert!(md.contains("## Assistant (gpt-4o)\n\nShipped.\n\n```rust\nfn main() {}\n```\n"));
+    assert!(!md.contains("Another branch"), "only the branch on screen");
+    assert!(!md.contains("thinking"), "reasoning is left out");
+}
+
+#[test]
+fn file_names_are_dated() {
+    assert_eq!(
+        file_name("all", 1_764_581_400_000, "json"),
+        "satori-all-2025-12-01-0930.json"
+    );
+    assert_eq!(file_name("chat", 0, "md"), "satori-chat-1970-01-01-0000.md");
+}
