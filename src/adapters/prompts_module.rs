@@ -10,7 +10,8 @@
 //! - [`EVENT_CLOSED`]: a dialog closed,
 //! - [`EVENT_SUMMARY`]: a summary edited in the context inspector (detail: `{"id", "text"}`),
 //! - [`EVENT_CHAT_CONTEXT`]: the chat's context settings saved in the inspector (detail:
-//!   `ContextOverrides`).
+//!   `ContextOverrides`),
+//! - [`EVENT_IMPORTED`]: an import (or its undo) changed the stored chats (detail: empty).
 
 use crate::adapters::modules::{self, Module, ModuleError};
 use wasm_bindgen::prelude::*;
@@ -32,6 +33,8 @@ pub const EVENT_SYSTEM: &str = "satori:prompts-system";
 pub const EVENT_CLOSED: &str = "satori:prompts-closed";
 /// "Settings" saved (detail: a `core::key_binding::SettingsSaved` as JSON).
 pub const EVENT_SETTINGS: &str = "satori:settings-saved";
+/// An import (or "Undo import") changed the stored chats.
+pub const EVENT_IMPORTED: &str = "satori:chats-imported";
 
 /// Call `function` of the prompts module (loading it first) with string arguments.
 async fn call(function: &str, args: &[&str]) -> Result<JsValue, ModuleError> {
@@ -116,4 +119,25 @@ pub fn detail(ev: &web_sys::Event) -> String {
     ev.dyn_ref::<web_sys::CustomEvent>()
         .and_then(|c| c.detail().as_string())
         .unwrap_or_default()
+}
+
+/// Open "Export chat" for `session` (the open chat as JSON, as it is on screen).
+pub async fn open_export(session: &str) -> Result<(), ModuleError> {
+    call("open_export", &[session]).await.map(|_| ())
+}
+
+/// Download every chat (the open one as on screen: `session`, JSON); the answer is a warning
+/// about what could not be included (empty if nothing).
+pub async fn export_all(session: &str) -> Result<String, ModuleError> {
+    call("export_all", &[session])
+        .await
+        .map(|v| v.as_string().unwrap_or_default())
+}
+
+/// Open "Import chats", with a file dropped on the window if there is one.
+pub async fn open_import(file: Option<web_sys::File>) -> Result<(), ModuleError> {
+    let arg = file.map_or(JsValue::UNDEFINED, JsValue::from);
+    modules::load_and_call(Module::Prompts, "open_import", &[arg])
+        .await
+        .map(|_| ())
 }

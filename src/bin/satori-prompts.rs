@@ -7,8 +7,8 @@
 
 use leptos::prelude::*;
 use satori::adapters::prompts_module::{
-    notify, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY,
-    EVENT_SYSTEM, EVENT_USE,
+    notify, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_IMPORTED, EVENT_SETTINGS, EVENT_SETUP,
+    EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
 };
 use satori::adapters::storage::Store;
 use satori::core::key_binding::KeyField;
@@ -259,6 +259,45 @@ pub fn hide_inspector() {
     if let Some((handle, _)) = INSPECTOR.with(|i| i.borrow_mut().take()) {
         drop(handle);
     }
+}
+
+/// Open "Export chat" for `session` (the open chat as JSON, as it is on screen).
+#[wasm_bindgen]
+pub fn open_export(session: &str) -> Result<(), String> {
+    let session: satori::core::session::Session =
+        serde_json::from_str(session).map_err(|e| format!("the chat could not be read ({e})"))?;
+    mount(move || {
+        view! {
+            <satori::ui::components::transfer_dialog::ExportDialog
+                session=session
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+    Ok(())
+}
+
+/// "Export all": download every chat (the open one as on screen, `session`), the prompt templates
+/// and the settings; answers a warning about what could not be included (empty if nothing).
+#[wasm_bindgen]
+pub fn export_all(session: &str) -> Result<String, String> {
+    let current = serde_json::from_str(session).ok();
+    satori::ui::components::transfer_dialog::export_all(current)
+}
+
+/// Open "Import chats", with `file` (a `File` dropped on the window) if given.
+#[wasm_bindgen]
+pub fn open_import(file: wasm_bindgen::JsValue) {
+    let dropped = file.dyn_into::<web_sys::File>().ok();
+    mount(move || {
+        view! {
+            <satori::ui::components::transfer_dialog::ImportDialog
+                dropped=dropped
+                on_changed=Callback::new(|_| notify(EVENT_IMPORTED, ""))
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
 }
 
 fn main() {}

@@ -8,6 +8,7 @@ pub mod context_shell;
 pub mod error_text;
 pub mod state;
 pub mod summarize;
+pub mod transfer;
 
 use components::app::App;
 

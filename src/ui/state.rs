@@ -380,6 +380,23 @@ impl AppState {
         }
     }
 
+    /// Read the chat list again from storage after an import (or its undo) changed it; the chat
+    /// on screen stays open.
+    pub fn reload_index(&self) {
+        let stored = store()
+            .get(persist::KEY_INDEX)
+            .ok()
+            .flatten()
+            .and_then(|t| persist::decode_index(&t).ok());
+        if let Some(stored) = stored {
+            self.index.update(|i| {
+                let active = i.active.take();
+                *i = stored;
+                i.active = active;
+            });
+        }
+    }
+
     /// Write the index record.
     pub fn save_index(&self) {
         if !self.index_writable {
@@ -392,6 +409,13 @@ impl AppState {
     /// Write the open session (that record only) and its index entry. A reply that is still
     /// arriving is saved with the text received so far, so no save ever drops it.
     pub fn save_session(&self) {
+        let snapshot = self.snapshot();
+        let text = persist::encode_session(&snapshot);
+        self.save_session_text(&snapshot, &text);
+    }
+
+    /// The open session as it is on screen: a reply still arriving has the text received so far.
+    pub fn snapshot(&self) -> Session {
         let mut snapshot = self.session.get_untracked();
         if let Some(live) = self.live.get_untracked() {
             if live.session_id == snapshot.id {
@@ -402,8 +426,7 @@ impl AppState {
                 });
             }
         }
-        let text = persist::encode_session(&snapshot);
-        self.save_session_text(&snapshot, &text);
+        snapshot
     }
 
     /// Write a snapshot of a session (used for mid-stream checkpoints).

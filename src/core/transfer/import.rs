@@ -286,8 +286,8 @@ pub struct Plan {
     pub add: Vec<Session>,
     /// Titles of chats skipped because an identical one is already there.
     pub identical: Vec<String>,
-    /// How many of `add` are copies (their id was taken by a different chat).
-    pub copies: usize,
+    /// The new ids of the chats in `add` that are copies (their id was taken by a different chat).
+    pub copies: Vec<String>,
     /// Templates to add.
     pub templates: Vec<UserTemplate>,
     /// Keys of templates skipped: identical ones, and ones whose key is taken by a different
@@ -324,11 +324,11 @@ impl Plan {
         if !self.identical.is_empty() {
             out.push_str(&format!(", {} skipped as identical", self.identical.len()));
         }
-        if self.copies > 0 {
+        if !self.copies.is_empty() {
+            let c = self.copies.len();
             out.push_str(&format!(
-                ", {} as {} (the id was taken)",
-                self.copies,
-                plural(self.copies, "a copy", "copies")
+                ", {c} as {} (the id was taken)",
+                plural(c, "a copy", "copies")
             ));
         }
         if !self.templates.is_empty() {
@@ -369,22 +369,28 @@ pub fn fingerprint(session: &Session) -> String {
     serde_json::to_string(&chat).unwrap_or_default()
 }
 
-/// Merge `incoming` into what is there (`existing` chats, `prompts`): a chat identical in
+/// Merge `incoming` into what is there (`existing` chats, the ids of stored chats that could not
+/// be read in `taken`, `prompts`): a chat identical in
 /// content to one already there (under any id) is skipped; one whose id is taken by a different
 /// chat comes in as a copy with an id from `new_id`; templates are added only under keys not
 /// taken. Importing the same file twice adds nothing the second time.
 pub fn plan(
     existing: &[Session],
+    taken: &[String],
     prompts: &UserPrompts,
     incoming: Incoming,
     mut new_id: impl FnMut() -> String,
 ) -> Plan {
-    let mut ids: HashSet<String> = existing.iter().map(|s| s.id.clone()).collect();
+    let mut ids: HashSet<String> = existing
+        .iter()
+        .map(|s| s.id.clone())
+        .chain(taken.iter().cloned())
+        .collect();
     let mut prints: HashSet<String> = existing.iter().map(fingerprint).collect();
     let mut plan = Plan {
         add: Vec::new(),
         identical: Vec::new(),
-        copies: 0,
+        copies: Vec::new(),
         templates: Vec::new(),
         templates_skipped: Vec::new(),
         settings_ignored: incoming.settings,
@@ -401,7 +407,7 @@ pub fn plan(
                     break id;
                 }
             };
-            plan.copies += 1;
+            plan.copies.push(chat.id.clone());
         }
         ids.insert(chat.id.clone());
         plan.add.push(chat);

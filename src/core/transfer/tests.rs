@@ -188,9 +188,15 @@ fn merging_never_overwrites_and_twice_adds_nothing() {
         n += 1;
         format!("copy-{n}")
     };
-    let p = plan(std::slice::from_ref(&a), &UserPrompts::default(), incoming, ids);
+    let p = plan(
+        std::slice::from_ref(&a),
+        &[],
+        &UserPrompts::default(),
+        incoming,
+        ids,
+    );
     assert_eq!(p.identical.len(), 1, "`new`, which has a's content");
-    assert_eq!(p.copies, 1);
+    assert_eq!(p.copies, vec!["copy-1".to_string()]);
     assert_eq!(p.add.len(), 1);
     assert_eq!(p.add[0].id, "copy-1");
     assert_eq!(p.add[0].title, "Changed");
@@ -201,7 +207,7 @@ fn merging_never_overwrites_and_twice_adds_nothing() {
     // The same file again, after the first import: nothing.
     let mut now = vec![a, p.add[0].clone()];
     let again = read(&export(&[&a_changed, &rich_chat("new")], None, None, 0)).unwrap();
-    let p2 = plan(&now, &UserPrompts::default(), again, || "never".into());
+    let p2 = plan(&now, &[], &UserPrompts::default(), again, || "never".into());
     assert!(p2.is_empty());
     assert_eq!(
         p2.summary(false),
@@ -211,14 +217,16 @@ fn merging_never_overwrites_and_twice_adds_nothing() {
     now.push(c);
     let mut d = rich_chat("d");
     d.messages[1].content = "different".into();
-    let p3 = plan(
-        &now,
-        &UserPrompts::default(),
-        read(&export(&[&d], None, None, 0)).unwrap(),
-        || "x".into(),
-    );
-    assert_eq!((p3.add.len(), p3.copies), (1, 0));
+    let file = || read(&export(&[&d], None, None, 0)).unwrap();
+    let p3 = plan(&now, &[], &UserPrompts::default(), file(), || "x".into());
+    assert_eq!((p3.add.len(), p3.copies.len()), (1, 0));
     assert_eq!(p3.add[0].id, "d");
+    // The id of a stored chat that cannot be read is taken too.
+    let p4 = plan(&now, &["d".into()], &UserPrompts::default(), file(), || {
+        "x".into()
+    });
+    assert_eq!((p4.add.len(), p4.copies.len()), (1, 1));
+    assert_eq!(p4.add[0].id, "x");
 }
 
 #[test]

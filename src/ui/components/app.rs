@@ -50,9 +50,26 @@ pub fn App() -> impl IntoView {
     });
     // Messages from the "Prompts" dialog, which runs in the prompts module.
     use crate::adapters::prompts_module::{
-        detail, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_SETTINGS, EVENT_SETUP,
-        EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
+        detail, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_IMPORTED, EVENT_SETTINGS,
+        EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
     };
+    let imported = window_event_listener_untyped(EVENT_IMPORTED, move |_| app.reload_index());
+    // Files dragged onto the window are imported.
+    let dragover = window_event_listener(leptos::ev::dragover, |ev| {
+        if crate::ui::transfer::has_files(&ev) {
+            ev.prevent_default();
+        }
+    });
+    let dropped = window_event_listener(leptos::ev::drop, move |ev| {
+        let file = ev
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|f| f.get(0));
+        if let Some(file) = file {
+            ev.prevent_default();
+            crate::ui::transfer::import(app, Some(file));
+        }
+    });
     let chat_context = window_event_listener_untyped(EVENT_CHAT_CONTEXT, move |ev| {
         if let Ok(context) = serde_json::from_str(&detail(&ev)) {
             let _ = app.apply(crate::core::session::Command::SetContext { context });
@@ -112,6 +129,9 @@ pub fn App() -> impl IntoView {
     // The module's dialog gives focus back to the element that opened it.
     let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.set_dialog(None));
     on_cleanup(move || {
+        imported.remove();
+        dragover.remove();
+        dropped.remove();
         chat_context.remove();
         summary.remove();
         changed.remove();
@@ -145,6 +165,9 @@ pub fn App() -> impl IntoView {
                         </button>
                         <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Delete))>
                             "Delete chat"
+                        </button>
+                        <button type="button" on:click=move |_| crate::ui::transfer::export_chat(app)>
+                            "Export chat"
                         </button>
                         <button
                             type="button"

@@ -15,3 +15,4 @@ pub mod settings_dialog;
 pub mod setup_dialog;
 pub mod sidebar;
 pub mod system_dialog;
+pub mod transfer_dialog;

@@ -39,6 +39,10 @@ pub fn Sidebar(
             <button type="button" class="prompts-btn" on:click=move |_| open_prompts(app)>
                 "Prompts"
             </button>
+            <div class="data-actions">
+                <button type="button" on:click=move |_| crate::ui::transfer::import(app, None)>"Import"</button>
+                <button type="button" on:click=move |_| crate::ui::transfer::export_all(app)>"Export all"</button>
+            </div>
             <ul class="chat-list">
                 <For
                     each=move || app.chats.index.get().sessions

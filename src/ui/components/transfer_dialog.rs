@@ -1,0 +1,414 @@
+//! "Export chat", "Export all" and "Import" (they run in the dialogs module; the app opens them
+//! through `adapters::prompts_module`). Export writes Satori's export format
+//! (`core::transfer::format`) or, for one chat, Markdown; never the API key, which lives in a
+//! record export does not read. Import reads the whole file and checks it before anything is
+//! written, shows what it will do, writes with a backup (all or nothing), and offers "Undo import".
+
+use crate::adapters::clock::{new_id, now_ms};
+use crate::adapters::download::download;
+use crate::adapters::storage::Store;
+use crate::core::persist;
+use crate::core::prompts::user::UserPrompts;
+use crate::core::session::Session;
+use crate::core::transfer::import::{self, Plan};
+use crate::core::transfer::{format, markdown};
+use crate::ui::components::modal::Modal;
+use leptos::prelude::*;
+
+/// The record that keeps what the last import changed, for "Undo import".
+pub const KEY_IMPORT_BACKUP: &str = "satori.backup.import";
+
+/// The stored chats that could be read, and the ids of those that could not.
+struct Stored {
+    chats: Vec<Session>,
+    unreadable: Vec<String>,
+}
+
+fn stored_chats(store: &Store) -> Result<Stored, String> {
+    let prefix = persist::session_key("");
+    let keys = store.keys(&prefix).map_err(|e| e.to_string())?;
+    let mut out = Stored {
+        chats: Vec::new(),
+        unreadable: Vec::new(),
+    };
+    for key in keys {
+        let id = key[prefix.len()..].to_string();
+        match store.get(&key) {
+            Ok(Some(text)) => match persist::decode_session(&text) {
+                Ok(s) => out.chats.push(s),
+                Err(_) => out.unreadable.push(id),
+            },
+            _ => out.unreadable.push(id),
+        }
+    }
+    Ok(out)
+}
+
+fn stored_prompts(store: &Store) -> Result<UserPrompts, String> {
+    match store.get(persist::KEY_PROMPTS) {
+        Ok(Some(text)) => persist::decode_prompts(&text)
+            .map_err(|e| format!("your prompt templates could not be read ({e})")),
+        Ok(None) => Ok(UserPrompts::default()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Download every chat (the open one as it is on screen, `current`), the prompt templates and
+/// the settings (never the key). `Ok` carries a warning about what could not be included.
+pub fn export_all(current: Option<Session>) -> Result<String, String> {
+    let store = Store::local();
+    let mut warnings = Vec::new();
+    let Stored {
+        mut chats,
+        unreadable,
+    } = stored_chats(&store).unwrap_or_else(|e| {
+        warnings.push(format!("browser storage could not be read ({e})"));
+        Stored {
+            chats: Vec::new(),
+            unreadable: Vec::new(),
+        }
+    });
+    if let Some(current) = current {
+        chats.retain(|s| s.id != current.id);
+        chats.push(current);
+    }
+    chats.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.id.cmp(&b.id)));
+    if !unreadable.is_empty() {
+        warnings.push(format!(
+            "{} stored chat(s) could not be read and are not in the file (they are kept as they are)",
+            unreadable.len()
+        ));
+    }
+    let prompts = stored_prompts(&store)
+        .map_err(|e| warnings.push(format!("{e}; they are not in the file")))
+        .ok();
+    let settings = store
+        .get(persist::KEY_SETTINGS)
+        .ok()
+        .flatten()
+        .and_then(|t| persist::decode_settings(&t).ok())
+        .and_then(|s| serde_json::to_value(s).ok());
+    let now = now_ms();
+    let refs: Vec<&Session> = chats.iter().collect();
+    let text = format::export(&refs, prompts.as_ref(), settings, now);
+    download(
+        &format::file_name("all", now, "json"),
+        "application/json",
+        &text,
+    )?;
+    Ok(warnings.join("; "))
+}
+
+/// "Export chat": the chat on screen as Satori's JSON (complete) or Markdown (the branch shown).
+#[component]
+pub fn ExportDialog(
+    /// The chat, as it is on screen.
+    session: Session,
+    /// Closes the dialog.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let session = StoredValue::new(session);
+    let problem = RwSignal::new(String::new());
+    let save = move |markdown_too: bool| {
+        let now = now_ms();
+        let result = session.with_value(|s| {
+            if markdown_too {
+                download(
+                    &format::file_name("chat", now, "md"),
+                    "text/markdown",
+                    &markdown::markdown(s, now),
+                )
+            } else {
+                download(
+                    &format::file_name("chat", now, "json"),
+                    "application/json",
+                    &format::export(&[s], None, None, now),
+                )
+            }
+        });
+        match result {
+            Ok(()) => on_close.run(()),
+            Err(e) => problem.set(format!("The file could not be made: {e}.")),
+        }
+    };
+    let count = session.with_value(|s| s.messages.len());
+    view! {
+        <Modal title="Export chat" on_close=on_close>
+            <p>
+                {format!(
+                    "JSON keeps everything ({count} messages with every branch, summaries and settings of this chat) and can be imported again; Markdown is the conversation on screen, for reading. Neither contains your API key."
+                )}
+            </p>
+            <p role="alert" class="form-error">{move || problem.get()}</p>
+            <div class="dialog-actions">
+                <button type="button" on:click=move |_| save(false)>"Download JSON"</button>
+                <button type="button" on:click=move |_| save(true)>"Download Markdown"</button>
+                <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
+            </div>
+        </Modal>
+    }
+}
+
+/// Where the import dialog is.
+#[derive(Clone)]
+enum Step {
+    /// Waiting for a file.
+    Choose,
+    /// Reading and checking it.
+    Reading(String),
+    /// Checked: what importing it would do.
+    Preview { name: String, plan: Plan },
+    /// Written.
+    Done(String),
+    /// Undone.
+    Undone,
+}
+
+/// Read and check `file`, then plan the merge against what is stored.
+async fn examine(file: web_sys::File) -> Result<Plan, String> {
+    let size = file.size();
+    if size > import::MAX_BYTES as f64 {
+        return Err(import::ImportError::TooLarge {
+            bytes: size as usize,
+            limit: import::MAX_BYTES,
+        }
+        .to_string());
+    }
+    let text = wasm_bindgen_futures::JsFuture::from(file.text())
+        .await
+        .map_err(|e| {
+            format!(
+                "the file could not be read ({})",
+                crate::adapters::js::JsError::from(e).message
+            )
+        })?
+        .as_string()
+        .unwrap_or_default();
+    let incoming = import::read(&text).map_err(|e| e.to_string())?;
+    let store = Store::local();
+    let stored = stored_chats(&store)?;
+    let prompts = stored_prompts(&store)?;
+    Ok(import::plan(
+        &stored.chats,
+        &stored.unreadable,
+        &prompts,
+        incoming,
+        new_id,
+    ))
+}
+
+/// What an import changed, kept until the next import so it can be undone.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Backup {
+    at: i64,
+    added: Vec<String>,
+    index: Option<String>,
+    prompts: Option<String>,
+}
+
+/// Put back what `backup` says was there; remove the chats it added.
+fn restore(store: &Store, backup: &Backup) -> Result<(), String> {
+    for id in &backup.added {
+        store
+            .remove(&persist::session_key(id))
+            .map_err(|e| e.to_string())?;
+    }
+    for (key, raw) in [
+        (persist::KEY_INDEX, &backup.index),
+        (persist::KEY_PROMPTS, &backup.prompts),
+    ] {
+        match raw {
+            Some(text) => store.set(key, text),
+            None => store.remove(key),
+        }
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Write what `plan` adds: a backup first, then the chats, the templates, the chat list. If any
+/// write fails, what was written is taken back and nothing has changed.
+fn write(store: &Store, plan: &Plan) -> Result<(), String> {
+    let get = |key: &str| store.get(key).map_err(|e| e.to_string());
+    let backup = Backup {
+        at: now_ms(),
+        added: plan.add.iter().map(|s| s.id.clone()).collect(),
+        index: get(persist::KEY_INDEX)?,
+        prompts: get(persist::KEY_PROMPTS)?,
+    };
+    let mut index = match &backup.index {
+        Some(text) => persist::decode_index(text)
+            .map_err(|e| format!("the chat list record could not be read ({e})"))?,
+        None => persist::Index::default(),
+    };
+    let mut prompts = stored_prompts(store)?;
+    store
+        .set(
+            KEY_IMPORT_BACKUP,
+            &serde_json::to_string(&backup).unwrap_or_default(),
+        )
+        .map_err(|e| e.to_string())?;
+    let written = (|| {
+        for s in &plan.add {
+            store.set(&persist::session_key(&s.id), &persist::encode_session(s))?;
+            index.upsert(s);
+        }
+        if !plan.templates.is_empty() {
+            prompts.templates.extend(plan.templates.iter().cloned());
+            store.set(persist::KEY_PROMPTS, &persist::encode_prompts(&prompts))?;
+        }
+        store.set(persist::KEY_INDEX, &persist::encode_index(&index))
+    })();
+    if let Err(e) = written {
+        let undo = restore(store, &backup);
+        let _ = store.remove(KEY_IMPORT_BACKUP);
+        return Err(match undo {
+            Ok(()) => e.to_string(),
+            Err(u) => format!("{e}; taking the partial import back also failed ({u})"),
+        });
+    }
+    Ok(())
+}
+
+/// Undo the last import.
+fn undo(store: &Store) -> Result<(), String> {
+    let text = store
+        .get(KEY_IMPORT_BACKUP)
+        .map_err(|e| e.to_string())?
+        .ok_or("there is no import to undo")?;
+    let backup: Backup =
+        serde_json::from_str(&text).map_err(|e| format!("the import backup is damaged ({e})"))?;
+    restore(store, &backup)?;
+    store.remove(KEY_IMPORT_BACKUP).map_err(|e| e.to_string())
+}
+
+/// "Import": choose a file (or one dropped on the window, `dropped`), see what it holds, import.
+/// `on_changed` runs after storage changed (import or undo), so the app reloads its chat list.
+#[component]
+pub fn ImportDialog(
+    /// A file dropped onto the window.
+    dropped: Option<web_sys::File>,
+    /// Storage changed.
+    on_changed: Callback<()>,
+    /// Closes the dialog.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let step = RwSignal::new(Step::Choose);
+    let problem = RwSignal::new(String::new());
+    let take = move |file: web_sys::File| {
+        problem.set(String::new());
+        let name = file.name();
+        step.set(Step::Reading(name.clone()));
+        leptos::task::spawn_local(async move {
+            match examine(file).await {
+                Ok(plan) => step.set(Step::Preview { name, plan }),
+                Err(e) => {
+                    problem.set(format!(
+                        "{name} cannot be imported: {e}. Nothing was changed."
+                    ));
+                    step.set(Step::Choose);
+                }
+            }
+        });
+    };
+    if let Some(file) = dropped {
+        take(file);
+    }
+    let on_file = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let files = input.files();
+        let count = files.as_ref().map_or(0, |f| f.length());
+        if count > 1 {
+            problem.set("Choose one file at a time.".into());
+        } else if let Some(file) = files.and_then(|f| f.get(0)) {
+            take(file);
+        }
+        input.set_value("");
+    };
+    let confirm = move |_| {
+        let Step::Preview { plan, .. } = step.get_untracked() else {
+            return;
+        };
+        match write(&Store::local(), &plan) {
+            Ok(()) => {
+                step.set(Step::Done(plan.summary(true)));
+                on_changed.run(());
+            }
+            Err(e) => problem.set(format!("Nothing was imported: {e}.")),
+        }
+    };
+    let undo_import = move |_| match undo(&Store::local()) {
+        Ok(()) => {
+            step.set(Step::Undone);
+            on_changed.run(());
+        }
+        Err(e) => problem.set(format!("The import could not be undone: {e}.")),
+    };
+    let body = move || {
+        match step.get() {
+        Step::Choose => view! {
+            <p>
+                "Satori exports (from “Export chat” or “Export all”). The file is checked whole before anything is written; chats you already have are never overwritten."
+            </p>
+            <label for="import-file">"Import file"</label>
+            <input id="import-file" type="file" accept=".json,application/json" on:change=on_file />
+        }
+        .into_any(),
+        Step::Reading(name) => view! { <p role="status">{format!("Reading {name}…")}</p> }.into_any(),
+        Step::Preview { name, plan } => {
+            let titles = |list: Vec<(String, String)>| {
+                list.into_iter()
+                    .map(|(title, what)| view! { <li>{title}" — "{what}</li> })
+                    .collect_view()
+            };
+            let adding: Vec<(String, String)> = plan
+                .add
+                .iter()
+                .map(|s| {
+                    let copy = if plan.copies.contains(&s.id) { ", as a copy (the id was taken)" } else { "" };
+                    (s.display_title().to_string(), format!("{} messages{copy}", s.messages.len()))
+                })
+                .collect();
+            let skipping: Vec<(String, String)> = plan
+                .identical
+                .iter()
+                .map(|t| (t.clone(), "skipped: you already have it".to_string()))
+                .collect();
+            let n = plan.add.len();
+            let empty = plan.is_empty();
+            view! {
+                <p role="status">{format!("{name}: {}", plan.summary(false))}</p>
+                <ul class="import-list">{titles(adding)}{titles(skipping)}</ul>
+                <div class="dialog-actions">
+                    {(!empty).then(|| view! {
+                        <button type="button" on:click=confirm>
+                            {format!("Import {n} {}", if n == 1 { "chat" } else { "chats" })}
+                        </button>
+                    })}
+                    <button type="button" on:click=move |_| { problem.set(String::new()); step.set(Step::Choose) }>
+                        "Choose another file"
+                    </button>
+                </div>
+            }
+            .into_any()
+        }
+        Step::Done(summary) => view! {
+            <p role="status">{summary}</p>
+            <div class="dialog-actions">
+                <button type="button" on:click=undo_import>"Undo import"</button>
+            </div>
+        }
+        .into_any(),
+        Step::Undone => view! { <p role="status">"Import undone: everything is as it was before."</p> }.into_any(),
+    }
+    };
+    view! {
+        <Modal title="Import chats" on_close=on_close>
+            {body}
+            <p role="alert" class="form-error">{move || problem.get()}</p>
+            <div class="dialog-actions">
+                <button type="button" on:click=move |_| on_close.run(())>"Close"</button>
+            </div>
+        </Modal>
+    }
+}

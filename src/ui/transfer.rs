@@ -1,0 +1,50 @@
+//! The app's side of "Export chat", "Export all" and "Import" (the dialogs and the files are the
+//! dialogs module's work: `ui::components::transfer_dialog`).
+
+use crate::adapters::prompts_module;
+use crate::ui::error_text;
+use crate::ui::state::{Alert, AppState};
+
+/// The open chat as it is on screen (a reply still arriving with the text so far), as JSON.
+fn open_chat(app: AppState) -> String {
+    serde_json::to_string(&app.snapshot()).unwrap_or_default()
+}
+
+/// "Export chat": JSON or Markdown of the open chat.
+pub fn export_chat(app: AppState) {
+    let json = open_chat(app);
+    app.open_external("Export chat", async move {
+        prompts_module::open_export(&json).await
+    });
+}
+
+/// "Export all": download every chat, the prompt templates and the settings.
+pub fn export_all(app: AppState) {
+    let json = open_chat(app);
+    leptos::task::spawn_local(async move {
+        let text = match prompts_module::export_all(&json).await {
+            Ok(warning) if warning.is_empty() => return,
+            Ok(warning) => format!("The file was saved, but {warning}."),
+            Err(e) => error_text::dialog_failed("Export all", &e),
+        };
+        app.show(Alert {
+            text,
+            ..Alert::default()
+        });
+    });
+}
+
+/// "Import" (with a file dropped onto the window, if any).
+pub fn import(app: AppState, file: Option<web_sys::File>) {
+    app.open_external(
+        "Import",
+        async move { prompts_module::open_import(file).await },
+    );
+}
+
+/// Whether a drag carries files (then the window takes the drop as an import).
+pub fn has_files(ev: &web_sys::DragEvent) -> bool {
+    ev.data_transfer()
+        .map(|d| d.types().includes(&"Files".into(), 0))
+        .unwrap_or(false)
+}

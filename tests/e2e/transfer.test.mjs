@@ -1,0 +1,236 @@
+// Export and import: everything survives a trip to a fresh browser profile, importing twice adds
+// nothing, every hostile file is refused with a precise alert and storage stays byte-for-byte
+// the same, "Undo import" restores what was there, the API key never leaves.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { useApp } from './support/app.mjs';
+import { repoRoot } from './support/env.mjs';
+import {
+  byName,
+  configure,
+  sendMessage,
+  waitIdle,
+  waitForStatus,
+  lastAssistant,
+  localStorageEntries,
+  withApp,
+  chatList,
+  poll,
+} from './support/browser.mjs';
+
+const e2e = useApp();
+const FIXTURES = path.join(repoRoot, 'tests', 'fixtures', 'import');
+const KEY = 'sk-transfer-secret-4242';
+
+/** The chats, prompts and index of a page's storage, as parsed records (keys: chat ids). */
+async function stored(page) {
+  const all = await localStorageEntries(page);
+  const chats = {};
+  for (const [k, v] of Object.entries(all)) {
+    if (k.startsWith('satori.session.')) chats[k.slice('satori.session.'.length)] = JSON.parse(v);
+  }
+  return { all, chats, prompts: all['satori.prompts'] ? JSON.parse(all['satori.prompts']) : null };
+}
+
+/** Everything about a chat that must survive a round trip. */
+function content(chat) {
+  const { v, ...rest } = chat;
+  return rest;
+}
+
+async function download(page, click) {
+  const [file] = await Promise.all([page.waitForEvent('download'), click()]);
+  return { name: file.suggestedFilename(), text: fs.readFileSync(await file.path(), 'utf8') };
+}
+
+async function openImport(page) {
+  await page.getByRole('button', byName('Import')).click();
+  const dialog = page.getByRole('dialog', byName('Import chats'));
+  await dialog.waitFor();
+  return dialog;
+}
+
+async function choose(dialog, name, text) {
+  await dialog.getByLabel('Import file').setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(text) });
+}
+
+/** Two chats with a branch, a pinned message, a stored summary and a user prompt template. */
+async function makeHistory(page) {
+  e2e.fake.reset();
+  await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: KEY });
+  await sendMessage(page, 'Order ORD-77 — where is it? 订单在哪里？');
+  await waitIdle(page);
+  await waitForStatus(lastAssistant(page), 'complete');
+  await page.getByRole('button', byName('Regenerate')).last().click();
+  await waitIdle(page);
+  await waitForStatus(lastAssistant(page), 'complete');
+  await page.getByRole('button', byName('Pin')).first().click();
+  // A stored summary, as the context pipeline keeps one.
+  await page.evaluate(() => {
+    const index = JSON.parse(localStorage.getItem('satori.index'));
+    const key = `satori.session.${index.active}`;
+    const s = JSON.parse(localStorage.getItem(key));
+    const user = s.messages.find((m) => m.role === 'user');
+    s.summaries = [{ id: 'sum-1', through: user.id, covers: 2, text: 'Asked about ORD-77.', restored: ['ORD-77'], model: 'fake-small', created_at: 1764581400000 }];
+    localStorage.setItem(key, JSON.stringify(s));
+  });
+  await page.reload();
+  await page.getByRole('textbox', byName('Message')).waitFor();
+  await page.getByRole('button', byName('New chat')).click();
+  await sendMessage(page, 'A second chat <b>with markup</b>');
+  await waitIdle(page);
+  await waitForStatus(lastAssistant(page), 'complete');
+  // A user prompt template.
+  await page.getByRole('button', byName('Prompts')).click();
+  const prompts = page.getByRole('dialog', byName('Prompts'));
+  await prompts.getByLabel('Import prompts').setInputFiles({
+    name: 'team.yaml',
+    mimeType: 'application/yaml',
+    buffer: Buffer.from('support:\n  version: 2\n  description: Answers tickets.\n  system: You answer tickets for Acme.\n'),
+  });
+  await prompts.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+  await prompts.getByRole('button', byName('Close')).click();
+}
+
+test('export all → a fresh profile → import: every chat, branch, summary and template is the same; twice adds nothing; the key never leaves', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await makeHistory(page);
+    const before = await stored(page);
+    assert.equal(Object.keys(before.chats).length, 2);
+    const file = await download(page, () => page.getByRole('button', byName('Export all')).click());
+    assert.match(file.name, /^satori-all-\d{4}-\d\d-\d\d-\d{4}\.json$/);
+    assert.ok(!file.text.includes(KEY), 'the API key is not in the file');
+    const parsed = JSON.parse(file.text);
+    assert.equal(parsed.format, 'satori-export');
+    assert.equal(parsed.version, 1);
+    assert.match(parsed.chats[0].messages[0].created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    await withApp(e2e.browser, e2e.web.url, t, async ({ page: fresh }) => {
+      let dialog = await openImport(fresh);
+      await choose(dialog, file.name, file.text);
+      const preview = dialog.getByRole('status');
+      await preview.filter({ hasText: /2 chats to import/ }).waitFor();
+      assert.match(await preview.innerText(), /2 chats to import \(\d+ messages\), 1 prompt template; the file's settings were not applied\./);
+      await dialog.getByRole('button', byName('Import 2 chats')).click();
+      await dialog.getByRole('status').filter({ hasText: /^Imported 2 chats/ }).waitFor();
+      await dialog.getByRole('button', byName('Close')).click();
+      const after = await stored(fresh);
+      for (const [id, chat] of Object.entries(before.chats)) {
+        assert.deepEqual(content(after.chats[id]), content(chat), `chat ${id} is identical`);
+      }
+      assert.deepEqual(after.prompts.templates, before.prompts.templates, 'the prompt templates are identical');
+      assert.ok(!JSON.stringify(after.all).includes(KEY), 'no key arrived');
+      // The chat list shows them.
+      await poll(async () => (await chatList(fresh)).length >= 2, { message: 'the imported chats listed' });
+
+      // The same file again: nothing to import, nothing written.
+      const snapshot = (await stored(fresh)).all;
+      dialog = await openImport(fresh);
+      await choose(dialog, file.name, file.text);
+      await dialog.getByRole('status').filter({ hasText: /0 chats to import, 2 skipped as identical/ }).waitFor();
+      assert.equal(await dialog.getByRole('button', { name: /^Import \d/ }).count(), 0, 'nothing to confirm');
+      await dialog.getByRole('button', byName('Close')).click();
+      assert.deepEqual((await stored(fresh)).all, snapshot);
+    });
+  });
+});
+
+test('every hostile or broken file gets a precise alert, and storage stays byte-for-byte the same', async (t) => {
+  const cases = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'cases.json'), 'utf8')).filter((c) => c.error);
+  assert.ok(cases.length >= 30);
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    await sendMessage(page, 'Something to keep');
+    await waitIdle(page);
+    const dialog = await openImport(page);
+    const before = await localStorageEntries(page);
+    for (const c of cases) {
+      await choose(dialog, c.file, fs.readFileSync(path.join(FIXTURES, c.file)));
+      const alert = dialog.getByRole('alert');
+      await poll(async () => (await alert.innerText()).includes(c.error), { message: `${c.file}: an alert with ${JSON.stringify(c.error)}`, timeout: 5000 });
+      assert.match(await alert.innerText(), new RegExp(`^${c.file.replace('.', '\\.')} cannot be imported: .*Nothing was changed\\.$`));
+      assert.deepEqual(await localStorageEntries(page), before, `${c.file}: storage unchanged`);
+    }
+    // Too large: refused before it is read (the limit is said).
+    await dialog.getByLabel('Import file').setInputFiles({ name: 'huge.json', mimeType: 'application/json', buffer: Buffer.alloc(51_000_000, 32) });
+    await poll(async () => /huge\.json cannot be imported: the file is 51\.0 MB, larger than the 50\.0 MB Satori imports/.test(await dialog.getByRole('alert').innerText()), { message: 'the size alert' });
+    assert.deepEqual(await localStorageEntries(page), before);
+    // Markup in an imported title stays text.
+    await choose(dialog, 'html-title.json', fs.readFileSync(path.join(FIXTURES, 'html-title.json')));
+    await dialog.getByRole('button', byName('Import 2 chats')).click();
+    await dialog.getByRole('status').filter({ hasText: /^Imported 2 chats/ }).waitFor();
+    await dialog.getByRole('button', byName('Close')).click();
+    const titles = await chatList(page);
+    assert.ok(titles.some((x) => x.title.includes('<img src=x onerror=alert(1)><script>alert(2)</script>')), JSON.stringify(titles));
+    assert.equal(await page.locator('.sidebar img, .sidebar script').count(), 0);
+  });
+});
+
+test('an id already taken by a different chat comes in as a copy; "Undo import" puts everything back', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    const valid = fs.readFileSync(path.join(FIXTURES, 'valid.json'), 'utf8');
+    let dialog = await openImport(page);
+    await choose(dialog, 'valid.json', valid);
+    await dialog.getByRole('button', byName('Import 2 chats')).click();
+    await dialog.getByRole('status').filter({ hasText: /^Imported 2 chats \(4 messages\)\.$/ }).waitFor();
+    await dialog.getByRole('button', byName('Close')).click();
+    const before = await localStorageEntries(page);
+    // The same ids, other content.
+    const changed = JSON.parse(valid);
+    changed.chats[0].messages[1].content = 'Where is order ORD-2?';
+    dialog = await openImport(page);
+    await choose(dialog, 'changed.json', JSON.stringify(changed));
+    await dialog.getByRole('status').filter({ hasText: '1 chat to import (4 messages), 1 skipped as identical, 1 as a copy (the id was taken).' }).waitFor();
+    assert.match(await dialog.locator('.import-list').innerText(), /Order question — 4 messages, as a copy \(the id was taken\)/);
+    await dialog.getByRole('button', byName('Import 1 chat')).click();
+    await dialog.getByRole('status').filter({ hasText: /^Imported 1 chat/ }).waitFor();
+    const during = await stored(page);
+    assert.equal(Object.keys(during.chats).length, 3);
+    assert.equal(during.chats['chat-a'].messages[1].content, 'Where is order ORD-1?', 'the chat already there is untouched');
+    await dialog.getByRole('button', byName('Undo import')).click();
+    await dialog.getByRole('status').filter({ hasText: 'Import undone' }).waitFor();
+    const after = await localStorageEntries(page);
+    delete after['satori.backup.import'];
+    delete before['satori.backup.import'];
+    assert.deepEqual(after, before, 'storage is as it was before the import');
+  });
+});
+
+test('"Export chat": JSON that imports again, or Markdown of the branch on screen; a file dropped on the window opens the import', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: KEY });
+    await sendMessage(page, 'Export me: 订单 ORD-9');
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    await page.getByRole('button', byName('Export chat')).click();
+    let dialog = page.getByRole('dialog', byName('Export chat'));
+    const json = await download(page, () => dialog.getByRole('button', byName('Download JSON')).click());
+    assert.match(json.name, /^satori-chat-.*\.json$/);
+    const parsed = JSON.parse(json.text);
+    assert.equal(parsed.chats.length, 1);
+    assert.ok(!json.text.includes(KEY));
+    assert.equal(parsed.chats[0].messages.find((m) => m.role === 'user').content, 'Export me: 订单 ORD-9');
+    await page.getByRole('button', byName('Export chat')).click();
+    dialog = page.getByRole('dialog', byName('Export chat'));
+    const md = await download(page, () => dialog.getByRole('button', byName('Download Markdown')).click());
+    assert.match(md.name, /^satori-chat-.*\.md$/);
+    assert.match(md.text, /## You\n\nExport me: 订单 ORD-9\n/);
+    assert.match(md.text, /## Assistant \(fake-small\)\n\n/);
+    assert.ok(!md.text.includes(KEY));
+
+    // Drop the JSON onto the window: the import opens with it (identical: nothing to import).
+    const transfer = await page.evaluateHandle((text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], 'dropped.json', { type: 'application/json' }));
+      return dt;
+    }, json.text);
+    await page.dispatchEvent('main', 'dragover', { dataTransfer: transfer });
+    await page.dispatchEvent('main', 'drop', { dataTransfer: transfer });
+    const imp = page.getByRole('dialog', byName('Import chats'));
+    await imp.getByRole('status').filter({ hasText: 'dropped.json: 0 chats to import, 1 skipped as identical.' }).waitFor();
+  });
+});
