@@ -32,3 +32,25 @@ export function callModule(name, fn, args) {
   if (typeof m[fn] !== 'function') throw new Error(`the ${name} module has no function ${fn}`);
   return m[fn](...args);
 }
+
+// Load `name` if needed and call its async `fn`; the promise rejects when `signal` aborts (an
+// AbortError) or after `ms` milliseconds, whatever the module does.
+export function callModuleWithin(name, fn, args, signal, ms) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not answer within ${ms / 1000} s`)), ms);
+    const stop = () => reject(new DOMException('stopped', 'AbortError'));
+    signal.addEventListener('abort', stop, { once: true });
+    loadModule(name)
+      .catch((e) => {
+        const err = new Error(e && e.message ? e.message : String(e));
+        err.name = 'ModuleLoadError';
+        throw err;
+      })
+      .then(() => callModule(name, fn, args))
+      .then(resolve, reject)
+      .finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', stop);
+      });
+  });
+}

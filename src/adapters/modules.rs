@@ -20,6 +20,14 @@ extern "C" {
     fn is_loaded(name: &str) -> bool;
     #[wasm_bindgen(js_name = callModule, catch)]
     fn call_module(name: &str, function: &str, args: &js_sys::Array) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = callModuleWithin, catch)]
+    async fn call_module_within(
+        name: &str,
+        function: &str,
+        args: &js_sys::Array,
+        signal: &web_sys::AbortSignal,
+        ms: u32,
+    ) -> Result<JsValue, JsValue>;
 }
 
 /// The lazy modules (see `scripts/modules.txt`).
@@ -55,9 +63,12 @@ pub enum ModuleError {
     /// A call came before the module was loaded.
     #[error("is not loaded yet")]
     NotLoaded,
-    /// The module's function threw.
+    /// The module's function threw, or did not answer in time.
     #[error("failed ({0})")]
     Call(String),
+    /// The caller gave up waiting (Stop).
+    #[error("was stopped")]
+    Aborted,
 }
 
 impl ModuleError {
@@ -65,7 +76,7 @@ impl ModuleError {
     pub fn detail(&self) -> &str {
         match self {
             ModuleError::Load(d) | ModuleError::Call(d) => d,
-            ModuleError::NotLoaded => "",
+            ModuleError::NotLoaded | ModuleError::Aborted => "",
         }
     }
 }
@@ -101,4 +112,26 @@ pub async fn load_and_call(
 ) -> Result<JsValue, ModuleError> {
     load(module).await?;
     call(module, function, args)
+}
+
+/// Load `module` if needed, call its async `function` and await the answer — giving up when
+/// `signal` aborts ([`ModuleError::Aborted`]) or after `ms` milliseconds, whatever the module does.
+pub async fn call_within(
+    module: Module,
+    function: &str,
+    args: &[JsValue],
+    signal: &web_sys::AbortSignal,
+    ms: u32,
+) -> Result<JsValue, ModuleError> {
+    let array: js_sys::Array = args.iter().collect();
+    call_module_within(module.name(), function, &array, signal, ms)
+        .await
+        .map_err(|e| {
+            let e = JsError::from(e);
+            match e.name.as_str() {
+                "AbortError" => ModuleError::Aborted,
+                "ModuleLoadError" => ModuleError::Load(e.message),
+                _ => ModuleError::Call(e.message),
+            }
+        })
 }

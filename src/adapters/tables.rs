@@ -34,6 +34,10 @@ pub async fn fetch(name: &str) -> Result<Vec<u8>, String> {
         .href();
     let init = web_sys::RequestInit::new();
     init.set_redirect(web_sys::RequestRedirect::Error);
+    // A fetch that hangs is given up after a minute (dropping the timer cancels it).
+    let ctrl = web_sys::AbortController::new().map_err(js)?;
+    init.set_signal(Some(&ctrl.signal()));
+    let _timeout = gloo_timers::callback::Timeout::new(60_000, move || ctrl.abort());
     let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
         .await
         .map_err(js)?

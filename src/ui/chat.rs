@@ -331,10 +331,10 @@ async fn context_for(
             title: format!("Sent at {}", local_time()),
             with_key,
             editable: false,
+            summaries_paused: false,
         }),
     };
-    let module = |e: crate::adapters::modules::ModuleError| ApiError::Module(e.to_string());
-    let mut answer: Answer = prepare(&ask).await.map_err(module)?;
+    let mut answer: Answer = ask_module(&ask, running).await?;
     if let Some(request) = answer.summary.take() {
         if let Some(why) = summaries_paused(&running.session_id, now_ms()) {
             let notice = summary_paused(&why);
@@ -349,7 +349,7 @@ async fn context_for(
                 Ok(s) => {
                     store_summary(app, &running.session_id, s.clone());
                     ask.summary = Some(s);
-                    answer = prepare(&ask).await.map_err(module)?;
+                    answer = ask_module(&ask, running).await?;
                 }
                 Err(SummaryError::Stopped) => {}
                 Err(e) => {
@@ -377,6 +377,18 @@ async fn context_for(
         remember_sent(running.session_id.clone(), report);
     }
     Ok(answer.body)
+}
+
+/// Ask the context module to build `ask`; Stop ends the wait at once (the caller then sees the
+/// turn stopping), and so does `MODULE_TIMEOUT_MS`.
+async fn ask_module(ask: &Ask, running: &Running) -> Result<Answer, ApiError> {
+    let ctrl =
+        web_sys::AbortController::new().map_err(|_| ApiError::Module("cannot start".into()))?;
+    let signal = ctrl.signal();
+    *running.controller.borrow_mut() = Some(ctrl);
+    prepare(ask, &signal)
+        .await
+        .map_err(|e| ApiError::Module(e.to_string()))
 }
 
 /// Keep a new summary with its chat (open or not).
@@ -565,7 +577,8 @@ fn finish(app: AppState, running: &Running, ending: &Ending, settings: &Settings
         app.show(Alert {
             text: describe(err, &ctx),
             settings: ending.offer_settings,
-            retry: ending.offer_retry,
+            // Retrying would only meet the same pins: the alert offers unpinning instead.
+            retry: ending.offer_retry && !matches!(err, ApiError::PinsTooLarge { .. }),
             unpin: matches!(err, ApiError::PinsTooLarge { .. }),
         });
     }

@@ -11,7 +11,7 @@ use crate::core::settings::Settings;
 use crate::ui::state::AppState;
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 thread_local! {
     /// The last requests sent (newest last): the chat and the report (JSON), for the inspector.
@@ -63,25 +63,21 @@ pub fn warm() {
     }
 }
 
-/// Build the context for `ask` in the context module. The whole exchange (the history to JSON,
-/// the module's work, the answer read back) is the User Timing measure `satori:context-ask`.
-pub async fn prepare(ask: &Ask) -> Result<Answer, ModuleError> {
-    let start = crate::adapters::clock::precise_ms();
-    let answer = exchange(ask).await;
-    crate::adapters::clock::measure_since("satori:context-ask", start);
-    answer
-}
+/// How long a request may wait for the context module (loading it, probing the server, counting),
+/// ms: a module that never answers must not hold the chat.
+pub const MODULE_TIMEOUT_MS: u32 = 60_000;
 
-async fn exchange(ask: &Ask) -> Result<Answer, ModuleError> {
+/// Build the context for `ask` in the context module; `signal` (Stop) and [`MODULE_TIMEOUT_MS`]
+/// end the wait. The whole exchange (the history to JSON, the module's work, the answer read
+/// back) is the User Timing measure `satori:context-ask`.
+pub async fn prepare(ask: &Ask, signal: &web_sys::AbortSignal) -> Result<Answer, ModuleError> {
+    let start = crate::adapters::clock::precise_ms();
     let json = serde_json::to_string(ask).map_err(|e| ModuleError::Call(e.to_string()))?;
-    let promise = modules::load_and_call(Module::Context, "prepare", &[JsValue::from_str(&json)])
-        .await?
-        .dyn_into::<js_sys::Promise>()
-        .map_err(|_| ModuleError::Call("prepare did not answer with a promise".into()))?;
-    let answer = wasm_bindgen_futures::JsFuture::from(promise)
-        .await
-        .map_err(|e| ModuleError::Call(crate::adapters::js::JsError::from(&e).message))?;
-    serde_json::from_str(&answer.as_string().unwrap_or_default())
+    let args = [JsValue::from_str(&json)];
+    let answer =
+        modules::call_within(Module::Context, "prepare", &args, signal, MODULE_TIMEOUT_MS).await;
+    crate::adapters::clock::measure_since("satori:context-ask", start);
+    serde_json::from_str(&answer?.as_string().unwrap_or_default())
         .map_err(|e| ModuleError::Call(e.to_string()))
 }
 
@@ -132,9 +128,16 @@ pub async fn inspect(app: AppState) -> Result<String, ModuleError> {
             title: "Next request".into(),
             with_key,
             editable: true,
+            summaries_paused: summaries_paused(&session_id, crate::adapters::clock::now_ms())
+                .is_some(),
         }),
     };
-    let next = prepare(&ask).await?.report.unwrap_or_default();
+    let ctrl = web_sys::AbortController::new()
+        .map_err(|_| ModuleError::Call("no AbortController".into()))?;
+    let next = prepare(&ask, &ctrl.signal())
+        .await?
+        .report
+        .unwrap_or_default();
     let mut out = vec![next];
     SENT.with(|s| {
         out.extend(

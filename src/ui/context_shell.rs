@@ -30,6 +30,8 @@ use std::collections::HashMap;
 struct ServerInfo {
     tokenizer: Option<Tokenizer>,
     window: Option<u32>,
+    /// An Ollama server: windows are per model ([`ollama_window`]).
+    ollama: bool,
 }
 
 #[derive(Default)]
@@ -41,6 +43,8 @@ struct Counting {
     ratios: HashMap<String, f64>,
     /// Windows servers stated in errors, by server and model.
     learned: HashMap<String, u32>,
+    /// Ollama windows, by server and model.
+    ollama: HashMap<String, u32>,
 }
 
 /// An OpenAI token table (o200k_base, cl100k_base) with its piece cache.
@@ -51,10 +55,17 @@ struct Loaded {
 
 /// Where an encoding's table is.
 enum Table {
-    Loading,
+    /// Being fetched; `waited_out` once a request gave up waiting for it (later ones do not wait).
+    Loading {
+        waited_out: bool,
+    },
     Ready(Box<Loaded>),
-    Failed,
+    /// The fetch failed at this time (ms); it is tried again after [`TABLE_RETRY_MS`].
+    Failed(i64),
 }
+
+/// How long after a failed table fetch it is tried again, ms.
+const TABLE_RETRY_MS: i64 = 60_000;
 
 /// Each table's piece cache: 65,536 index slots, 2 MB of piece bytes, 512 Ki ids (5 MB; the
 /// o200k_base table itself takes about 5.5 MB). Measured on 20,000 chat messages counted twice:
@@ -75,6 +86,8 @@ thread_local! {
 struct ShellCounter<'a> {
     exact: Option<&'a HashMap<(u64, usize), u32>>,
     table: Option<&'a mut Loaded>,
+    /// Whether the table's counts are the request's (see [`models::openai_exact`]).
+    table_exact: bool,
     fresh: Vec<((u64, usize), u32)>,
     estimator: Estimator,
     misses: Vec<String>,
@@ -92,7 +105,10 @@ impl Counter for ShellCounter<'_> {
         if let Some(t) = self.table.as_deref_mut() {
             let n = u32::try_from(t.table.count_cached(text, &mut t.cache)).unwrap_or(u32::MAX);
             self.fresh.push((key, n));
-            return Count::exact(n);
+            return Count {
+                tokens: n,
+                exact: self.table_exact,
+            };
         }
         if self.exact.is_some() && self.misses.len() < 400 {
             self.misses.push(text.to_string());
@@ -105,14 +121,15 @@ impl Counter for ShellCounter<'_> {
 /// to [`TABLE_WAIT_MS`]. A table that cannot be loaded leaves counting to the estimator.
 async fn table_ready(encoding: Encoding) -> bool {
     let name = encoding.name();
-    let start = TABLES.with_borrow_mut(|t| {
-        let new = !t.contains_key(name);
-        if new {
-            t.insert(name, Table::Loading);
-        }
-        new
+    let now = crate::adapters::clock::now_ms();
+    let (start, wait) = TABLES.with_borrow_mut(|t| match t.get(name) {
+        None => (true, true),
+        Some(Table::Failed(at)) if now - at > TABLE_RETRY_MS => (true, true),
+        Some(Table::Loading { waited_out }) => (false, !waited_out),
+        Some(_) => (false, false),
     });
     if start {
+        TABLES.with_borrow_mut(|t| t.insert(name, Table::Loading { waited_out: false }));
         wasm_bindgen_futures::spawn_local(async move {
             let state = match crate::adapters::tables::fetch(name).await {
                 Ok(bytes) => match Bpe::from_bytes(&bytes) {
@@ -120,20 +137,35 @@ async fn table_ready(encoding: Encoding) -> bool {
                         table,
                         cache: Cache::new(CACHE.0, CACHE.1, CACHE.2),
                     })),
-                    _ => Table::Failed,
+                    Ok(table) => table_failed(name, &format!("the file holds {}", table.name())),
+                    Err(e) => table_failed(name, &e.to_string()),
                 },
-                Err(_) => Table::Failed,
+                Err(e) => table_failed(name, &e),
             };
             TABLES.with_borrow_mut(|t| t.insert(name, state));
         });
     }
-    for _ in 0..TABLE_WAIT_MS / 50 {
-        match TABLES.with_borrow(|t| t.get(name).map(|s| matches!(s, Table::Loading))) {
-            Some(true) => gloo_timers::future::TimeoutFuture::new(50).await,
-            _ => break,
+    if wait {
+        for _ in 0..TABLE_WAIT_MS / 50 {
+            match TABLES.with_borrow(|t| matches!(t.get(name), Some(Table::Loading { .. }))) {
+                true => gloo_timers::future::TimeoutFuture::new(50).await,
+                false => break,
+            }
         }
+        TABLES.with_borrow_mut(|t| {
+            if let Some(Table::Loading { waited_out }) = t.get_mut(name) {
+                *waited_out = true;
+            }
+        });
     }
     TABLES.with_borrow(|t| matches!(t.get(name), Some(Table::Ready(_))))
+}
+
+/// A table that could not be loaded: said in the console (counts fall back to estimates, which
+/// the inspector marks), tried again later.
+fn table_failed(name: &str, why: &str) -> Table {
+    web_sys::console::warn_1(&format!("Satori: the {name} token table could not be loaded ({why}); counts are estimated until it can.").into());
+    Table::Failed(crate::adapters::clock::now_ms())
 }
 
 /// Whether Satori may ask this server about itself: local presets and custom servers, never a
@@ -148,51 +180,89 @@ fn scope(settings: &Settings, info: &ServerInfo) -> Option<String> {
         .map(|_| format!("{}|{}", server::root(&settings.base_url), settings.model))
 }
 
+/// What the server of `settings` offers: asked once per server and page (and per model for an
+/// Ollama window).
 async fn server_info(settings: &Settings) -> ServerInfo {
     let base = settings.base_url.clone();
-    if let Some(info) = COUNTING.with(|c| c.borrow().servers.get(&base).copied()) {
+    let cached = COUNTING.with(|c| c.borrow().servers.get(&base).copied());
+    let mut info = match cached {
+        Some(info) => info,
+        None => {
+            let info = probe_server(settings).await;
+            COUNTING.with(|c| c.borrow_mut().servers.insert(base, info));
+            info
+        }
+    };
+    if info.ollama {
+        info.window = ollama_window(settings).await;
+    }
+    info
+}
+
+async fn probe_server(settings: &Settings) -> ServerInfo {
+    let mut info = ServerInfo::default();
+    if !may_probe(settings) {
         return info;
     }
-    let mut info = ServerInfo::default();
-    if may_probe(settings) {
-        if let Ok(ctrl) = web_sys::AbortController::new() {
-            let signal = ctrl.signal();
-            let props =
-                request_text("GET", &server::props_url(&base), None, None, &signal, 3000).await;
-            info.window = props.ok().and_then(|t| server::parse_props(&t));
-            let llama_cpp = info.window.is_some();
-            let mut ollama = false;
-            if !llama_cpp {
-                // Ollama: the window a loaded model runs with, else what the model sets.
-                let (url, body) = server::ollama_show_request(&base, &settings.model);
-                let show = request_text("POST", &url, None, Some(&body), &signal, 3000).await;
-                if let Some(shown) = show.ok().and_then(|t| server::parse_ollama_show(&t)) {
-                    ollama = true;
-                    let url = server::ollama_ps_url(&base);
-                    let ps = request_text("GET", &url, None, None, &signal, 3000).await;
-                    let running = ps
-                        .ok()
-                        .and_then(|t| server::parse_ollama_ps(&t, &settings.model));
-                    info.window = Some(running.unwrap_or(shown));
-                }
-            }
-            let candidates: &[Tokenizer] = match (llama_cpp, ollama) {
-                (true, _) => &[Tokenizer::LlamaCpp],
-                (false, true) => &[], // Ollama has no tokenizer endpoint
-                (false, false) => &[Tokenizer::LlamaCppPython, Tokenizer::Vllm],
-            };
-            for t in candidates {
-                let (url, body) = server::count_request(*t, &base, &settings.model, "hi");
-                let answer = request_text("POST", &url, None, Some(&body), &signal, 3000).await;
-                if answer.ok().and_then(|a| server::parse_count(&a)).is_some() {
-                    info.tokenizer = Some(*t);
-                    break;
-                }
-            }
+    let Ok(ctrl) = web_sys::AbortController::new() else {
+        return info;
+    };
+    let signal = ctrl.signal();
+    let base = &settings.base_url;
+    let get = |url: String| {
+        let signal = signal.clone();
+        async move {
+            request_text("GET", &url, None, None, &signal, 3000)
+                .await
+                .ok()
+        }
+    };
+    info.window = get(server::props_url(base))
+        .await
+        .and_then(|t| server::parse_props(&t));
+    let candidates: &[Tokenizer] = if info.window.is_some() {
+        &[Tokenizer::LlamaCpp]
+    } else if get(server::ollama_version_url(base))
+        .await
+        .is_some_and(|t| server::is_ollama_version(&t))
+    {
+        info.ollama = true;
+        &[] // Ollama has no tokenizer endpoint
+    } else {
+        &[Tokenizer::LlamaCppPython, Tokenizer::Vllm]
+    };
+    for t in candidates {
+        let (url, body) = server::count_request(*t, base, &settings.model, "hi");
+        let answer = request_text("POST", &url, None, Some(&body), &signal, 3000).await;
+        if answer.ok().and_then(|a| server::parse_count(&a)).is_some() {
+            info.tokenizer = Some(*t);
+            break;
         }
     }
-    COUNTING.with(|c| c.borrow_mut().servers.insert(base, info));
     info
+}
+
+/// The window Ollama runs `settings.model` with: what the model sets (`/api/show`), or less if
+/// the loaded model runs with less (`/api/ps`). Remembered per server and model once known; a
+/// model Ollama does not know (yet) is asked about again next time.
+async fn ollama_window(settings: &Settings) -> Option<u32> {
+    let key = model_key(settings);
+    if let Some(w) = COUNTING.with(|c| c.borrow().ollama.get(&key).copied()) {
+        return Some(w);
+    }
+    let ctrl = web_sys::AbortController::new().ok()?;
+    let signal = ctrl.signal();
+    let (url, body) = server::ollama_show_request(&settings.base_url, &settings.model);
+    let show = request_text("POST", &url, None, Some(&body), &signal, 3000).await;
+    let shown = show.ok().and_then(|t| server::parse_ollama_show(&t))?;
+    let url = server::ollama_ps_url(&settings.base_url);
+    let ps = request_text("GET", &url, None, None, &signal, 3000).await;
+    let running = ps
+        .ok()
+        .and_then(|t| server::parse_ollama_ps(&t, &settings.model));
+    let window = running.map_or(shown, |r| r.min(shown));
+    COUNTING.with(|c| c.borrow_mut().ollama.insert(key, window));
+    Some(window)
 }
 
 /// Count `texts` with the server's tokenizer and remember them under `scope`.
@@ -277,6 +347,9 @@ async fn prepare(
         Some(e) => Some(format!("bpe:{}", e.name())),
         None => scope(settings, &info),
     };
+    let table_exact = models::openai_exact(&settings.model);
+    // Whether counts can be exact at all (the margin follows).
+    let exact_counts = scope.is_some() && (table.is_none() || table_exact);
     let learned = COUNTING.with(|c| c.borrow().learned.get(&model_key(settings)).copied());
     let window = learned.or(info.window);
     let refs: Vec<&Message> = history.iter().collect();
@@ -305,6 +378,7 @@ async fn prepare(
             let mut counter = ShellCounter {
                 exact: scope.as_ref().map(|s| c.exact.get(s).unwrap_or(&empty)),
                 table: loaded,
+                table_exact,
                 fresh: Vec::new(),
                 estimator: Estimator { ratio },
                 misses: Vec::new(),
@@ -337,7 +411,7 @@ async fn prepare(
     };
     let mut round = 0;
     loop {
-        let (prepared, misses) = run(scope.is_some());
+        let (prepared, misses) = run(exact_counts);
         match (info.tokenizer, &scope) {
             (Some(t), Some(scope)) if !misses.is_empty() && round < 2 => {
                 fetch_counts(settings, t, scope, misses).await;
@@ -414,6 +488,10 @@ pub async fn answer(ask: Ask) -> Answer {
             &Inputs {
                 // The next request says when a summary comes first.
                 title: match &summary {
+                    Some(_) if r.editable && r.summaries_paused => format!(
+                        "{} (older turns left out: the summarizer failed a moment ago)",
+                        r.title
+                    ),
                     Some(_) if r.editable => format!("{} (a summary will be made first)", r.title),
                     _ => r.title.clone(),
                 },

@@ -383,6 +383,7 @@ test('pins that alone exceed the budget: nothing is sent, the user is asked, "Un
     assert.equal(e2e.fake.chatRequests().length, before, 'nothing was sent');
     // Nothing was dropped: the pins are still pinned.
     assert.equal(JSON.stringify(await storedChat(page)).match(/"pinned":true/g)?.length, 3);
+    assert.equal(await alert.getByRole('button', { name: 'Retry', exact: true }).count(), 0, 'Retry would meet the same pins');
     await alert.getByRole('button', { name: 'Unpin all and send', exact: true }).click();
     await waitIdle(page);
     await waitForStatus(lastAssistant(page), 'complete');
@@ -396,31 +397,69 @@ test('pins that alone exceed the budget: nothing is sent, the user is asked, "Un
   });
 });
 
-// Ollama states the window a model runs with (its num_ctx, or what a loaded model uses); it cuts
-// longer prompts silently, so Satori must budget for it. The fake serves Ollama's answers.
+// Ollama states the window a model runs with (its num_ctx, or less if a loaded model runs with
+// less); it cuts longer prompts silently, so Satori must budget for it, per model. The fake
+// answers as Ollama does.
+const LLAMA_SHOW = { model_info: { 'llama.context_length': 131072 } };
 for (const [what, answers, window] of [
-  ['the model\'s num_ctx', { show: { parameters: 'stop "<|im_end|>"\nnum_ctx 1536', model_info: { 'llama.context_length': 131072 } } }, 1536],
-  ['the loaded model\'s window', { show: { model_info: { 'llama.context_length': 131072 } }, ps: { models: [{ name: 'llama3.2:latest', context_length: 3072 }] } }, 3072],
-  ['the trained length, capped at Ollama\'s default', { show: { model_info: { 'llama.context_length': 131072 } } }, 4096],
+  ['the model\'s num_ctx', { show: { 'llama3.2': { parameters: 'stop "<|im_end|>"\nnum_ctx 1536', ...LLAMA_SHOW } } }, 1536],
+  ['the loaded model\'s smaller window', { show: { 'llama3.2': LLAMA_SHOW }, ps: { models: [{ name: 'llama3.2:latest', context_length: 3072 }] } }, 3072],
+  ['the trained length, capped at Ollama\'s default', { show: { 'llama3.2': LLAMA_SHOW } }, 4096],
 ]) {
   test(`Ollama: the window is ${what} (${window})`, async (t) => {
     await e2e.open(t, async ({ page }) => {
       e2e.fake.reset();
       e2e.fake.setOllama(answers);
-      await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'llama3.2' });
-      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('How big is your window?');
-      await page.getByRole('button', { name: 'Context', exact: true }).click();
-      const region = page.getByRole('region', { name: 'Context inspector', exact: true });
-      const total = region.locator('.ctx-total');
-      await total.locator('strong').waitFor({ timeout: 15_000 });
-      assert.match(await total.innerText(), new RegExp(`— window ${window}, ≈ estimated`));
-      assert.match(await region.innerText(), /Window reported by the server\./);
+      await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'llama3.2', apiKey: 'sk-ollama-key-1' });
+      assert.match(await inspectedWindow(page, 'How big is your window?'), new RegExp(`— window ${window}, ≈ estimated`));
       const show = e2e.fake.requests.find((r) => r.method === 'POST' && r.path === '/api/show');
       assert.equal(show?.body?.model, 'llama3.2', 'asked about the model in use');
-      assert.equal(show.headers.authorization, undefined, 'the probe carries no key');
+      // The chat request carries the key; the questions about the server never do.
+      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('');
+      await sendMessage(page, 'Hello');
+      await waitIdle(page);
+      assert.equal(e2e.fake.chatRequests().at(-1).headers.authorization, 'Bearer sk-ollama-key-1');
+      for (const r of e2e.fake.requests.filter((r) => r.path.startsWith('/api/'))) {
+        assert.equal(r.headers.authorization, undefined, `${r.method} ${r.path} carries no key`);
+      }
     });
   });
 }
+
+/** The inspector's total line for a draft `text` (the inspector is opened, then closed). */
+async function inspectedWindow(page, text, { server = true } = {}) {
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text);
+  const toggle = page.getByRole('button', { name: 'Context', exact: true });
+  await toggle.click();
+  const region = page.getByRole('region', { name: 'Context inspector', exact: true });
+  const total = region.locator('.ctx-total');
+  await total.locator('strong').waitFor({ timeout: 15_000 });
+  const line = await total.innerText();
+  assert.equal(/Window reported by the server\./.test(await region.innerText()), server, line);
+  await toggle.click();
+  await region.waitFor({ state: 'detached' });
+  return line;
+}
+
+test('Ollama: windows are per model; a model Ollama does not know yet is asked about again', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    const answers = { show: { big: { parameters: 'num_ctx 32768', ...LLAMA_SHOW } } };
+    e2e.fake.setOllama(answers);
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'big' });
+    assert.match(await inspectedWindow(page, 'one'), /— window 32768,/);
+    // Another model on the same server: its own window, not the first one's.
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'small' });
+    answers.show.small = { parameters: 'num_ctx 2048', ...LLAMA_SHOW };
+    assert.match(await inspectedWindow(page, 'two'), /— window 2048,/);
+    // A model not pulled yet: not known (no window from the server) … until it is.
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'later' });
+    const line = await inspectedWindow(page, 'three', { server: false });
+    assert.doesNotMatch(line, /— window (32768|2048),/);
+    answers.show.later = { parameters: 'num_ctx 3000', ...LLAMA_SHOW };
+    assert.match(await inspectedWindow(page, 'four'), /— window 3000,/);
+  });
+});
 
 // Without a tokenizer, counts are estimates ("≈") that each reply's usage.prompt_tokens corrects
 // for the model: a server counting far more than estimated makes the next estimates larger.
@@ -460,5 +499,23 @@ test('estimates learn from usage.prompt_tokens: a server that counts more makes 
     const after = await estimate();
     // The correction is smoothed and bounded (at most 3×); the chat grew by two short messages.
     assert.ok(after > before * 2.3 && after < before * 3.2, `estimate ${before} → ${after}`);
+  });
+});
+
+test('Stop while the context module is still loading ends the turn at once; nothing is sent', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    // The module's files never arrive.
+    await page.route(/\/ctx-[0-9a-f]+\//, () => {});
+    const box = page.getByRole('textbox', { name: 'Message', exact: true });
+    await box.fill('Are you there?');
+    await box.press('Enter');
+    const stop = page.getByRole('button', { name: 'Stop', exact: true });
+    await stop.waitFor();
+    await stop.click();
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor({ timeout: 3000 });
+    assert.equal(e2e.fake.chatRequests().length, 0, 'nothing was sent');
+    assert.equal(await page.getByRole('alert').filter({ hasText: /context module/ }).count(), 0, 'Stop is not an error');
   });
 });

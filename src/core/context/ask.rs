@@ -34,6 +34,10 @@ pub struct ReportAsk {
     pub with_key: bool,
     /// Offer the chat's context settings for editing (the next request only).
     pub editable: bool,
+    /// The chat's summaries wait (the summarizer failed a moment ago): a summary that is due
+    /// will not be made for the next request.
+    #[serde(default)]
+    pub summaries_paused: bool,
 }
 
 /// The context module's answer.

@@ -114,6 +114,13 @@ pub fn encoding_for(model: &str) -> Option<Encoding> {
     }
 }
 
+/// Whether counting with the table of [`encoding_for`] gives what the model's server counts.
+/// Not for gpt-oss: its chat format (harmony) adds a preamble and per-message tokens of its own
+/// on whatever server runs it, so those counts are treated as estimates (with their margin).
+pub fn openai_exact(model: &str) -> bool {
+    !bare(model).starts_with("gpt-oss")
+}
+
 /// The window a server states in a context-length error, e.g. llama.cpp's "exceed context
 /// window of 2048", OpenAI's "maximum context length is 8192 tokens", "n_ctx: 4096".
 pub fn window_from_error(body: &str) -> Option<u32> {
@@ -249,6 +256,9 @@ mod tests {
             assert_eq!(known_window(model), *window, "{model}");
             assert_eq!(encoding_for(model), *enc, "{model}");
         }
+        // gpt-oss has OpenAI's encoding but not OpenAI's chat overhead.
+        assert!(openai_exact("gpt-4o") && openai_exact("openai/gpt-5-mini"));
+        assert!(!openai_exact("gpt-oss-20b") && !openai_exact("openai/gpt-oss-120b"));
     }
 
     #[test]

@@ -59,6 +59,19 @@ pub fn ollama_show_request(base_url: &str, model: &str) -> (String, String) {
     )
 }
 
+/// URL of Ollama's `/api/version` (how Satori tells an Ollama server).
+pub fn ollama_version_url(base_url: &str) -> String {
+    format!("{}/api/version", root(base_url))
+}
+
+/// Whether an answer is Ollama's `/api/version` (`{"version":"0.12.3"}`).
+pub fn is_ollama_version(text: &str) -> bool {
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| v.get("version")?.as_str().map(|s| !s.is_empty()))
+        .unwrap_or(false)
+}
+
 /// URL of Ollama's `/api/ps` (the models loaded, with the window each runs with).
 pub fn ollama_ps_url(base_url: &str) -> String {
     format!("{}/api/ps", root(base_url))
@@ -201,6 +214,14 @@ mod tests {
             )
         );
         assert_eq!(ollama_ps_url("http://h:11434/v1/"), "http://h:11434/api/ps");
+        assert_eq!(
+            ollama_version_url("http://h:11434/v1"),
+            "http://h:11434/api/version"
+        );
+        assert!(is_ollama_version(r#"{"version":"0.12.3"}"#));
+        assert!(!is_ollama_version(r#"{"version":""}"#));
+        assert!(!is_ollama_version(r#"{"error":"no route"}"#));
+        assert!(!is_ollama_version("404 page not found"));
         let shows: &[(&str, Option<u32>)] = &[
             // The model sets num_ctx: that is what it runs with.
             (

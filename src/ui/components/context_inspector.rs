@@ -48,7 +48,12 @@ pub fn ContextInspector(
                         .await
                         .map_err(|e| crate::ui::error_text::module_problem(&e))
                 }
-                Err(e) => Err(crate::ui::error_text::context_module_problem(&e)),
+                Err(e) => {
+                    if generation.try_get_value() != Some(mine) || !open.get_untracked() {
+                        return; // a newer report is on its way
+                    }
+                    Err(crate::ui::error_text::context_module_problem(&e))
+                }
             };
             if let Err(text) = shown {
                 open.set(false);

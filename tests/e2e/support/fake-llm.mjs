@@ -7,8 +7,9 @@
 //                           // (body) => script picks the script per request
 //   fake.setTokenizer(on)   // serve llama-cpp-python's POST /extras/tokenize/count with
 //                           // fakeTokens() (off by default: the route is a 404 like elsewhere)
-//   fake.setOllama({show, ps}) // serve Ollama's POST /api/show and GET /api/ps with these JSON
-//                           // answers (null = off, the default: both routes are 404s)
+//   fake.setOllama({show, ps}) // act as Ollama: GET /api/version, POST /api/show (show: answers
+//                           // by model name; others are "not found") and GET /api/ps (null =
+//                           // off, the default: these routes are 404s)
 //   fake.requests           // every request: {method, path, url, headers, body, time, aborted, ended}
 //   fake.chatRequests()     // only POST .../chat/completions
 //   await fake.close()      // never hangs: open sockets are destroyed
@@ -284,8 +285,12 @@ export async function startFakeLlm() {
         if (tokenizer && req.method === 'POST' && path === '/extras/tokenize/count') {
           return sendJson(res, 200, { count: fakeTokens(body?.input ?? '') });
         }
+        if (ollama && req.method === 'GET' && path === '/api/version') {
+          return sendJson(res, 200, { version: '0.12.3' });
+        }
         if (ollama?.show && req.method === 'POST' && path === '/api/show') {
-          return sendJson(res, 200, ollama.show);
+          const known = ollama.show[body?.model];
+          return known ? sendJson(res, 200, known) : sendJson(res, 404, { error: `model '${body?.model}' not found` });
         }
         if (ollama?.ps && req.method === 'GET' && path === '/api/ps') {
           return sendJson(res, 200, ollama.ps);
