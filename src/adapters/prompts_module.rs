@@ -11,7 +11,9 @@
 //! - [`EVENT_SUMMARY`]: a summary edited in the context inspector (detail: `{"id", "text"}`),
 //! - [`EVENT_CHAT_CONTEXT`]: the chat's context settings saved in the inspector (detail:
 //!   `ContextOverrides`),
-//! - [`EVENT_IMPORTED`]: an import (or its undo) changed the stored chats (detail: empty).
+//! - [`EVENT_IMPORTED`]: an import (or its undo) changed the stored chats (detail: empty),
+//! - [`EVENT_RENAME`]: "Rename chat" saved (detail: the new title),
+//! - [`EVENT_DELETE`]: "Delete chat" confirmed (detail: empty).
 
 use crate::adapters::modules::{self, Module, ModuleError};
 use wasm_bindgen::prelude::*;
@@ -35,6 +37,10 @@ pub const EVENT_CLOSED: &str = "satori:prompts-closed";
 pub const EVENT_SETTINGS: &str = "satori:settings-saved";
 /// An import (or "Undo import") changed the stored chats.
 pub const EVENT_IMPORTED: &str = "satori:chats-imported";
+/// "Rename chat" saved (detail: the new title).
+pub const EVENT_RENAME: &str = "satori:chat-rename";
+/// "Delete chat" confirmed.
+pub const EVENT_DELETE: &str = "satori:chat-delete";
 
 /// Call `function` of the prompts module (loading it first) with string arguments.
 async fn call(function: &str, args: &[&str]) -> Result<JsValue, ModuleError> {
@@ -140,4 +146,14 @@ pub async fn open_import(file: Option<web_sys::File>) -> Result<(), ModuleError>
     modules::load_and_call(Module::Prompts, "open_import", &[arg])
         .await
         .map(|_| ())
+}
+
+/// Open "Rename chat" for the open chat, called `title`.
+pub async fn open_rename(title: &str) -> Result<(), ModuleError> {
+    call("open_rename", &[title]).await.map(|_| ())
+}
+
+/// Open "Delete chat" for the open chat, called `title`.
+pub async fn open_delete(title: &str) -> Result<(), ModuleError> {
+    call("open_delete", &[title]).await.map(|_| ())
 }

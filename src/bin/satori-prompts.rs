@@ -7,8 +7,8 @@
 
 use leptos::prelude::*;
 use satori::adapters::prompts_module::{
-    notify, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_IMPORTED, EVENT_SETTINGS, EVENT_SETUP,
-    EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
+    notify, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED, EVENT_RENAME,
+    EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
 };
 use satori::adapters::storage::Store;
 use satori::core::key_binding::KeyField;
@@ -294,6 +294,42 @@ pub fn open_import(file: wasm_bindgen::JsValue) {
             <satori::ui::components::transfer_dialog::ImportDialog
                 dropped=dropped
                 on_changed=Callback::new(|_| notify(EVENT_IMPORTED, ""))
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+}
+
+/// Open "Rename chat" for the open chat, called `title`.
+#[wasm_bindgen]
+pub fn open_rename(title: &str) {
+    let title = title.to_string();
+    mount(move || {
+        view! {
+            <satori::ui::components::chat_dialogs::RenameDialog
+                title=title
+                on_save=Callback::new(|t: String| {
+                    notify(EVENT_RENAME, &t);
+                    close();
+                })
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+}
+
+/// Open "Delete chat" for the open chat, called `title`.
+#[wasm_bindgen]
+pub fn open_delete(title: &str) {
+    let title = title.to_string();
+    mount(move || {
+        view! {
+            <satori::ui::components::chat_dialogs::DeleteDialog
+                title=title
+                on_delete=Callback::new(|_| {
+                    notify(EVENT_DELETE, "");
+                    close();
+                })
                 on_close=Callback::new(|_| close())
             />
         }

@@ -51,10 +51,6 @@ pub struct Alert {
 /// Which modal dialog is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialog {
-    /// Rename the active chat.
-    Rename,
-    /// Confirm deleting the active chat.
-    Delete,
     /// A dialog of the prompts module ("Prompts", "Chat setup", "System prompt") is open.
     External,
 }

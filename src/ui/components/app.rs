@@ -1,13 +1,13 @@
 //! The page layout: sidebar, chat header, conversation, alert, composer and dialogs.
 
+use crate::core::session::Command;
 use crate::ui::chat;
 use crate::ui::components::alert::AlertBanner;
-use crate::ui::components::chat_dialogs::{DeleteDialog, RenameDialog};
 use crate::ui::components::chat_setup::ChatSetup;
 use crate::ui::components::composer::Composer;
 use crate::ui::components::conversation::Conversation;
 use crate::ui::components::sidebar::Sidebar;
-use crate::ui::state::{AppState, Dialog};
+use crate::ui::state::AppState;
 use leptos::prelude::*;
 
 /// The whole app.
@@ -50,10 +50,22 @@ pub fn App() -> impl IntoView {
     });
     // Messages from the "Prompts" dialog, which runs in the prompts module.
     use crate::adapters::prompts_module::{
-        detail, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_IMPORTED, EVENT_SETTINGS,
-        EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
+        detail, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED,
+        EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
     };
     let imported = window_event_listener_untyped(EVENT_IMPORTED, move |_| app.reload_index());
+    let renamed = window_event_listener_untyped(EVENT_RENAME, move |ev| {
+        if app.apply(Command::Rename { title: detail(&ev) }).is_err() {
+            app.show(crate::ui::state::Alert {
+                text: crate::ui::error_text::NO_TITLE.into(),
+                ..Default::default()
+            });
+        }
+    });
+    let deleted = window_event_listener_untyped(EVENT_DELETE, move |_| {
+        chat::stop();
+        app.delete_active();
+    });
     // Files dragged onto the window are imported.
     let dragover = window_event_listener(leptos::ev::dragover, |ev| {
         if crate::ui::transfer::has_files(&ev) {
@@ -130,6 +142,8 @@ pub fn App() -> impl IntoView {
     let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.set_dialog(None));
     on_cleanup(move || {
         imported.remove();
+        renamed.remove();
+        deleted.remove();
         dragover.remove();
         dropped.remove();
         chat_context.remove();
@@ -160,10 +174,10 @@ pub fn App() -> impl IntoView {
                     </button>
                     <h1 class="chat-title">{title}</h1>
                     <div class="head-actions">
-                        <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Rename))>
+                        <button type="button" on:click=move |_| chat_dialog(app, false)>
                             "Rename chat"
                         </button>
-                        <button type="button" on:click=move |_| app.set_dialog(Some(Dialog::Delete))>
+                        <button type="button" on:click=move |_| chat_dialog(app, true)>
                             "Delete chat"
                         </button>
                         <button type="button" on:click=move |_| crate::ui::transfer::export_chat(app)>
@@ -188,12 +202,23 @@ pub fn App() -> impl IntoView {
                 <AlertBanner />
                 <Composer />
             </main>
-            <Show when=move || app.overlay.dialog.get() == Some(Dialog::Rename)>
-                <RenameDialog />
-            </Show>
-            <Show when=move || app.overlay.dialog.get() == Some(Dialog::Delete)>
-                <DeleteDialog />
-            </Show>
         </div>
+    }
+}
+
+/// Open "Rename chat" or ("delete") "Delete chat" for the open chat, in the dialogs module.
+fn chat_dialog(app: AppState, delete: bool) {
+    let title = app
+        .chats
+        .session
+        .with_untracked(|s| s.display_title().to_string());
+    if delete {
+        app.open_external("Delete chat", async move {
+            crate::adapters::prompts_module::open_delete(&title).await
+        });
+    } else {
+        app.open_external("Rename chat", async move {
+            crate::adapters::prompts_module::open_rename(&title).await
+        });
     }
 }

@@ -1,28 +1,31 @@
-//! "Rename chat" and "Delete chat" dialogs for the open chat.
+//! "Rename chat" and "Delete chat" for the open chat. They run in the dialogs module (so their
+//! modal is not on the first-load path); the app opens them and applies the answer it gets back
+//! (`EVENT_RENAME` with the new title, `EVENT_DELETE`).
 
-use crate::core::session::Command;
-use crate::ui::chat;
 use crate::ui::components::modal::Modal;
-use crate::ui::state::AppState;
 use leptos::prelude::*;
 
-/// Rename the open chat.
+/// Rename the open chat, called `title` now.
 #[component]
-pub fn RenameDialog() -> impl IntoView {
-    let app = expect_context::<AppState>();
-    let title = RwSignal::new(
-        app.chats
-            .session
-            .with_untracked(|s| s.display_title().to_string()),
-    );
+pub fn RenameDialog(
+    /// The chat's title now.
+    title: String,
+    /// The new title (not empty).
+    on_save: Callback<String>,
+    /// Closes the dialog.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let title = RwSignal::new(title);
     let error = RwSignal::new(String::new());
     view! {
-        <Modal title="Rename chat">
+        <Modal title="Rename chat" on_close=on_close>
             <form on:submit=move |ev| {
                 ev.prevent_default();
-                match app.apply(Command::Rename { title: title.get_untracked() }) {
-                    Ok(()) => app.set_dialog(None),
-                    Err(_) => error.set(crate::ui::error_text::NO_TITLE.into()),
+                let t = title.get_untracked();
+                if t.trim().is_empty() {
+                    error.set(crate::ui::error_text::NO_TITLE.into());
+                } else {
+                    on_save.run(t.trim().to_string());
                 }
             }>
                 <label>
@@ -31,7 +34,7 @@ pub fn RenameDialog() -> impl IntoView {
                 </label>
                 <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
                 <div class="dialog-actions">
-                    <button type="button" on:click=move |_| app.set_dialog(None)>"Cancel"</button>
+                    <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
                     <button type="submit" class="primary">"Save"</button>
                 </div>
             </form>
@@ -39,24 +42,22 @@ pub fn RenameDialog() -> impl IntoView {
     }
 }
 
-/// Confirm deleting the open chat.
+/// Confirm deleting the open chat, called `title`.
 #[component]
-pub fn DeleteDialog() -> impl IntoView {
-    let app = expect_context::<AppState>();
-    let title = app
-        .chats
-        .session
-        .with_untracked(|s| s.display_title().to_string());
+pub fn DeleteDialog(
+    /// The chat's title.
+    title: String,
+    /// Delete it.
+    on_delete: Callback<()>,
+    /// Closes the dialog.
+    on_close: Callback<()>,
+) -> impl IntoView {
     view! {
-        <Modal title="Delete chat">
+        <Modal title="Delete chat" on_close=on_close>
             <p>"Delete “" {title} "”? This cannot be undone."</p>
             <div class="dialog-actions">
-                <button type="button" on:click=move |_| app.set_dialog(None)>"Cancel"</button>
-                <button type="button" class="danger" on:click=move |_| {
-                    chat::stop();
-                    app.delete_active();
-                    app.set_dialog(None);
-                }>"Delete"</button>
+                <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
+                <button type="button" class="danger" on:click=move |_| on_delete.run(())>"Delete"</button>
             </div>
         </Modal>
     }
