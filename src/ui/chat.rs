@@ -580,6 +580,7 @@ fn finish(app: AppState, running: &Running, ending: &Ending, settings: &Settings
             // Retrying would only meet the same pins: the alert offers unpinning instead.
             retry: ending.offer_retry && !matches!(err, ApiError::PinsTooLarge { .. }),
             unpin: matches!(err, ApiError::PinsTooLarge { .. }),
+            ..Alert::default()
         });
     }
 }

@@ -239,6 +239,9 @@ pub fn system_unchanged(e: &impl std::fmt::Display) -> String {
 /// "Rename chat" with an empty title.
 pub const NO_TITLE: &str = "Enter a title.";
 
+/// Leaving a chat whose latest change could not be saved.
+pub const UNSAVED_LEAVE: &str = "This chat's latest changes are not saved: browser storage is full. Leaving it now loses them. Export it first (or delete old chats to make room), or leave without saving.";
+
 /// The open chat's role still needs a value (`e` names it).
 pub fn not_startable(e: &str) -> String {
     format!("This chat cannot start yet: {e}.")
@@ -299,7 +302,7 @@ pub fn export_failed(e: &impl std::fmt::Display) -> String {
 /// Words for a storage failure while saving.
 pub fn describe_storage(err: &StorageError) -> String {
     match err {
-        StorageError::QuotaExceeded => "Browser storage is full, so the latest change was not saved. Delete old chats to make room; your open chat stays on screen.".into(),
+        StorageError::QuotaExceeded => "Browser storage is full, so the latest change was not saved. Your chat stays on screen: export it, or delete old chats to make room.".into(),
         StorageError::Unavailable => "Browser storage is unavailable (private mode or blocked), so chats will not be kept after this tab closes.".into(),
         StorageError::Failed(m) => format!("Saving failed ({m}). Your open chat stays on screen."),
     }

@@ -46,6 +46,19 @@ pub struct Alert {
     pub retry: bool,
     /// Offer "Unpin all and send" (the pinned messages alone did not fit).
     pub unpin: bool,
+    /// Offer "Export chat" (the open chat could not be saved).
+    pub export: bool,
+    /// Offer "Leave without saving": the user asked to leave an unsaved chat for this.
+    pub leave: Option<Leave>,
+}
+
+/// Where the user asked to go from a chat that could not be saved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leave {
+    /// Open this chat.
+    Open(String),
+    /// Start a new chat.
+    New,
 }
 
 /// Which modal dialog is open.
@@ -178,6 +191,8 @@ pub struct AppState {
     next_role: RwSignal<RoleRef>,
     /// How many chat starts are waiting for the prompts module; sending waits for them.
     starting: RwSignal<u32>,
+    /// The open chat's latest change could not be saved (storage full or failing).
+    unsaved: RwSignal<bool>,
     /// False when an unreadable stored chat list could not be backed up: it is then not
     /// overwritten (the list lives in memory this session).
     index_writable: bool,
@@ -350,6 +365,7 @@ impl AppState {
             setup_problem,
             next_role,
             starting: RwSignal::new(0),
+            unsaved: RwSignal::new(false),
             index_writable,
         };
         if recovered {
@@ -371,8 +387,40 @@ impl AppState {
         if let Err(e) = result {
             self.alert.set(Some(Alert {
                 text: describe_storage(&e),
+                export: true,
                 ..Alert::default()
             }));
+        }
+    }
+
+    /// Whether the open chat may be left for `to`: yes if it is saved (or saving it again now
+    /// works); otherwise the alert asks first — export it, or leave without saving.
+    fn may_leave(&self, to: Leave) -> bool {
+        if !self.unsaved.get_untracked() {
+            return true;
+        }
+        self.save_session();
+        if !self.unsaved.get_untracked() {
+            return true;
+        }
+        self.alert.set(Some(Alert {
+            text: crate::ui::error_text::UNSAVED_LEAVE.into(),
+            export: true,
+            leave: Some(to),
+            ..Alert::default()
+        }));
+        false
+    }
+
+    /// "Leave without saving": drop the unsaved changes of the open chat and go to `to`.
+    pub fn leave_unsaved(&self, to: Leave) {
+        self.unsaved.set(false);
+        self.alert.set(None);
+        match to {
+            Leave::Open(id) => {
+                self.open_now(&id);
+            }
+            Leave::New => self.new_chat(),
         }
     }
 
@@ -428,11 +476,16 @@ impl AppState {
     /// Write a snapshot of a session (used for mid-stream checkpoints).
     pub fn save_session_text(&self, session: &Session, text: &str) {
         let result = store().set(&persist::session_key(&session.id), text);
+        let open = self.session.with_untracked(|s| s.id.clone());
+        if session.id == open {
+            self.unsaved.set(result.is_err());
+        }
+        // The chat stays listed even when it could not be written.
+        self.index.update(|idx| {
+            idx.upsert(session);
+            idx.active = Some(open);
+        });
         if result.is_ok() {
-            self.index.update(|idx| {
-                idx.upsert(session);
-                idx.active = Some(self.session.with_untracked(|s| s.id.clone()));
-            });
             self.save_index();
         } else {
             self.report_storage(result);
@@ -639,6 +692,11 @@ impl AppState {
 
     /// Open another session by id; returns whether it could be opened.
     pub fn open(&self, id: &str) -> bool {
+        self.may_leave(Leave::Open(id.to_string())) && self.open_now(id)
+    }
+
+    /// Open chat `id` without asking about the one on screen.
+    fn open_now(&self, id: &str) -> bool {
         let s = store();
         let loaded = match s.get(&persist::session_key(id)) {
             Ok(Some(text)) => persist::decode_session(&text).map_err(|e| e.to_string()),
@@ -658,6 +716,7 @@ impl AppState {
                     .unwrap_or_default();
                 self.session.set(sess);
                 self.setup_problem.set(None);
+                self.unsaved.set(false);
                 self.draft.set(draft);
                 self.index.update(|i| i.active = Some(id.to_string()));
                 self.save_index();
@@ -684,7 +743,10 @@ impl AppState {
         {
             NewChat::Keep => {}
             NewChat::Restart => self.start_chat(role, Vars::new(), true),
-            NewChat::Open => self.start_chat(role, Vars::new(), false),
+            NewChat::Open if self.may_leave(Leave::New) => {
+                self.start_chat(role, Vars::new(), false)
+            }
+            NewChat::Open => {}
         }
     }
 
@@ -825,7 +887,8 @@ impl AppState {
         let _ = s.remove(&persist::draft_key(&id));
         self.index.update(|i| i.remove(&id));
         let next = self.index.with_untracked(|i| i.active.clone());
-        let opened = next.is_some_and(|next| self.open(&next));
+        self.unsaved.set(false);
+        let opened = next.is_some_and(|next| self.open_now(&next));
         if !opened {
             self.session.set(fresh_session());
             self.draft.set(String::new());

@@ -2,6 +2,7 @@
 // and keeping the API key out of places it does not belong.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { startFakeLlm } from './support/fake-llm.mjs';
 import { useApp } from './support/app.mjs';
 import {
@@ -331,5 +332,44 @@ test('"New chat" on an untouched chat does not pile up empty chats', async (t) =
     await poll(async () => (await titles(page)).length === 2, { message: 'two entries in the list' });
     await sleep(300);
     assert.deepEqual(await titles(page), ['Untitled chat', 'Something to keep']);
+  });
+});
+
+test('full storage: leaving an unsaved chat asks first (export it, or leave without saving); an unsaved chat stays listed', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'First chat');
+    await newChat(page);
+    await chat(page, 'Second chat');
+    await page.evaluate(() => {
+      let size = 1 << 20;
+      for (let i = 0; size >= 16; i++) {
+        try { localStorage.setItem(`filler.${i}`, 'x'.repeat(size)); } catch { size = size >> 1; }
+      }
+    });
+    await chat(page, 'Unsaved words');
+    const alert = page.getByRole('alert');
+    await alert.filter({ hasText: /storage is full/i }).waitFor();
+    // Leaving is asked about; the chat stays on screen.
+    await chatEntry(page, 'First chat').click();
+    await alert.filter({ hasText: /latest changes are not saved/ }).waitFor();
+    assert.equal(await textOf(lastUser(page)), 'Unsaved words', 'still on the unsaved chat');
+    await expectCurrent(page, 'Second chat');
+    // Export it as it is on screen.
+    await alert.getByRole('button', byName('Export this chat')).click();
+    const dialog = page.getByRole('dialog', byName('Export chat'));
+    const [file] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', byName('Download JSON')).click()]);
+    const exported = fs.readFileSync(await file.path(), 'utf8');
+    assert.ok(exported.includes('Unsaved words'), 'the unsaved messages are in the file');
+    // Then leave without saving.
+    await chatEntry(page, 'First chat').click();
+    await alert.getByRole('button', byName('Leave without saving')).click();
+    await expectCurrent(page, 'First chat');
+    assert.equal(await textOf(lastUser(page)), 'First chat');
+    // A new chat that cannot be saved is still listed.
+    await newChat(page);
+    await chat(page, 'Brand new');
+    await poll(async () => (await titles(page)).includes('Brand new'), { message: 'the unsaved chat in the list' });
+    await page.evaluate(() => { for (const k of Object.keys(localStorage)) if (k.startsWith('filler.')) localStorage.removeItem(k); });
   });
 });

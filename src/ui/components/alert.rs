@@ -28,6 +28,16 @@ pub fn AlertBanner() -> impl IntoView {
                                         "Unpin all and send"
                                     </button>
                                 })}
+                                {a.export.then(|| view! {
+                                    <button type="button" on:click=move |_| crate::ui::transfer::export_chat(app)>
+                                        "Export this chat"
+                                    </button>
+                                })}
+                                {a.leave.clone().map(|to| view! {
+                                    <button type="button" on:click=move |_| app.leave_unsaved(to.clone())>
+                                        "Leave without saving"
+                                    </button>
+                                })}
                                 {a.retry.then(|| view! {
                                     <button type="button" on:click=move |_| chat::retry(app)>"Retry"</button>
                                 })}
