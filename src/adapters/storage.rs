@@ -89,6 +89,33 @@ impl Store {
     }
 }
 
+impl Store {
+    /// How much every key starting with `prefix` takes, with its value, in UTF-16 code units —
+    /// what browsers count against a site's localStorage quota (about 5 million).
+    pub fn used(&self, prefix: &str) -> Result<usize, StorageError> {
+        let mut total = 0;
+        for key in self.keys(prefix)? {
+            let value = self.get(&key)?.unwrap_or_default();
+            total += key.encode_utf16().count() + value.encode_utf16().count();
+        }
+        Ok(total)
+    }
+}
+
+/// Whether the browser keeps this site's storage until the user clears it (`None`: it cannot say).
+pub async fn persisted() -> Option<bool> {
+    let manager = web_sys::window()?.navigator().storage();
+    let answer = wasm_bindgen_futures::JsFuture::from(manager.persisted().ok()?).await;
+    answer.ok()?.as_bool()
+}
+
+/// Ask the browser to keep this site's storage (`navigator.storage.persist()`); its answer.
+pub async fn persist() -> Option<bool> {
+    let manager = web_sys::window()?.navigator().storage();
+    let answer = wasm_bindgen_futures::JsFuture::from(manager.persist().ok()?).await;
+    answer.ok()?.as_bool()
+}
+
 /// Start-up reads: storage that is unavailable reads as empty (the app says so once).
 impl crate::core::startup::Records for Store {
     fn read(&self, key: &str) -> Result<Option<String>, String> {

@@ -373,3 +373,28 @@ test('full storage: leaving an unsaved chat asks first (export it, or leave with
     await page.evaluate(() => { for (const k of Object.keys(localStorage)) if (k.startsWith('filler.')) localStorage.removeItem(k); });
   });
 });
+
+test('Settings shows how much storage Satori uses and whether the browser keeps it; asking for persistent storage says the answer', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'Something worth keeping');
+    // A large stored chat record, so the figure is not trivially zero.
+    await page.evaluate(() => localStorage.setItem('satori.session.big', JSON.stringify({ v: 1, id: 'big', created_at: 1, updated_at: 1, messages: [], title: 'x'.repeat(1_500_000) })));
+    const used = await page.evaluate(() => {
+      let n = 0;
+      for (const k of Object.keys(localStorage)) if (k.startsWith('satori.')) n += k.length + localStorage.getItem(k).length;
+      return n;
+    });
+    await page.getByRole('button', byName('Settings')).click();
+    const dialog = page.getByRole('dialog', byName('Settings'));
+    const group = dialog.getByRole('group', byName('Storage'));
+    await group.waitFor();
+    assert.match(await group.innerText(), new RegExp(`take ${(used / 1e6).toFixed(1).replace('.', '\\.')} of the about 5 MB`));
+    const kept = await page.evaluate(() => navigator.storage.persisted());
+    await poll(async () => (kept ? /keeps this data until you clear it/ : /may clear this data/).test(await group.innerText()), { message: 'whether the data is kept' });
+    if (!kept) {
+      await group.getByRole('button', byName('Ask the browser to keep my chats')).click();
+      await poll(async () => /^(Granted|Refused)/.test(await group.getByRole('status').innerText()), { message: "the browser's answer" });
+    }
+  });
+});

@@ -351,6 +351,7 @@ pub fn SettingsDialog(
                     </label>
                     <p class="hint">"The context window is kept for this model. Empty fields use what the server or Satori's model table says."</p>
                 </fieldset>
+                <StorageSection />
                 <p class="hint">"The API key stays in this browser's storage. It is only sent to the API base URL, in the Authorization header."</p>
                 <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
                 <div class="dialog-actions">
@@ -359,5 +360,61 @@ pub fn SettingsDialog(
                 </div>
             </form>
         </Modal>
+    }
+}
+
+/// What Satori's data takes of this site's storage, and whether the browser keeps it.
+#[component]
+fn StorageSection() -> impl IntoView {
+    use crate::adapters::storage;
+    let used = Store::local().used(crate::core::persist::PREFIX);
+    let kept = RwSignal::new(None::<bool>);
+    let asked = RwSignal::new(String::new());
+    leptos::task::spawn_local(async move { kept.set(storage::persisted().await) });
+    let ask = move |_| {
+        leptos::task::spawn_local(async move {
+            let answer = storage::persist().await;
+            kept.set(answer.or(kept.get_untracked()));
+            asked.set(storage_answer(answer).into());
+        })
+    };
+    view! {
+        <fieldset class="storage-settings">
+            <legend>"Storage"</legend>
+            <p>{storage_use(used)}</p>
+            <p>{move || storage_kept(kept.get())}</p>
+            {move || (kept.get() == Some(false)).then(|| view! {
+                <button type="button" on:click=ask>"Ask the browser to keep my chats"</button>
+            })}
+            <p role="status">{move || asked.get()}</p>
+        </fieldset>
+    }
+}
+
+/// "Satori's chats and settings take 2.1 of the about 5 MB …".
+pub fn storage_use(used: Result<usize, crate::adapters::storage::StorageError>) -> String {
+    match used {
+        Ok(n) => format!(
+            "Satori's chats and settings take {:.1} of the about 5 MB this browser lets a site keep (counted in characters, as browsers count).",
+            n as f64 / 1e6
+        ),
+        Err(e) => format!("Storage use cannot be read ({e})."),
+    }
+}
+
+/// Whether the browser keeps the data, in words.
+pub fn storage_kept(kept: Option<bool>) -> &'static str {
+    match kept {
+        Some(true) => "The browser keeps this data until you clear it (persistent storage).",
+        Some(false) => "The browser may clear this data when the disk runs low, and Safari clears a site's data after 7 days without a visit: export your chats now and then (Export all), or install Satori.",
+        None => "",
+    }
+}
+
+fn storage_answer(answer: Option<bool>) -> &'static str {
+    match answer {
+        Some(true) => "Granted: the browser will keep Satori's data.",
+        Some(false) => "Refused: the browser decides by how often you use Satori (bookmarking or installing it helps). Export your chats now and then.",
+        None => "This browser cannot be asked.",
     }
 }
