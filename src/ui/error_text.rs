@@ -239,6 +239,16 @@ pub fn system_unchanged(e: &impl std::fmt::Display) -> String {
 /// "Rename chat" with an empty title.
 pub const NO_TITLE: &str = "Enter a title.";
 
+/// A reply that ended after the user left its chat could not be added to it.
+pub fn reply_not_kept(title: &str, why: &str) -> String {
+    format!("A reply in “{title}” ended after you left that chat, but it could not be added to it ({why}). The chat's stored record is left as it is.")
+}
+
+/// A stored draft that could not be read was kept under `backup` before the new one was saved.
+pub fn draft_kept(backup: &str) -> String {
+    format!("This chat's saved draft could not be read; it is kept as it was under the storage key {backup}, and your new draft is saved.")
+}
+
 /// Leaving a chat whose latest change could not be saved.
 pub const UNSAVED_LEAVE: &str = "This chat's latest changes are not saved: browser storage is full. Leaving it now loses them. Export it first (or delete old chats to make room), or leave without saving.";
 

@@ -199,6 +199,8 @@ pub struct AppState {
 }
 
 thread_local! {
+    /// The chat whose stored draft was checked before the first write over it.
+    static DRAFT_CHECKED: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     /// Who waits for the pending chat starts to end.
     static START_WAITERS: std::cell::RefCell<Vec<futures::channel::oneshot::Sender<()>>> =
         const { std::cell::RefCell::new(Vec::new()) };
@@ -503,18 +505,41 @@ impl AppState {
     }
 
     /// Apply commands to a stored session that is not open (a reply that ended after the user
-    /// switched chats). A missing or unreadable record is left alone.
+    /// switched chats). If that cannot be done — the record is gone or unreadable, or a command
+    /// fails — the alert says so and an unreadable record is left untouched; a chat deleted here
+    /// (no longer listed) is let go quietly.
     pub fn apply_to_stored(&self, id: &str, cmds: Vec<Command>) {
-        let Ok(Some(text)) = store().get(&persist::session_key(id)) else {
+        let Some(title) = self.index.with_untracked(|i| {
+            i.sessions
+                .iter()
+                .find(|e| e.id == id)
+                .map(|e| e.title.clone())
+        }) else {
             return;
         };
-        let Ok(mut sess) = persist::decode_session(&text) else {
-            return;
+        let loaded = match store().get(&persist::session_key(id)) {
+            Ok(Some(text)) => persist::decode_session(&text).map_err(|e| e.to_string()),
+            Ok(None) => Err("it is no longer in storage".to_string()),
+            Err(e) => Err(e.to_string()),
         };
-        for cmd in cmds {
-            let _ = sess.apply(cmd);
-        }
+        let mut sess = match loaded {
+            Ok(sess) => sess,
+            Err(why) => {
+                self.alert.set(Some(Alert {
+                    text: crate::ui::error_text::reply_not_kept(&title, &why),
+                    ..Alert::default()
+                }));
+                return;
+            }
+        };
+        let failed = cmds.into_iter().find_map(|cmd| sess.apply(cmd).err());
         self.save_session_text(&sess, &persist::encode_session(&sess));
+        if let Some(e) = failed {
+            self.alert.set(Some(Alert {
+                text: crate::ui::error_text::reply_not_kept(&title, &e.to_string()),
+                ..Alert::default()
+            }));
+        }
     }
 
     /// Whether a chat start is still waiting for the prompts module.
@@ -678,10 +703,30 @@ impl AppState {
         })
     }
 
-    /// Persist the draft of the open session.
+    /// Persist the draft of the open session. The first write over a stored draft that cannot be
+    /// read keeps that record under a backup key first, and says so.
     pub fn save_draft(&self, text: &str) {
         let id = self.session.with_untracked(|s| s.id.clone());
         let key = persist::draft_key(&id);
+        if DRAFT_CHECKED.with_borrow(|c| *c != id) {
+            DRAFT_CHECKED.with_borrow_mut(|c| c.clone_from(&id));
+            if let Ok(Some(raw)) = store().get(&key) {
+                if persist::decode_draft(&raw).is_err() {
+                    let backup = persist::backup_key("draft", now_ms());
+                    match store().set(&backup, &raw) {
+                        Ok(()) => self.alert.set(Some(Alert {
+                            text: crate::ui::error_text::draft_kept(&backup),
+                            ..Alert::default()
+                        })),
+                        Err(e) => {
+                            // Never overwrite what could not be kept.
+                            self.report_storage(Err(e));
+                            return;
+                        }
+                    }
+                }
+            }
+        }
         let r = if text.is_empty() {
             store().remove(&key)
         } else {

@@ -398,3 +398,43 @@ test('Settings shows how much storage Satori uses and whether the browser keeps 
     }
   });
 });
+
+test('a reply that ends after its chat was left, when that chat\'s record has become unreadable: the alert says so and the record is left as it is', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'Other chat');
+    await newChat(page);
+    e2e.fake.enqueue({ chunks: Array.from({ length: 60 }, (_, i) => `word${i} `), delayMs: 100 });
+    await sendMessage(page, 'Slow one');
+    await poll(async () => (await textOf(lastAssistant(page))).includes('word3'), { message: 'the reply streaming' });
+    // In one task: the record becomes unreadable, then the user opens the other chat.
+    const key = await page.evaluate(() => {
+      const k = `satori.session.${JSON.parse(localStorage.getItem('satori.index')).active}`;
+      localStorage.setItem(k, '{"v":1,"broken');
+      [...document.querySelectorAll('nav[aria-label="Chats"] li button')].find((b) => b.innerText.trim() === 'Other chat').click();
+      return k;
+    });
+    const alert = page.getByRole('alert').filter({ hasText: /ended after you left that chat, but it could not be added/ });
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /A reply in “Slow one” ended after you left that chat, but it could not be added to it \(record is not valid/);
+    assert.equal(await page.evaluate((k) => localStorage.getItem(k), key), '{"v":1,"broken', 'the record is untouched');
+  });
+});
+
+test('an unreadable saved draft is kept under a backup key before the first keystroke replaces it', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'A chat with a draft');
+    const id = await page.evaluate(() => JSON.parse(localStorage.getItem('satori.index')).active);
+    await page.evaluate((id) => localStorage.setItem(`satori.draft.${id}`, '{"v":1,"text":'), id);
+    await reload(page);
+    await messageBox(page).pressSequentially('new');
+    const alert = page.getByRole('alert').filter({ hasText: /saved draft could not be read/ });
+    await alert.waitFor();
+    const backup = (await alert.innerText()).match(/storage key (satori\.backup\.draft\.\d+)/)?.[1];
+    assert.ok(backup, await alert.innerText());
+    const all = await localStorageEntries(page);
+    assert.equal(all[backup], '{"v":1,"text":', 'the unreadable draft is kept byte for byte');
+    await poll(async () => JSON.parse((await localStorageEntries(page))[`satori.draft.${id}`]).text === 'new', { message: 'the new draft saved' });
+  });
+});
