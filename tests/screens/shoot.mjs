@@ -1,6 +1,6 @@
 // Takes screenshots of the built app for a human to look at (not a test): chat with markdown,
-// Settings, an error, a stopped reply, a pin and the context inspector, in light and dark, desktop
-// and phone width.
+// Settings (with Context and Storage), an error, a stopped reply, a pin, the context inspector,
+// Export chat and Import chats, in light and dark, desktop and phone width.
 // usage: node tests/screens/shoot.mjs [outdir]
 import { mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
@@ -75,7 +75,30 @@ try {
       await page.getByRole('button', { name: 'Settings' }).first().click();
       await dlg.getByLabel('Context window').scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${out}/${scheme}-${label}-settings-context.png` });
+      // The Storage part of Settings
+      await dlg.getByRole('group', { name: 'Storage' }).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-settings-storage.png` });
       await dlg.getByRole('button', { name: 'Cancel' }).click();
+      // Export chat
+      await page.getByRole('button', { name: 'Export chat' }).click();
+      const exp = page.getByRole('dialog', { name: 'Export chat' });
+      await exp.waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-export.png` });
+      await exp.getByRole('button', { name: 'Cancel' }).click();
+      // Import: a refused file, then a preview and the report
+      if (label === 'phone') await page.getByRole('button', { name: 'Chats' }).click();
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      const imp = page.getByRole('dialog', { name: 'Import chats' });
+      await imp.getByLabel('Import file').setInputFiles('tests/fixtures/import/unknown-role.json');
+      await imp.getByRole('alert').filter({ hasText: /cannot be imported/ }).waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-import-refused.png` });
+      await imp.getByLabel('Import file').setInputFiles('tests/fixtures/import/valid.json');
+      await imp.getByRole('button', { name: 'Import 2 chats' }).waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-import-preview.png` });
+      await imp.getByRole('button', { name: 'Import 2 chats' }).click();
+      await imp.getByRole('button', { name: 'Undo import' }).waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-import-done.png` });
+      await imp.getByRole('button', { name: 'Close' }).click();
       await ctx.close();
     }
   }

@@ -395,8 +395,12 @@ fn StorageSection() -> impl IntoView {
 pub fn storage_use(used: Result<usize, crate::adapters::storage::StorageError>) -> String {
     match used {
         Ok(n) => format!(
-            "Satori's chats and settings take {:.1} of the about 5 MB this browser lets a site keep (counted in characters, as browsers count).",
-            n as f64 / 1e6
+            "Satori's chats and settings take {} of the about 5 MB this browser lets a site keep (counted in characters, as browsers count).",
+            if n < 100_000 {
+                "less than 0.1".to_string()
+            } else {
+                format!("{:.1}", n as f64 / 1e6)
+            }
         ),
         Err(e) => format!("Storage use cannot be read ({e})."),
     }
