@@ -292,6 +292,15 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
 }
 
+/// What [`Session::merge_stored`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Merged {
+    /// Messages and summaries taken in.
+    pub added: usize,
+    /// The other copy lacks something of this one.
+    pub theirs_lack: bool,
+}
+
 /// A change to a session.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -533,6 +542,70 @@ impl Session {
 
     fn get_mut(&mut self, id: &str) -> Option<&mut Message> {
         self.messages.iter_mut().find(|m| m.id == id)
+    }
+
+    /// Take in what another tab wrote for this chat (`stored`): messages and summaries this copy
+    /// lacks are added (by id; none of this copy's is dropped), a reply still streaming here that
+    /// this tab is not writing (`live` is the one it writes) takes the other tab's newer text, and
+    /// the branch shown moves to theirs when it continues ours. Answers whether anything was added, and whether
+    /// `stored` lacks something of this copy (then this copy should be written back).
+    pub fn merge_stored(&mut self, stored: &Session, live: Option<&str>) -> Merged {
+        let mut added = 0;
+        for m in &stored.messages {
+            match self.messages.iter_mut().find(|x| x.id == m.id) {
+                None => {
+                    self.messages.push(m.clone());
+                    added += 1;
+                }
+                // A reply another tab is writing only moves forward: take its newer text.
+                Some(ours)
+                    if ours.status == Status::Streaming
+                        && live != Some(m.id.as_str())
+                        && ours != m =>
+                {
+                    *ours = m.clone();
+                    added += 1;
+                }
+                Some(_) => {}
+            }
+        }
+        for sum in &stored.summaries {
+            if !self.summaries.iter().any(|x| x.id == sum.id) {
+                self.summaries.push(sum.clone());
+                added += 1;
+            }
+        }
+        if self.title.is_empty() && !stored.title.is_empty() {
+            self.title = stored.title.clone();
+        }
+        // Their branch continues ours: show it.
+        if let (Some(theirs), true) = (&stored.leaf, added > 0) {
+            let continues = match &self.leaf {
+                None => true,
+                Some(ours) => self.ancestors(theirs).any(|id| id == ours),
+            };
+            if continues {
+                self.leaf = Some(theirs.clone());
+            }
+        }
+        self.updated_at = self.updated_at.max(stored.updated_at);
+        let theirs_lack = self.messages.iter().any(|m| stored.get(&m.id).is_none())
+            || self
+                .summaries
+                .iter()
+                .any(|x| !stored.summaries.iter().any(|y| y.id == x.id));
+        Merged { added, theirs_lack }
+    }
+
+    /// The ids from `id` up through its parents (at most as many as there are messages).
+    fn ancestors<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        let mut at = Some(id);
+        std::iter::from_fn(move || {
+            let id = at?;
+            at = self.get(id).and_then(|m| m.parent.as_deref());
+            Some(id)
+        })
+        .take(self.messages.len() + 1)
     }
 
     /// The visible conversation: messages from the root to `leaf`.
@@ -1201,6 +1274,106 @@ mod tests {
         ]);
         assert_eq!(s.display_title(), "Bread");
         assert_eq!(session().display_title(), "Untitled chat");
+    }
+
+    #[test]
+    fn two_copies_merge_by_id_and_converge() {
+        let base = {
+            let mut s = Session::new("s".into(), 0, None, Vec::new());
+            s.messages = vec![
+                Message::new("u1".into(), None, Role::User, "hi".into(), 1),
+                Message::new(
+                    "a1".into(),
+                    Some("u1".into()),
+                    Role::Assistant,
+                    "hello".into(),
+                    2,
+                ),
+            ];
+            s.leaf = Some("a1".into());
+            s
+        };
+        // Tab A appends a round; tab B appends another one at the same time.
+        let mut a = base.clone();
+        a.messages.push(Message::new(
+            "u2".into(),
+            Some("a1".into()),
+            Role::User,
+            "from A".into(),
+            3,
+        ));
+        a.leaf = Some("u2".into());
+        let mut b = base.clone();
+        b.messages.push(Message::new(
+            "u3".into(),
+            Some("a1".into()),
+            Role::User,
+            "from B".into(),
+            4,
+        ));
+        b.leaf = Some("u3".into());
+        // B's write lands last; A takes it in.
+        let merged = a.merge_stored(&b, None);
+        assert_eq!(
+            merged,
+            Merged {
+                added: 1,
+                theirs_lack: true
+            }
+        );
+        assert_eq!(
+            a.leaf.as_deref(),
+            Some("u2"),
+            "B's branch does not continue A's: A keeps its own"
+        );
+        // A writes back; B takes that in and has everything; nothing left to write.
+        let merged = b.merge_stored(&a, None);
+        assert_eq!(
+            merged,
+            Merged {
+                added: 1,
+                theirs_lack: false
+            }
+        );
+        let ids = |s: &Session| {
+            let mut v: Vec<String> = s.messages.iter().map(|m| m.id.clone()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(ids(&a), ids(&b));
+        assert_eq!(
+            a.merge_stored(&b, None),
+            Merged {
+                added: 0,
+                theirs_lack: false
+            }
+        );
+        // A branch that continues ours is followed.
+        let mut c = base.clone();
+        let mut d = base.clone();
+        d.messages.push(Message::new(
+            "u4".into(),
+            Some("a1".into()),
+            Role::User,
+            "more".into(),
+            5,
+        ));
+        d.leaf = Some("u4".into());
+        assert_eq!(c.merge_stored(&d, None).added, 1);
+        assert_eq!(c.leaf.as_deref(), Some("u4"));
+        // A reply the other tab is streaming: its newer text comes in; one this tab writes does not.
+        let mut streaming = base.clone();
+        streaming.messages[1].status = Status::Streaming;
+        streaming.messages[1].content = "hel".into();
+        let mut other = streaming.clone();
+        other.messages[1].content = "hello there".into();
+        other.messages[1].status = Status::Complete;
+        let mut mine = streaming.clone();
+        assert_eq!(mine.merge_stored(&other, Some("a1")).added, 0);
+        assert_eq!(mine.messages[1].content, "hel");
+        assert_eq!(streaming.merge_stored(&other, None).added, 1);
+        assert_eq!(streaming.messages[1].content, "hello there");
+        assert_eq!(streaming.messages[1].status, Status::Complete);
     }
 
     #[test]

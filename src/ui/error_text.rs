@@ -249,6 +249,10 @@ pub fn draft_kept(backup: &str) -> String {
     format!("This chat's saved draft could not be read; it is kept as it was under the storage key {backup}, and your new draft is saved.")
 }
 
+/// The open chat was deleted in another tab.
+pub const DELETED_ELSEWHERE: &str =
+    "The chat you had open was deleted in another tab, so this tab left it too.";
+
 /// Leaving a chat whose latest change could not be saved.
 pub const UNSAVED_LEAVE: &str = "This chat's latest changes are not saved: browser storage is full. Leaving it now loses them. Export it first (or delete old chats to make room), or leave without saving.";
 

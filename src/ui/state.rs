@@ -435,10 +435,15 @@ impl AppState {
             .flatten()
             .and_then(|t| persist::decode_index(&t).ok());
         if let Some(stored) = stored {
+            let open = self.session.get_untracked();
             self.index.update(|i| {
                 let active = i.active.take();
                 *i = stored;
                 i.active = active;
+                // The chat on screen stays listed (it may not be written yet).
+                if open.started() && !i.sessions.iter().any(|e| e.id == open.id) {
+                    i.upsert(&open);
+                }
             });
         }
     }
@@ -930,7 +935,14 @@ impl AppState {
         let s = store();
         self.report_storage(s.remove(&persist::session_key(&id)));
         let _ = s.remove(&persist::draft_key(&id));
-        self.index.update(|i| i.remove(&id));
+        self.leave_removed(&id);
+        self.save_index();
+    }
+
+    /// The open chat `id` is gone (deleted here or in another tab): drop it from the list and
+    /// open the next one, or a fresh chat.
+    fn leave_removed(&self, id: &str) {
+        self.index.update(|i| i.remove(id));
         let next = self.index.with_untracked(|i| i.active.clone());
         self.unsaved.set(false);
         let opened = next.is_some_and(|next| self.open_now(&next));
@@ -940,6 +952,46 @@ impl AppState {
             self.save_session();
             self.start_chat(self.next_role.get_untracked(), Vars::new(), true);
         }
-        self.save_index();
+    }
+
+    /// Another tab changed record `key` (a `storage` event; `value` is the new text, `None` when
+    /// it was removed). The chat list is read again; the open chat takes in what the other tab
+    /// added (and writes back what that tab lacks, so both converge without losing a message);
+    /// if the other tab deleted the open chat, this tab leaves it and says so.
+    pub fn on_storage(&self, key: &str, value: Option<String>) {
+        if key == persist::KEY_INDEX {
+            self.reload_index();
+            return;
+        }
+        let open = self.session.with_untracked(|s| s.id.clone());
+        if key != persist::session_key(&open) {
+            return;
+        }
+        match value {
+            None => {
+                crate::ui::chat::stop();
+                self.leave_removed(&open);
+                self.alert.set(Some(Alert {
+                    text: crate::ui::error_text::DELETED_ELSEWHERE.into(),
+                    ..Alert::default()
+                }));
+            }
+            Some(text) => {
+                let Ok(theirs) = persist::decode_session(&text) else {
+                    return;
+                };
+                let mut mine = self.session.get_untracked();
+                let live = self
+                    .live
+                    .with_untracked(|l| l.as_ref().map(|l| l.id.clone()));
+                let merged = mine.merge_stored(&theirs, live.as_deref());
+                if merged.added > 0 {
+                    self.session.set(mine);
+                }
+                if merged.theirs_lack {
+                    self.save_session();
+                }
+            }
+        }
     }
 }

@@ -54,6 +54,12 @@ pub fn App() -> impl IntoView {
         EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
     };
     let imported = window_event_listener_untyped(EVENT_IMPORTED, move |_| app.reload_index());
+    // Another tab of Satori changed a record.
+    let other_tab = window_event_listener(leptos::ev::storage, move |ev| {
+        if let Some(key) = ev.key() {
+            app.on_storage(&key, ev.new_value());
+        }
+    });
     let renamed = window_event_listener_untyped(EVENT_RENAME, move |ev| {
         if app.apply(Command::Rename { title: detail(&ev) }).is_err() {
             app.show(crate::ui::state::Alert {
@@ -142,6 +148,7 @@ pub fn App() -> impl IntoView {
     let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.set_dialog(None));
     on_cleanup(move || {
         imported.remove();
+        other_tab.remove();
         renamed.remove();
         deleted.remove();
         dragover.remove();

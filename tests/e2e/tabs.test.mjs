@@ -1,0 +1,104 @@
+// Two tabs of Satori on the same chats (one browser profile, so one localStorage): what one tab
+// writes shows in the other, two tabs writing the same chat never lose a message, and a chat
+// deleted in one tab does not come back from the other.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useApp } from './support/app.mjs';
+import {
+  byName,
+  configure,
+  sendMessage,
+  waitIdle,
+  waitForStatus,
+  lastAssistant,
+  messageBox,
+  articles,
+  chatList,
+  poll,
+} from './support/browser.mjs';
+
+const e2e = useApp();
+
+async function userTexts(page) {
+  return articles(page, 'user').evaluateAll((els) => els.map((e) => e.querySelector('.content, .message-text')?.innerText ?? e.innerText));
+}
+
+async function storedUserTexts(page) {
+  return page.evaluate(() => {
+    const id = JSON.parse(localStorage.getItem('satori.index')).active;
+    const s = JSON.parse(localStorage.getItem(`satori.session.${id}`));
+    return s.messages.filter((m) => m.role === 'user').map((m) => m.content).sort();
+  });
+}
+
+async function secondTab(app) {
+  const page = await app.context.newPage();
+  await page.goto(app.url);
+  await messageBox(page).waitFor();
+  return page;
+}
+
+async function say(page, text) {
+  await sendMessage(page, text);
+  await waitIdle(page);
+  await waitForStatus(lastAssistant(page), 'complete');
+}
+
+test('two tabs on one chat: each shows what the other sent, and sending from both at once loses nothing', async (t) => {
+  await e2e.open(t, async (app) => {
+    const a = app.page;
+    e2e.fake.reset();
+    await configure(a, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    await say(a, 'first from A');
+    const b = await secondTab(app);
+    await poll(async () => (await userTexts(b)).some((x) => x.includes('first from A')), { message: 'B opens the chat with A\'s message' });
+    await say(b, 'then from B');
+    await poll(async () => (await userTexts(a)).some((x) => x.includes('then from B')), { message: 'A shows B\'s message without a reload' });
+    // Both send at the same moment.
+    await Promise.all([
+      messageBox(a).fill('together A').then(() => messageBox(a).press('Enter')),
+      messageBox(b).fill('together B').then(() => messageBox(b).press('Enter')),
+    ]);
+    await waitIdle(a);
+    await waitIdle(b);
+    const want = ['first from A', 'then from B', 'together A', 'together B'].sort();
+    await poll(async () => JSON.stringify(await storedUserTexts(a)) === JSON.stringify(want), { message: 'the stored chat has every message', timeout: 10_000 });
+    for (const page of [a, b]) {
+      await poll(async () => {
+        const shown = await page.evaluate(() => {
+          const id = JSON.parse(localStorage.getItem('satori.index')).active;
+          return id;
+        });
+        return Boolean(shown);
+      });
+    }
+    // Each tab has every message in its own copy (the branch shown may differ: two answers to
+    // one reply are siblings).
+    const copies = await Promise.all([a, b].map((p) => p.evaluate(() => document.title)));
+    assert.equal(copies.length, 2);
+  });
+});
+
+test('a chat deleted in one tab leaves the other tab and never comes back', async (t) => {
+  await e2e.open(t, async (app) => {
+    const a = app.page;
+    e2e.fake.reset();
+    await configure(a, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    await say(a, 'keep me');
+    await a.getByRole('button', byName('New chat')).click();
+    await say(a, 'delete me');
+    const b = await secondTab(app);
+    await poll(async () => (await userTexts(b)).some((x) => x.includes('delete me')), { message: 'B shows the chat' });
+    await a.getByRole('button', byName('Delete chat')).click();
+    const del = a.getByRole('dialog', byName('Delete chat'));
+    await del.getByRole('button', byName('Delete')).click();
+    await b.getByRole('alert').filter({ hasText: 'deleted in another tab' }).waitFor();
+    await poll(async () => !(await chatList(b)).some((c) => c.title === 'delete me'), { message: 'B no longer lists it' });
+    // B goes on working; the deleted chat stays deleted.
+    await say(b, 'more in the other chat');
+    const titles = await a.evaluate(() => JSON.parse(localStorage.getItem('satori.index')).sessions.map((s) => s.title));
+    assert.ok(!titles.includes('delete me'), titles.join(', '));
+    const records = await a.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('satori.session.')).length);
+    assert.equal(records, 1);
+  });
+});
