@@ -12,8 +12,8 @@
 //! - [`EVENT_CHAT_CONTEXT`]: the chat's context settings saved in the inspector (detail:
 //!   `ContextOverrides`),
 //! - [`EVENT_IMPORTED`]: an import (or its undo) changed the stored chats (detail: empty),
-//! - [`EVENT_RENAME`]: "Rename chat" saved (detail: the new title),
-//! - [`EVENT_DELETE`]: "Delete chat" confirmed (detail: empty).
+//! - [`EVENT_RENAME`]: "Rename chat" saved (detail: `{"id", "title"}`),
+//! - [`EVENT_DELETE`]: "Delete chat" confirmed (detail: the chat's id).
 
 use crate::adapters::modules::{self, Module, ModuleError};
 use wasm_bindgen::prelude::*;
@@ -37,9 +37,9 @@ pub const EVENT_CLOSED: &str = "satori:prompts-closed";
 pub const EVENT_SETTINGS: &str = "satori:settings-saved";
 /// An import (or "Undo import") changed the stored chats.
 pub const EVENT_IMPORTED: &str = "satori:chats-imported";
-/// "Rename chat" saved (detail: the new title).
+/// "Rename chat" saved (detail: `{"id": chat id, "title": new title}`).
 pub const EVENT_RENAME: &str = "satori:chat-rename";
-/// "Delete chat" confirmed.
+/// "Delete chat" confirmed (detail: the chat's id).
 pub const EVENT_DELETE: &str = "satori:chat-delete";
 
 /// Call `function` of the prompts module (loading it first) with string arguments.
@@ -148,12 +148,12 @@ pub async fn open_import(file: Option<web_sys::File>) -> Result<(), ModuleError>
         .map(|_| ())
 }
 
-/// Open "Rename chat" for the open chat, called `title`.
-pub async fn open_rename(title: &str) -> Result<(), ModuleError> {
-    call("open_rename", &[title]).await.map(|_| ())
+/// Open "Rename chat" for chat `id`, called `title`.
+pub async fn open_rename(id: &str, title: &str) -> Result<(), ModuleError> {
+    call("open_rename", &[id, title]).await.map(|_| ())
 }
 
-/// Open "Delete chat" for the open chat, called `title`.
-pub async fn open_delete(title: &str) -> Result<(), ModuleError> {
-    call("open_delete", &[title]).await.map(|_| ())
+/// Open "Delete chat" for chat `id`, called `title`.
+pub async fn open_delete(id: &str, title: &str) -> Result<(), ModuleError> {
+    call("open_delete", &[id, title]).await.map(|_| ())
 }

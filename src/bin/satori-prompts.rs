@@ -300,16 +300,16 @@ pub fn open_import(file: wasm_bindgen::JsValue) {
     });
 }
 
-/// Open "Rename chat" for the open chat, called `title`.
+/// Open "Rename chat" for chat `id`, called `title`; the answer names the chat.
 #[wasm_bindgen]
-pub fn open_rename(title: &str) {
-    let title = title.to_string();
+pub fn open_rename(id: &str, title: &str) {
+    let (id, title) = (id.to_string(), title.to_string());
     mount(move || {
         view! {
             <satori::ui::components::chat_dialogs::RenameDialog
                 title=title
-                on_save=Callback::new(|t: String| {
-                    notify(EVENT_RENAME, &t);
+                on_save=Callback::new(move |t: String| {
+                    notify(EVENT_RENAME, &serde_json::json!({ "id": id, "title": t }).to_string());
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -318,16 +318,16 @@ pub fn open_rename(title: &str) {
     });
 }
 
-/// Open "Delete chat" for the open chat, called `title`.
+/// Open "Delete chat" for chat `id`, called `title`; the answer names the chat.
 #[wasm_bindgen]
-pub fn open_delete(title: &str) {
-    let title = title.to_string();
+pub fn open_delete(id: &str, title: &str) {
+    let (id, title) = (id.to_string(), title.to_string());
     mount(move || {
         view! {
             <satori::ui::components::chat_dialogs::DeleteDialog
                 title=title
-                on_delete=Callback::new(|_| {
-                    notify(EVENT_DELETE, "");
+                on_delete=Callback::new(move |_| {
+                    notify(EVENT_DELETE, &id);
                     close();
                 })
                 on_close=Callback::new(|_| close())

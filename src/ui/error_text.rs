@@ -254,7 +254,7 @@ pub const DELETED_ELSEWHERE: &str =
     "The chat you had open was deleted in another tab, so this tab left it too.";
 
 /// Leaving a chat whose latest change could not be saved.
-pub const UNSAVED_LEAVE: &str = "This chat's latest changes are not saved: browser storage is full. Leaving it now loses them. Export it first (or delete old chats to make room), or leave without saving.";
+pub const UNSAVED_LEAVE: &str = "This chat's latest changes are not saved: browser storage refused them (it is probably full). Leaving the chat now loses them. Export it first, or leave without saving.";
 
 /// The open chat's role still needs a value (`e` names it).
 pub fn not_startable(e: &str) -> String {

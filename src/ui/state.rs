@@ -416,13 +416,22 @@ impl AppState {
 
     /// "Leave without saving": drop the unsaved changes of the open chat and go to `to`.
     pub fn leave_unsaved(&self, to: Leave) {
-        self.unsaved.set(false);
         self.alert.set(None);
+        // A chat that was never written leaves no entry behind in the list.
+        let open = self.session.with_untracked(|s| s.id.clone());
+        if matches!(store().get(&persist::session_key(&open)), Ok(None)) {
+            self.index.update(|i| i.remove(&open));
+        }
+        crate::ui::chat::stop();
         match to {
+            // `open_now` clears the flag only once the other chat is open.
             Leave::Open(id) => {
                 self.open_now(&id);
             }
-            Leave::New => self.new_chat(),
+            Leave::New => {
+                self.unsaved.set(false);
+                self.start_chat(self.next_role.get_untracked(), Vars::new(), false);
+            }
         }
     }
 
@@ -485,7 +494,12 @@ impl AppState {
         let result = store().set(&persist::session_key(&session.id), text);
         let open = self.session.with_untracked(|s| s.id.clone());
         if session.id == open {
-            self.unsaved.set(result.is_err());
+            // Storage that is unavailable keeps nothing anyway (said once at start-up): leaving
+            // a chat then is not guarded.
+            self.unsaved.set(matches!(
+                result,
+                Err(StorageError::QuotaExceeded | StorageError::Failed(_))
+            ));
         }
         // The chat stays listed even when it could not be written.
         self.index.update(|idx| {
@@ -537,14 +551,14 @@ impl AppState {
                 return;
             }
         };
-        let failed = cmds.into_iter().find_map(|cmd| sess.apply(cmd).err());
-        self.save_session_text(&sess, &persist::encode_session(&sess));
-        if let Some(e) = failed {
+        if let Some(e) = cmds.into_iter().find_map(|cmd| sess.apply(cmd).err()) {
             self.alert.set(Some(Alert {
                 text: crate::ui::error_text::reply_not_kept(&title, &e.to_string()),
                 ..Alert::default()
             }));
+            return;
         }
+        self.save_session_text(&sess, &persist::encode_session(&sess));
     }
 
     /// Whether a chat start is still waiting for the prompts module.
@@ -714,7 +728,6 @@ impl AppState {
         let id = self.session.with_untracked(|s| s.id.clone());
         let key = persist::draft_key(&id);
         if DRAFT_CHECKED.with_borrow(|c| *c != id) {
-            DRAFT_CHECKED.with_borrow_mut(|c| c.clone_from(&id));
             if let Ok(Some(raw)) = store().get(&key) {
                 if persist::decode_draft(&raw).is_err() {
                     let backup = persist::backup_key("draft", now_ms());
@@ -724,13 +737,14 @@ impl AppState {
                             ..Alert::default()
                         })),
                         Err(e) => {
-                            // Never overwrite what could not be kept.
+                            // Never overwrite what could not be kept (checked again next time).
                             self.report_storage(Err(e));
                             return;
                         }
                     }
                 }
             }
+            DRAFT_CHECKED.with_borrow_mut(|c| c.clone_from(&id));
         }
         let r = if text.is_empty() {
             store().remove(&key)
@@ -741,8 +755,14 @@ impl AppState {
     }
 
     /// Open another session by id; returns whether it could be opened.
+    /// A reply streaming in the chat on screen is stopped first — after asking, if that chat
+    /// could not be saved.
     pub fn open(&self, id: &str) -> bool {
-        self.may_leave(Leave::Open(id.to_string())) && self.open_now(id)
+        if !self.may_leave(Leave::Open(id.to_string())) {
+            return false;
+        }
+        crate::ui::chat::stop();
+        self.open_now(id)
     }
 
     /// Open chat `id` without asking about the one on screen.
@@ -792,8 +812,12 @@ impl AppState {
             .with_untracked(|s| chat_start::new_chat(s, &role))
         {
             NewChat::Keep => {}
-            NewChat::Restart => self.start_chat(role, Vars::new(), true),
+            NewChat::Restart => {
+                crate::ui::chat::stop();
+                self.start_chat(role, Vars::new(), true)
+            }
             NewChat::Open if self.may_leave(Leave::New) => {
+                crate::ui::chat::stop();
                 self.start_chat(role, Vars::new(), false)
             }
             NewChat::Open => {}
@@ -936,6 +960,15 @@ impl AppState {
         self.report_storage(s.remove(&persist::session_key(&id)));
         let _ = s.remove(&persist::draft_key(&id));
         self.leave_removed(&id);
+        self.save_index();
+    }
+
+    /// Delete chat `id`, which is not the open one (its record, draft and list entry).
+    pub fn delete_stored(&self, id: &str) {
+        let s = store();
+        self.report_storage(s.remove(&persist::session_key(id)));
+        let _ = s.remove(&persist::draft_key(id));
+        self.index.update(|i| i.remove(id));
         self.save_index();
     }
 

@@ -18,9 +18,15 @@ pub fn export_chat(app: AppState) {
     });
 }
 
-/// "Export all": download every chat, the prompt templates and the settings.
+/// "Export all": download every chat, the prompt templates and the settings (an untouched open
+/// chat is left out).
 pub fn export_all(app: AppState) {
-    let json = open_chat(app);
+    let started = app.chats.session.with_untracked(|s| s.started());
+    let json = if started {
+        open_chat(app)
+    } else {
+        String::new()
+    };
     leptos::task::spawn_local(async move {
         let text = match prompts_module::export_all(&json).await {
             Ok(warning) if warning.is_empty() => return,

@@ -438,3 +438,29 @@ test('an unreadable saved draft is kept under a backup key before the first keys
     await poll(async () => JSON.parse((await localStorageEntries(page))[`satori.draft.${id}`]).text === 'new', { message: 'the new draft saved' });
   });
 });
+
+test('Delete chat deletes the chat it names, even if another chat was opened while the dialog was loading', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    await chat(page, 'Chat A');
+    await newChat(page);
+    await chat(page, 'Chat B');
+    await chatEntry(page, 'Chat A').click();
+    await expectCurrent(page, 'Chat A');
+    await reload(page); // the dialogs module is not loaded any more
+    await page.route(/\/prompts-[0-9a-f]+\//, async (route) => {
+      await sleep(800);
+      await route.continue();
+    });
+    await page.getByRole('button', byName('Delete chat')).click();
+    await chatEntry(page, 'Chat B').click(); // while the dialog is still loading
+    const del = page.getByRole('dialog', byName('Delete chat'));
+    await del.waitFor({ state: 'visible' });
+    assert.match(await del.innerText(), /Delete “Chat A”\?/);
+    await del.getByRole('button', byName('Delete')).click();
+    await del.waitFor({ state: 'hidden' });
+    await expectTitles(page, ['Chat B'], 'Chat A is gone, Chat B stays');
+    await expectCurrent(page, 'Chat B');
+    assert.equal(await textOf(lastUser(page)), 'Chat B');
+  });
+});

@@ -176,7 +176,11 @@ impl From<&Message> for ChatMessage {
             role: m.role,
             content: m.content.clone(),
             reasoning: m.reasoning.clone(),
-            status: m.status,
+            // A reply still arriving when the file was written ends there: it is incomplete.
+            status: match m.status {
+                Status::Streaming => Status::Incomplete,
+                other => other,
+            },
             finish_reason: m.finish_reason.clone(),
             note: m.note.clone(),
             model: m.model.clone(),

@@ -235,29 +235,35 @@ fn check_chat(chat: &Chat, at: &str) -> Result<(), ImportError> {
             }
         }
     }
-    // Follow each message's parents; a walk longer than the chat is a cycle.
-    let mut done = vec![false; chat.messages.len()];
+    // Follow each message's parents, marking each message once: meeting a message of the
+    // current walk again is a cycle. Linear in the number of messages.
+    const NEW: u8 = 0;
+    const WALKING: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; chat.messages.len()];
     for start in 0..chat.messages.len() {
-        let mut seen = Vec::new();
+        let mut walk = Vec::new();
         let mut at_i = Some(start);
         while let Some(i) = at_i {
-            if done[i] {
-                break;
+            match state[i] {
+                DONE => break,
+                WALKING => {
+                    return Err(schema(
+                        format!("{at}.messages[{start}].parent"),
+                        "the parent links go round in a circle",
+                    ))
+                }
+                _ => {}
             }
-            if seen.contains(&i) || seen.len() > chat.messages.len() {
-                return Err(schema(
-                    format!("{at}.messages[{start}].parent"),
-                    "the parent links go round in a circle",
-                ));
-            }
-            seen.push(i);
+            state[i] = WALKING;
+            walk.push(i);
             at_i = chat.messages[i]
                 .parent
                 .as_deref()
                 .and_then(|p| index.get(p).copied());
         }
-        for i in seen {
-            done[i] = true;
+        for i in walk {
+            state[i] = DONE;
         }
     }
     if let Some(leaf) = &chat.leaf {

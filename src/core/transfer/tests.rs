@@ -113,6 +113,56 @@ fn rich_chat(id: &str) -> Session {
 }
 
 #[test]
+fn long_parent_chains_are_checked_in_linear_time() {
+    // 50 000 messages in one chain, listed leaf first: each walk stops at the first message
+    // already checked (this took minutes when every walk kept a list of what it had seen).
+    let n = 50_000;
+    let mut s = Session::new("long".into(), 0, None, Vec::new());
+    s.messages = (0..n)
+        .rev()
+        .map(|i| {
+            let parent = (i > 0).then(|| format!("m{}", i - 1));
+            message(&format!("m{i}"), parent.as_deref(), Role::User, "x", 0)
+        })
+        .collect();
+    let back = read(&export(&[&s], None, None, 0)).unwrap();
+    assert_eq!(back.chats[0].messages.len(), n);
+    // And a cycle at the end of a long chain is still found.
+    s.messages[n - 1].parent = Some("m0".into()); // m0 → … → m0
+    s.messages[n - 1].id = "m0".into();
+    let err = read(&export(&[&s], None, None, 0)).unwrap_err().to_string();
+    assert!(
+        err.contains("appears twice") || err.contains("circle"),
+        "{err}"
+    );
+    let mut t = Session::new("cyc".into(), 0, None, Vec::new());
+    t.messages = (0..n)
+        .map(|i| {
+            message(
+                &format!("c{i}"),
+                Some(&format!("c{}", (i + 1) % n)),
+                Role::User,
+                "x",
+                0,
+            )
+        })
+        .collect();
+    let err = read(&export(&[&t], None, None, 0)).unwrap_err().to_string();
+    assert!(
+        err.contains("the parent links go round in a circle"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_reply_still_arriving_is_exported_as_incomplete() {
+    let mut s = rich_chat("a");
+    s.messages[4].status = Status::Streaming;
+    let back = read(&export(&[&s], None, None, 0)).unwrap();
+    assert_eq!(back.chats[0].messages[4].status, Status::Incomplete);
+}
+
+#[test]
 fn round_trip_keeps_everything() {
     let a = rich_chat("a");
     let mut b = Session::new("b".into(), 0, None, Vec::new());

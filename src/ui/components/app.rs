@@ -53,24 +53,45 @@ pub fn App() -> impl IntoView {
         detail, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED,
         EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
     };
-    let imported = window_event_listener_untyped(EVENT_IMPORTED, move |_| app.reload_index());
+    let imported = window_event_listener_untyped(EVENT_IMPORTED, move |_| {
+        app.reload_index();
+        app.reload_catalog();
+    });
     // Another tab of Satori changed a record.
     let other_tab = window_event_listener(leptos::ev::storage, move |ev| {
         if let Some(key) = ev.key() {
             app.on_storage(&key, ev.new_value());
         }
     });
+    // Rename and Delete name their chat: the open chat may have changed while the dialog was
+    // loading or open; only that chat is touched.
     let renamed = window_event_listener_untyped(EVENT_RENAME, move |ev| {
-        if app.apply(Command::Rename { title: detail(&ev) }).is_err() {
+        #[derive(serde::Deserialize)]
+        struct Rename {
+            id: String,
+            title: String,
+        }
+        let Ok(r) = serde_json::from_str::<Rename>(&detail(&ev)) else {
+            return;
+        };
+        let cmd = Command::Rename { title: r.title };
+        if app.chats.session.with_untracked(|s| s.id != r.id) {
+            app.apply_to_stored(&r.id, vec![cmd]);
+        } else if app.apply(cmd).is_err() {
             app.show(crate::ui::state::Alert {
                 text: crate::ui::error_text::NO_TITLE.into(),
                 ..Default::default()
             });
         }
     });
-    let deleted = window_event_listener_untyped(EVENT_DELETE, move |_| {
-        chat::stop();
-        app.delete_active();
+    let deleted = window_event_listener_untyped(EVENT_DELETE, move |ev| {
+        let id = detail(&ev);
+        if app.chats.session.with_untracked(|s| s.id == id) {
+            chat::stop();
+            app.delete_active();
+        } else {
+            app.delete_stored(&id);
+        }
     });
     // Files dragged onto the window are imported.
     let dragover = window_event_listener(leptos::ev::dragover, |ev| {
@@ -119,7 +140,6 @@ pub fn App() -> impl IntoView {
         app.reload_catalog();
         if let Some(role) = crate::core::prompts::RoleRef::decode(&detail(&ev)) {
             app.choose_role(role);
-            chat::stop();
             app.new_chat();
         }
     });
@@ -215,17 +235,17 @@ pub fn App() -> impl IntoView {
 
 /// Open "Rename chat" or ("delete") "Delete chat" for the open chat, in the dialogs module.
 fn chat_dialog(app: AppState, delete: bool) {
-    let title = app
+    let (id, title) = app
         .chats
         .session
-        .with_untracked(|s| s.display_title().to_string());
+        .with_untracked(|s| (s.id.clone(), s.display_title().to_string()));
     if delete {
         app.open_external("Delete chat", async move {
-            crate::adapters::prompts_module::open_delete(&title).await
+            crate::adapters::prompts_module::open_delete(&id, &title).await
         });
     } else {
         app.open_external("Rename chat", async move {
-            crate::adapters::prompts_module::open_rename(&title).await
+            crate::adapters::prompts_module::open_rename(&id, &title).await
         });
     }
 }

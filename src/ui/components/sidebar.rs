@@ -28,7 +28,6 @@ pub fn Sidebar(
                 type="button"
                 class="new-chat"
                 on:click=move |_| {
-                    chat::stop();
                     app.new_chat();
                     on_pick.run(());
                 }
@@ -64,7 +63,6 @@ pub fn Sidebar(
                                     aria-current=move || is_active().then_some("page")
                                     on:click=move |_| {
                                         if active() != id {
-                                            chat::stop();
                                             let _ = app.open(&id);
                                         }
                                         on_pick.run(());

@@ -197,80 +197,118 @@ async fn examine(file: web_sys::File) -> Result<Plan, String> {
     ))
 }
 
-/// What an import changed, kept until the next import so it can be undone.
+/// What an import added, kept while its dialog is open so it can be undone.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Backup {
     at: i64,
+    /// The chats added.
     added: Vec<String>,
-    index: Option<String>,
-    prompts: Option<String>,
+    /// The keys of the templates added.
+    templates: Vec<String>,
 }
 
-/// Put back what `backup` says was there; remove the chats it added.
-fn restore(store: &Store, backup: &Backup) -> Result<(), String> {
-    for id in &backup.added {
+/// Take the chats and templates of `backup` out again, leaving everything else — also what
+/// changed since the import — as it is.
+fn take_out(store: &Store, backup: &Backup) -> Result<(), String> {
+    let err = |e: crate::adapters::storage::StorageError| e.to_string();
+    if let Some(text) = store.get(persist::KEY_INDEX).map_err(err)? {
+        let mut index = persist::decode_index(&text)
+            .map_err(|e| format!("the chat list record could not be read ({e})"))?;
+        index.sessions.retain(|e| !backup.added.contains(&e.id));
         store
-            .remove(&persist::session_key(id))
-            .map_err(|e| e.to_string())?;
+            .set(persist::KEY_INDEX, &persist::encode_index(&index))
+            .map_err(err)?;
     }
-    for (key, raw) in [
-        (persist::KEY_INDEX, &backup.index),
-        (persist::KEY_PROMPTS, &backup.prompts),
-    ] {
-        match raw {
-            Some(text) => store.set(key, text),
-            None => store.remove(key),
-        }
-        .map_err(|e| e.to_string())?;
+    if !backup.templates.is_empty() {
+        let mut prompts = stored_prompts(store)?;
+        prompts
+            .templates
+            .retain(|t| !backup.templates.contains(&t.template.key));
+        store
+            .set(persist::KEY_PROMPTS, &persist::encode_prompts(&prompts))
+            .map_err(err)?;
+    }
+    for id in &backup.added {
+        store.remove(&persist::session_key(id)).map_err(err)?;
     }
     Ok(())
 }
 
-/// Write what `plan` adds: a backup first, then the chats, the templates, the chat list. If any
-/// write fails, what was written is taken back and nothing has changed.
+/// Write what `plan` adds: the chats, the templates, the chat list, and what "Undo import"
+/// needs. If any write fails, everything written is taken back (the list and the templates as
+/// they were byte for byte) and the error says what happened.
 fn write(store: &Store, plan: &Plan) -> Result<(), String> {
-    let get = |key: &str| store.get(key).map_err(|e| e.to_string());
-    let backup = Backup {
-        at: now_ms(),
-        added: plan.add.iter().map(|s| s.id.clone()).collect(),
-        index: get(persist::KEY_INDEX)?,
-        prompts: get(persist::KEY_PROMPTS)?,
-    };
-    let mut index = match &backup.index {
+    let err = |e: crate::adapters::storage::StorageError| e.to_string();
+    let index_before = store.get(persist::KEY_INDEX).map_err(err)?;
+    let prompts_before = store.get(persist::KEY_PROMPTS).map_err(err)?;
+    let mut index = match &index_before {
         Some(text) => persist::decode_index(text)
             .map_err(|e| format!("the chat list record could not be read ({e})"))?,
         None => persist::Index::default(),
     };
     let mut prompts = stored_prompts(store)?;
-    store
-        .set(
+    let backup = Backup {
+        at: now_ms(),
+        added: plan.add.iter().map(|s| s.id.clone()).collect(),
+        templates: plan
+            .templates
+            .iter()
+            .map(|t| t.template.key.clone())
+            .collect(),
+    };
+    let written = (|| {
+        store.set(
             KEY_IMPORT_BACKUP,
             &serde_json::to_string(&backup).unwrap_or_default(),
-        )
-        .map_err(|e| e.to_string())?;
-    let written = (|| {
+        )?;
         for s in &plan.add {
             store.set(&persist::session_key(&s.id), &persist::encode_session(s))?;
-            index.upsert(s);
+            index.sessions.push(persist::IndexEntry {
+                id: s.id.clone(),
+                title: s.display_title().to_string(),
+                updated_at: s.updated_at,
+            });
         }
+        index.sort();
         if !plan.templates.is_empty() {
             prompts.templates.extend(plan.templates.iter().cloned());
             store.set(persist::KEY_PROMPTS, &persist::encode_prompts(&prompts))?;
         }
         store.set(persist::KEY_INDEX, &persist::encode_index(&index))
     })();
-    if let Err(e) = written {
-        let undo = restore(store, &backup);
-        let _ = store.remove(KEY_IMPORT_BACKUP);
-        return Err(match undo {
-            Ok(()) => e.to_string(),
-            Err(u) => format!("{e}; taking the partial import back also failed ({u})"),
-        });
+    let Err(e) = written else {
+        return Ok(());
+    };
+    let mut failed: Vec<String> = Vec::new();
+    for id in &backup.added {
+        if let Err(u) = store.remove(&persist::session_key(id)) {
+            failed.push(u.to_string());
+        }
     }
-    Ok(())
+    for (key, raw) in [
+        (persist::KEY_INDEX, &index_before),
+        (persist::KEY_PROMPTS, &prompts_before),
+    ] {
+        let put = match raw {
+            Some(text) => store.set(key, text),
+            None => store.remove(key),
+        };
+        if let Err(u) = put {
+            failed.push(u.to_string());
+        }
+    }
+    let _ = store.remove(KEY_IMPORT_BACKUP);
+    Err(if failed.is_empty() {
+        format!("Nothing was imported: {e}.")
+    } else {
+        format!(
+            "The import failed ({e}), and taking back what it had written also failed ({}): some chats may have been added.",
+            failed.join("; ")
+        )
+    })
 }
 
-/// Undo the last import.
+/// Undo the last import (while its dialog is open).
 fn undo(store: &Store) -> Result<(), String> {
     let text = store
         .get(KEY_IMPORT_BACKUP)
@@ -278,7 +316,7 @@ fn undo(store: &Store) -> Result<(), String> {
         .ok_or("there is no import to undo")?;
     let backup: Backup =
         serde_json::from_str(&text).map_err(|e| format!("the import backup is damaged ({e})"))?;
-    restore(store, &backup)?;
+    take_out(store, &backup)?;
     store.remove(KEY_IMPORT_BACKUP).map_err(|e| e.to_string())
 }
 
@@ -334,7 +372,7 @@ pub fn ImportDialog(
                 step.set(Step::Done(plan.summary(true)));
                 on_changed.run(());
             }
-            Err(e) => problem.set(format!("Nothing was imported: {e}.")),
+            Err(e) => problem.set(e),
         }
     };
     let undo_import = move |_| match undo(&Store::local()) {
@@ -361,18 +399,28 @@ pub fn ImportDialog(
                     .map(|(title, what)| view! { <li>{title}" — "{what}</li> })
                     .collect_view()
             };
+            // The list shows at most this many lines; the sentence above counts them all.
+            const SHOWN: usize = 200;
+            let copies: std::collections::HashSet<&str> =
+                plan.copies.iter().map(String::as_str).collect();
             let adding: Vec<(String, String)> = plan
                 .add
                 .iter()
+                .take(SHOWN)
                 .map(|s| {
-                    let copy = if plan.copies.contains(&s.id) { ", as a copy (the id was taken)" } else { "" };
+                    let copy = if copies.contains(s.id.as_str()) {
+                        ", as a copy (the id was taken)"
+                    } else {
+                        ""
+                    };
                     (s.display_title().to_string(), format!("{} messages{copy}", s.messages.len()))
                 })
                 .collect();
             let skipping: Vec<(String, String)> = plan
                 .identical
                 .iter()
-                .map(|t| (t.clone(), "skipped: you already have it".to_string()))
+                .take(SHOWN.saturating_sub(adding.len()))
+                .map(|t| (t.clone(), "skipped: identical to another chat".to_string()))
                 .collect();
             let n = plan.add.len();
             let empty = plan.is_empty();
@@ -402,6 +450,11 @@ pub fn ImportDialog(
         Step::Undone => view! { <p role="status">"Import undone: everything is as it was before."</p> }.into_any(),
     }
     };
+    // Undo is offered only while the dialog is open: closing it lets the backup go.
+    let on_close = Callback::new(move |_| {
+        let _ = Store::local().remove(KEY_IMPORT_BACKUP);
+        on_close.run(())
+    });
     view! {
         <Modal title="Import chats" on_close=on_close>
             {body}
