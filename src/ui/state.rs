@@ -199,11 +199,25 @@ pub struct AppState {
 }
 
 thread_local! {
+    /// How to stop the replies being written (registered by `ui::chat`, which runs turns).
+    static STOP_TURNS: std::cell::Cell<Option<fn()>> = const { std::cell::Cell::new(None) };
     /// The chat whose stored draft was checked before the first write over it.
     static DRAFT_CHECKED: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     /// Who waits for the pending chat starts to end.
     static START_WAITERS: std::cell::RefCell<Vec<futures::channel::oneshot::Sender<()>>> =
         const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Register how to stop the replies being written, so that leaving a chat (after asking, when
+/// it could not be saved) stops its reply.
+pub fn on_stop_turns(stop: fn()) {
+    STOP_TURNS.set(Some(stop));
+}
+
+fn stop_turns() {
+    if let Some(stop) = STOP_TURNS.get() {
+        stop();
+    }
 }
 
 fn store() -> Store {
@@ -422,7 +436,7 @@ impl AppState {
         if matches!(store().get(&persist::session_key(&open)), Ok(None)) {
             self.index.update(|i| i.remove(&open));
         }
-        crate::ui::chat::stop();
+        stop_turns();
         match to {
             // `open_now` clears the flag only once the other chat is open.
             Leave::Open(id) => {
@@ -761,7 +775,7 @@ impl AppState {
         if !self.may_leave(Leave::Open(id.to_string())) {
             return false;
         }
-        crate::ui::chat::stop();
+        stop_turns();
         self.open_now(id)
     }
 
@@ -813,11 +827,11 @@ impl AppState {
         {
             NewChat::Keep => {}
             NewChat::Restart => {
-                crate::ui::chat::stop();
+                stop_turns();
                 self.start_chat(role, Vars::new(), true)
             }
             NewChat::Open if self.may_leave(Leave::New) => {
-                crate::ui::chat::stop();
+                stop_turns();
                 self.start_chat(role, Vars::new(), false)
             }
             NewChat::Open => {}
@@ -1002,7 +1016,7 @@ impl AppState {
         }
         match value {
             None => {
-                crate::ui::chat::stop();
+                stop_turns();
                 self.leave_removed(&open);
                 self.alert.set(Some(Alert {
                     text: crate::ui::error_text::DELETED_ELSEWHERE.into(),

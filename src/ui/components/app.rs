@@ -15,6 +15,7 @@ use leptos::prelude::*;
 pub fn App() -> impl IntoView {
     let app = AppState::load();
     app.provide();
+    crate::ui::state::on_stop_turns(chat::stop);
     let sidebar_open = RwSignal::new(false);
     let inspector_open = RwSignal::new(false);
 
