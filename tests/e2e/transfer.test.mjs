@@ -234,3 +234,24 @@ test('"Export chat": JSON that imports again, or Markdown of the branch on scree
     await imp.getByRole('status').filter({ hasText: 'dropped.json: 0 chats to import, 1 skipped as identical.' }).waitFor();
   });
 });
+
+test("a ChatGPT export (conversations.json) comes in with its branches and opens at the answer shown in ChatGPT", async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    const text = fs.readFileSync(path.join(FIXTURES, 'chatgpt-conversations.json'), 'utf8');
+    const dialog = await openImport(page);
+    await choose(dialog, 'conversations.json', text);
+    await dialog.getByRole('status').filter({ hasText: 'conversations.json: 2 chats to import (7 messages).' }).waitFor();
+    await dialog.getByRole('button', byName('Import 2 chats')).click();
+    await dialog.getByRole('status').filter({ hasText: /^Imported 2 chats/ }).waitFor();
+    await dialog.getByRole('button', byName('Close')).click();
+    await page.getByRole('navigation', byName('Chats')).getByRole('button', { name: 'Order status 订单' }).click();
+    const log = page.getByRole('log', byName('Conversation'));
+    await poll(async () => /You're welcome\./.test(await log.innerText()), { message: 'the branch shown in ChatGPT' });
+    const shown = await log.innerText();
+    assert.match(shown, /It shipped on Monday \(regenerated\)\./);
+    assert.doesNotMatch(shown, /Tomorrow\./, 'the other branch is kept but not shown');
+    const records = await stored(page);
+    const chat = records.chats['chatgpt-6750a1b2-0000-4000-8000-000000000001'];
+    assert.equal(chat.messages.length, 7, 'both branches are stored');
+  });
+});

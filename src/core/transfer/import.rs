@@ -47,7 +47,7 @@ pub enum ImportError {
         column: usize,
     },
     /// JSON, but no format Satori knows.
-    #[error("Satori does not recognise this file ({0}); it imports Satori exports")]
+    #[error("Satori does not recognise this file ({0}); it imports Satori exports and ChatGPT's conversations.json")]
     UnknownFormat(String),
     /// A Satori export newer than this version reads.
     #[error("the file is a Satori export of format version {found}, newer than this Satori reads (version {supported}); update Satori to import it")]
@@ -118,6 +118,10 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
             }
         }
     })?;
+    if super::chatgpt::looks_like(&value) {
+        let chats = super::chatgpt::read(&value)?;
+        return checked(chats, Vec::new(), false);
+    }
     let Value::Object(top) = &value else {
         return Err(ImportError::UnknownFormat(format!(
             "its top level is {}, not an object",
@@ -160,19 +164,6 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
             e.into_inner().to_string(),
         )
     })?;
-    let mut ids = HashSet::new();
-    for (i, chat) in file.chats.iter().enumerate() {
-        check_chat(chat, &format!("chats[{i}]"))?;
-        if !ids.insert(chat.id.as_str()) {
-            return Err(schema(
-                format!("chats[{i}].id"),
-                format!(
-                    "the chat id {:?} appears twice in the file",
-                    short(&chat.id)
-                ),
-            ));
-        }
-    }
     let templates = file.prompts.map(|p| p.templates).unwrap_or_default();
     for (i, t) in templates.iter().enumerate() {
         if t.template.key.trim().is_empty() {
@@ -182,10 +173,31 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
             ));
         }
     }
+    let chats = file.chats.into_iter().map(Session::from).collect();
+    checked(chats, templates, file.settings.is_some())
+}
+
+/// Chats read from any format, checked like Satori's own (ids present and unique, parents,
+/// leaf and summaries inside their chat, no cycles), with the templates of the file.
+fn checked(
+    chats: Vec<Session>,
+    templates: Vec<UserTemplate>,
+    settings: bool,
+) -> Result<Incoming, ImportError> {
+    let mut ids = HashSet::new();
+    for (i, s) in chats.iter().enumerate() {
+        check_chat(&Chat::from(s), &format!("chats[{i}]"))?;
+        if !ids.insert(s.id.as_str()) {
+            return Err(schema(
+                format!("chats[{i}].id"),
+                format!("the chat id {:?} appears twice in the file", short(&s.id)),
+            ));
+        }
+    }
     Ok(Incoming {
-        chats: file.chats.into_iter().map(Session::from).collect(),
+        chats,
         templates,
-        settings: file.settings.is_some(),
+        settings,
     })
 }
 

@@ -262,3 +262,42 @@ fn file_names_are_dated() {
     );
     assert_eq!(file_name("chat", 0, "md"), "satori-chat-1970-01-01-0000.md");
 }
+
+#[test]
+fn chatgpt_exports_keep_branches_and_open_at_the_current_node() {
+    let text = include_str!("../../../tests/fixtures/import/chatgpt-conversations.json");
+    let chats = read(text).unwrap().chats;
+    assert_eq!(chats.len(), 2);
+    let c = &chats[0];
+    assert_eq!(c.id, "chatgpt-6750a1b2-0000-4000-8000-000000000001");
+    assert_eq!(c.title, "Order status 订单");
+    assert_eq!(c.created_at, 1_764_581_400_250);
+    // The hidden system message is left out; every other message is kept, branches included.
+    assert_eq!(c.messages.len(), 7);
+    assert!(c.get("sys").is_none());
+    assert_eq!(
+        c.get("u1").unwrap().parent,
+        None,
+        "its hidden parents are skipped"
+    );
+    // The chat opens at current_node (the regenerated branch), not at the last child.
+    assert_eq!(c.leaf.as_deref(), Some("a4"));
+    let shown: Vec<&str> = c.path().iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(
+        shown,
+        [
+            "Where is order ORD-1? 订单在哪？",
+            "It shipped on Monday (regenerated).",
+            "[attachment]\n\nThanks! Here is the receipt.",
+            "You're welcome."
+        ]
+    );
+    assert_eq!(
+        c.get("a1").unwrap().content,
+        "It shipped.",
+        "the other branch is kept"
+    );
+    assert_eq!(c.get("a2").unwrap().model.as_deref(), Some("gpt-4o-mini"));
+    assert_eq!(c.get("a4").unwrap().created_at, 1_764_581_407_000);
+    assert!(chats[1].messages.is_empty());
+}
