@@ -249,6 +249,9 @@ pub fn draft_kept(backup: &str) -> String {
     format!("This chat's saved draft could not be read; it is kept as it was under the storage key {backup}, and your new draft is saved.")
 }
 
+/// The prompt templates changed in storage while the Prompts dialog was open.
+pub const PROMPTS_CHANGED_ELSEWHERE: &str = "Your prompt templates were changed elsewhere (another tab or an import) while this dialog was open. Nothing was saved; the list now shows the templates as they are — make your change again.";
+
 /// The open chat was deleted in another tab.
 pub const DELETED_ELSEWHERE: &str =
     "The chat you had open was deleted in another tab, so this tab left it too.";

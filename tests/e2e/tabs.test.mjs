@@ -102,3 +102,34 @@ test('a chat deleted in one tab leaves the other tab and never comes back', asyn
     assert.equal(records, 1);
   });
 });
+
+test('the Prompts dialog never overwrites templates another tab saved while it was open', async (t) => {
+  await e2e.open(t, async (app) => {
+    const a = app.page;
+    const b = await secondTab(app);
+    const file = (key) => `${key}:\n  version: 1\n  description: From ${key}.\n  system: You are ${key}.\n`;
+    const open = async (page) => {
+      await page.getByRole('button', byName('Prompts')).click();
+      const dialog = page.getByRole('dialog', byName('Prompts'));
+      await dialog.waitFor();
+      return dialog;
+    };
+    const importInto = async (dialog, key) => {
+      await dialog.getByLabel('Import prompts').setInputFiles({ name: `${key}.yaml`, mimeType: 'application/yaml', buffer: Buffer.from(file(key)) });
+    };
+    // A opens Prompts first; B saves a template while A's dialog is open.
+    const da = await open(a);
+    const db = await open(b);
+    await importInto(db, 'fromb');
+    await db.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+    // A's dialog read the templates before that: its save is refused, nothing is lost.
+    await importInto(da, 'froma');
+    await da.getByRole('alert').filter({ hasText: 'changed elsewhere' }).waitFor();
+    const keys = async () => JSON.parse(await a.evaluate(() => localStorage.getItem('satori.prompts'))).templates.map((x) => x.template.key);
+    assert.deepEqual(await keys(), ['fromb'], "B's template is kept");
+    // A's dialog now shows the stored templates; saving again works and keeps both.
+    await importInto(da, 'froma');
+    await da.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+    assert.deepEqual((await keys()).sort(), ['froma', 'fromb']);
+  });
+});

@@ -55,10 +55,23 @@ impl PromptsCtx {
         }
     }
 
-    /// Save the user templates and tell the app. Refused while the stored record is unreadable.
+    /// Save the user templates and tell the app. Refused while the stored record is unreadable,
+    /// and when the stored templates changed since this dialog read them (another tab, an
+    /// import): the dialog then shows the stored ones, so nothing written elsewhere is lost.
     pub fn save(&self, prompts: UserPrompts) -> Result<(), String> {
         if let Some(why) = self.problem.get_untracked() {
             return Err(why);
+        }
+        let stored = match Store::local().get(persist::KEY_PROMPTS) {
+            Ok(Some(text)) => persist::decode_prompts(&text)
+                .map_err(|e| crate::ui::error_text::prompts_unsavable(&e))?,
+            Ok(None) => UserPrompts::default(),
+            Err(e) => return Err(describe_storage(&e)),
+        };
+        if stored != self.prompts.get_untracked() {
+            self.prompts.set(stored);
+            notify(EVENT_CHANGED, "");
+            return Err(crate::ui::error_text::PROMPTS_CHANGED_ELSEWHERE.into());
         }
         Store::local()
             .set(persist::KEY_PROMPTS, &persist::encode_prompts(&prompts))
