@@ -32,15 +32,9 @@ thread_local! {
     static MOUNTED: RefCell<Option<(leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>, web_sys::Element)>> = const { RefCell::new(None) };
 }
 
-/// The user templates record, read the one way the module reads it: an unreadable record is an
-/// error (never taken for "no templates"); it is left untouched.
+/// The user templates record (an unreadable one is an error and is left untouched).
 fn user_prompts() -> Result<UserPrompts, String> {
-    match Store::local().get(persist::KEY_PROMPTS) {
-        Ok(Some(text)) => persist::decode_prompts(&text)
-            .map_err(|e| format!("your prompt templates could not be read ({e})")),
-        Ok(None) => Ok(UserPrompts::default()),
-        Err(e) => Err(e.to_string()),
-    }
+    satori::ui::components::transfer_dialog::stored_prompts(&Store::local())
 }
 
 /// How a chat with `role` (`builtin:key` / `user:key`) and `vars` (JSON object) starts, as a

@@ -220,6 +220,15 @@ fn stop_turns() {
     }
 }
 
+/// The stored chat `id`, or why it cannot be read (in words that follow "because").
+fn read_session(id: &str) -> Result<Session, String> {
+    match store().get(&persist::session_key(id)) {
+        Ok(Some(text)) => persist::decode_session(&text).map_err(|e| e.to_string()),
+        Ok(None) => Err("it is no longer in storage".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn store() -> Store {
     Store::local()
 }
@@ -550,11 +559,7 @@ impl AppState {
         }) else {
             return;
         };
-        let loaded = match store().get(&persist::session_key(id)) {
-            Ok(Some(text)) => persist::decode_session(&text).map_err(|e| e.to_string()),
-            Ok(None) => Err("it is no longer in storage".to_string()),
-            Err(e) => Err(e.to_string()),
-        };
+        let loaded = read_session(id);
         let mut sess = match loaded {
             Ok(sess) => sess,
             Err(why) => {
@@ -782,11 +787,7 @@ impl AppState {
     /// Open chat `id` without asking about the one on screen.
     fn open_now(&self, id: &str) -> bool {
         let s = store();
-        let loaded = match s.get(&persist::session_key(id)) {
-            Ok(Some(text)) => persist::decode_session(&text).map_err(|e| e.to_string()),
-            Ok(None) => Err("it is no longer in storage".into()),
-            Err(e) => Err(e.to_string()),
-        };
+        let loaded = read_session(id);
         match loaded {
             Ok(mut sess) => {
                 if sess.recover_interrupted() {

@@ -44,7 +44,9 @@ fn stored_chats(store: &Store) -> Result<Stored, String> {
     Ok(out)
 }
 
-fn stored_prompts(store: &Store) -> Result<UserPrompts, String> {
+/// The user templates record, read the one way the dialogs module reads it: an unreadable
+/// record is an error (never taken for "no templates") and is left untouched.
+pub fn stored_prompts(store: &Store) -> Result<UserPrompts, String> {
     match store.get(persist::KEY_PROMPTS) {
         Ok(Some(text)) => persist::decode_prompts(&text)
             .map_err(|e| format!("your prompt templates could not be read ({e})")),
