@@ -18,7 +18,7 @@ use crate::core::session::{Command, ContextOverrides, Message, MessageId, Role, 
 use crate::core::settings::Settings;
 use crate::core::turn::{Effect, Ending, Event, Turn, TurnConfig};
 use crate::ui::context::{
-    learn, learn_window, make_summary, pause_summaries, prepare, remember_sent, summaries_paused,
+    learn, learn_window, make_summary, pause_summaries, prepare_send, remember_sent, summaries_paused,
     SummaryError,
 };
 use crate::ui::error_text::{
@@ -321,6 +321,8 @@ async fn context_for(
         summary,
         overrides,
     } = request;
+    // Decided once: a paused chat's summary request comes without its turns.
+    let paused = summaries_paused(&running.session_id, now_ms());
     let mut ask = Ask {
         inspect: false,
         settings: settings.clone(),
@@ -331,12 +333,13 @@ async fn context_for(
             title: format!("Sent at {}", local_time()),
             with_key,
             editable: false,
-            summaries_paused: false,
         }),
+        elided: 0,
+        summaries_paused: paused.is_some(),
     };
     let mut answer: Answer = ask_module(&ask, running).await?;
     if let Some(request) = answer.summary.take() {
-        if let Some(why) = summaries_paused(&running.session_id, now_ms()) {
+        if let Some(why) = paused {
             let notice = summary_paused(&why);
             app.set_status(notice.clone());
             *running.notice.borrow_mut() = Some(notice);
@@ -386,7 +389,7 @@ async fn ask_module(ask: &Ask, running: &Running) -> Result<Answer, ApiError> {
         web_sys::AbortController::new().map_err(|_| ApiError::Module("cannot start".into()))?;
     let signal = ctrl.signal();
     *running.controller.borrow_mut() = Some(ctrl);
-    prepare(ask, &signal)
+    prepare_send(&running.session_id, ask, &signal)
         .await
         .map_err(|e| ApiError::Module(e.to_string()))
 }

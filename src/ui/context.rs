@@ -4,7 +4,7 @@
 //! dialogs module.
 
 use crate::adapters::modules::{self, Module, ModuleError};
-use crate::core::context::ask::{Answer, Ask, ReportAsk};
+use crate::core::context::ask::{self, Answer, Ask, ReportAsk};
 use crate::core::context::summary::{SummaryAnswer, SummaryRequest};
 use crate::core::session::{Message, Role, Summary};
 use crate::core::settings::Settings;
@@ -16,6 +16,9 @@ use wasm_bindgen::JsValue;
 thread_local! {
     /// The last requests sent (newest last): the chat and the report (JSON), for the inspector.
     static SENT: RefCell<VecDeque<(String, String)>> = const { RefCell::new(VecDeque::new()) };
+    /// Per chat (the last few): the oldest message whose text its last request needed, so the
+    /// next one sends the module only the text it can need ([`prepare_send`]).
+    static HORIZON: RefCell<VecDeque<(String, String)>> = const { RefCell::new(VecDeque::new()) };
     /// Chats whose summarizer failed: until when summaries wait, and why it failed.
     static PAUSED: RefCell<Vec<(String, i64, String)>> = const { RefCell::new(Vec::new()) };
 }
@@ -81,6 +84,59 @@ pub async fn prepare(ask: &Ask, signal: &web_sys::AbortSignal) -> Result<Answer,
         .map_err(|e| ModuleError::Call(e.to_string()))
 }
 
+/// Messages before the last request's horizon that still go to the module whole: a request
+/// reaches a little further back when a reply is shorter or a setting changes.
+const HORIZON_SLACK: usize = 64;
+
+/// [`prepare`] for a request of chat `session_id`: the module gets the text of the messages from
+/// a little before the oldest one the chat's last request needed ([`ask::elide`]), so a send
+/// in a long chat does not copy its whole history; when the request reaches further back after
+/// all, it asks again with the whole history.
+pub async fn prepare_send(
+    session_id: &str,
+    ask: &Ask,
+    signal: &web_sys::AbortSignal,
+) -> Result<Answer, ModuleError> {
+    let horizon = HORIZON.with_borrow(|h| {
+        h.iter()
+            .find(|(id, _)| id == session_id)
+            .and_then(|(_, m)| ask.history.iter().position(|x| x.id == *m))
+    });
+    let elided = horizon.map_or(0, |p| p.saturating_sub(HORIZON_SLACK));
+    let mut answer = None;
+    if elided > 0 {
+        let through = ask.summary.as_ref().map(|s| s.through.as_str());
+        let lean = Ask {
+            inspect: ask.inspect,
+            settings: ask.settings.clone(),
+            history: ask::elide(&ask.history, elided, through),
+            summary: ask.summary.clone(),
+            overrides: ask.overrides.clone(),
+            report: ask.report.clone(),
+            elided: elided as u32,
+            summaries_paused: ask.summaries_paused,
+        };
+        answer = Some(prepare(&lean, signal).await?).filter(|a| !a.need_full);
+    }
+    let answer = match answer {
+        Some(a) => a,
+        None => prepare(ask, signal).await?,
+    };
+    let at = answer
+        .read_from
+        .map_or(ask.history.len().saturating_sub(1), |i| i as usize);
+    if let Some(m) = ask.history.get(at) {
+        HORIZON.with_borrow_mut(|h| {
+            h.retain(|(id, _)| id != session_id);
+            h.push_back((session_id.to_string(), m.id.clone()));
+            while h.len() > 8 {
+                h.pop_front();
+            }
+        });
+    }
+    Ok(answer)
+}
+
 /// Learn from a reply's usage: the estimator's correction for `model` moves towards the prompt
 /// tokens the server counted, when the request was estimated at `estimated`.
 pub fn learn(model: &str, estimated: Option<u32>, actual: Option<u32>) {
@@ -128,9 +184,9 @@ pub async fn inspect(app: AppState) -> Result<String, ModuleError> {
             title: "Next request".into(),
             with_key,
             editable: true,
-            summaries_paused: summaries_paused(&session_id, crate::adapters::clock::now_ms())
-                .is_some(),
         }),
+        elided: 0,
+        summaries_paused: summaries_paused(&session_id, crate::adapters::clock::now_ms()).is_some(),
     };
     let ctrl = web_sys::AbortController::new()
         .map_err(|_| ModuleError::Call("no AbortController".into()))?;

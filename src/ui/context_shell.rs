@@ -12,7 +12,7 @@
 
 use crate::adapters::fetch::request_text;
 use crate::core::bpe::{Bpe, Cache};
-use crate::core::context::ask::{Answer, Ask};
+use crate::core::context::ask::{self, Answer, Ask};
 use crate::core::context::count::{text_key, Count, Counter, Estimator};
 use crate::core::context::models::{self, Encoding, WindowSource};
 use crate::core::context::report::{report, Inputs};
@@ -469,6 +469,21 @@ pub async fn answer(ask: Ask) -> Answer {
     .await;
     let settings = &ask.settings;
     let context = &prepared.context;
+    let through = ask.summary.as_ref().map(|s| s.through.as_str());
+    let read_from = ask::read_from(context, &ask.history, through, !ask.summaries_paused);
+    if read_from.is_some_and(|i| i < ask.elided as usize) {
+        return Answer {
+            verdict: context.verdict,
+            total: 0,
+            exact: false,
+            window: prepared.config.window,
+            summary: None,
+            body: String::new(),
+            report: None,
+            need_full: true,
+            read_from: read_from.map(|i| i as u32),
+        };
+    }
     let body = to_json(&chat_request(settings, &settings.model, &context.messages));
     let summary = context.summary_job.as_ref().map(|job| {
         let refs: Vec<&Message> = ask.history.iter().collect();
@@ -478,7 +493,11 @@ pub async fn answer(ask: Ask) -> Answer {
             through: job.through.clone(),
             covers: job.covers,
             previous: job.previous.clone(),
-            turns: job.turns(&refs),
+            // Paused: the app only says a summary was due; its turns may be elided.
+            turns: match ask.summaries_paused {
+                true => Vec::new(),
+                false => job.turns(&refs),
+            },
             window: Some(prepared.config.window),
         }
     });
@@ -488,7 +507,7 @@ pub async fn answer(ask: Ask) -> Answer {
             &Inputs {
                 // The next request says when a summary comes first.
                 title: match &summary {
-                    Some(_) if r.editable && r.summaries_paused => format!(
+                    Some(_) if r.editable && ask.summaries_paused => format!(
                         "{} (older turns left out: the summarizer failed a moment ago)",
                         r.title
                     ),
@@ -496,6 +515,7 @@ pub async fn answer(ask: Ask) -> Answer {
                     _ => r.title.clone(),
                 },
                 history: &ask.history,
+                elided: ask.elided as usize,
                 summary: ask.summary.as_ref(),
                 config: &prepared.config,
                 source: prepared.source,
@@ -515,5 +535,7 @@ pub async fn answer(ask: Ask) -> Answer {
         summary,
         body,
         report,
+        need_full: false,
+        read_from: read_from.map(|i| i as u32),
     }
 }

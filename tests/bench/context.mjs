@@ -70,6 +70,8 @@ try {
     const asks = await page.evaluate(() => performance.getEntriesByName('satori:context-ask').map((e) => e.duration));
     const later = builds.slice(1);
     const ms = median(later);
+    // BENCH_DEBUG=1 prints every exchange and build.
+    if (process.env.BENCH_DEBUG) console.log(n, 'asks', asks.map((a) => a.toFixed(1)).join(' '), 'builds', builds.map((a) => a.toFixed(2)).join(' '));
     rows.push({ n, builds: builds.length, first: builds[0], ms, perK: (ms / n) * 1000, ask: median(asks.slice(1)) });
     await ctx.close();
   }

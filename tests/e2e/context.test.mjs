@@ -519,3 +519,51 @@ test('Stop while the context module is still loading ends the turn at once; noth
     assert.equal(await page.getByRole('alert').filter({ hasText: /context module/ }).count(), 0, 'Stop is not an error');
   });
 });
+
+test('a long chat sends the context module only the text it needs; a wider window still gets every old message whole', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page, { summarize: false });
+    await chat(page, 1);
+    // Make the chat 300 messages long (as months of use would), then reload.
+    await page.evaluate(() => {
+      const index = JSON.parse(localStorage.getItem('satori.index'));
+      const key = `satori.session.${index.active ?? index.sessions[0].id}`;
+      const s = JSON.parse(localStorage.getItem(key));
+      let parent = s.leaf;
+      for (let i = 0; i < 300; i++) {
+        const id = `old${i}`;
+        s.messages.push({ id, parent, role: i % 2 ? 'assistant' : 'user', content: `Old turn ${i}: river stone maple`, status: 'complete', created_at: 2 });
+        parent = id;
+      }
+      s.leaf = parent;
+      localStorage.setItem(key, JSON.stringify(s));
+    });
+    await reload(page);
+    await chat(page, 2);
+    // The second send knew how far back the first one read: the module got old turns without
+    // their text, and the request is what it would have been anyway.
+    let body = chatCalls().at(-1).body;
+    assert.ok(requestTokens(body) <= BUDGET);
+    assert.match(body.messages.at(-1).content, /^Question 1:/);
+    assert.ok(!JSON.stringify(body).includes('\\u0001'), 'no placeholder text reaches the server');
+    await page.getByRole('button', { name: 'Context', exact: true }).click();
+    const region = page.getByRole('region', { name: 'Context inspector', exact: true });
+    await region.locator('.ctx-total').waitFor();
+    // The report of the request just sent shows the old turns as runs it did not read.
+    await region.locator('.inspector > label select').selectOption({ index: 1 });
+    await region.getByText(/^\d+ earlier messages \(their text was not needed\)$/).first().waitFor();
+    await region.locator('.inspector > label select').selectOption({ index: 0 });
+    // A window that reaches much further back: every old message it reaches goes out whole.
+    await region.locator('.ctx-total').waitFor();
+    await region.getByText("This chat's context settings").click();
+    await region.getByLabel('Chat context window', { exact: true }).fill('6000');
+    await region.getByRole('button', { name: 'Save for this chat', exact: true }).click();
+    await sendMessage(page, 'And the oldest turns?');
+    await waitIdle(page);
+    body = chatCalls().at(-1).body;
+    const old = body.messages.filter((m) => /^Old turn \d+: river stone maple$/.test(m.content));
+    assert.ok(old.length > 150, `${old.length} old turns sent whole`);
+    assert.ok(!body.messages.some((m) => m.content === '\u0001' || m.content === ''), 'every sent message has its text');
+    assert.ok(requestTokens(body) <= 6000 - RESERVE - 60, `${requestTokens(body)} tokens`);
+  });
+});

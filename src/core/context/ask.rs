@@ -3,8 +3,8 @@
 //! [`Ask`] and gets an [`Answer`], both as JSON.
 
 use super::summary::SummaryRequest;
-use super::Verdict;
-use crate::core::session::{ContextOverrides, Message, Summary};
+use super::{Context, Verdict};
+use crate::core::session::{ContextOverrides, Message, Role, Summary, ToolCall};
 use crate::core::settings::Settings;
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +23,15 @@ pub struct Ask {
     pub overrides: ContextOverrides,
     /// Also describe the request for the inspector.
     pub report: Option<ReportAsk>,
+    /// The first `elided` messages of `history` come without their text ([`elide`]): the app
+    /// expects the request to need none of it. When it does, the answer says
+    /// [`Answer::need_full`] and the app asks again with every message whole.
+    #[serde(default)]
+    pub elided: u32,
+    /// The chat's summaries wait (the summarizer failed a moment ago): a summary that is due
+    /// will not be made for this request, so its turns are not read.
+    #[serde(default)]
+    pub summaries_paused: bool,
 }
 
 /// What the inspector's report of a request needs besides the request.
@@ -34,10 +43,6 @@ pub struct ReportAsk {
     pub with_key: bool,
     /// Offer the chat's context settings for editing (the next request only).
     pub editable: bool,
-    /// The chat's summaries wait (the summarizer failed a moment ago): a summary that is due
-    /// will not be made for the next request.
-    #[serde(default)]
-    pub summaries_paused: bool,
 }
 
 /// The context module's answer.
@@ -57,4 +62,91 @@ pub struct Answer {
     pub body: String,
     /// The inspector's report (a `report::Report` as JSON), when asked for.
     pub report: Option<String>,
+    /// The request needs the text of an elided message: ask again with the whole history
+    /// (nothing else in this answer counts).
+    #[serde(default)]
+    pub need_full: bool,
+    /// The oldest message (history index) whose text the request needs, among those that may be
+    /// elided; `None` when it needs none of them.
+    #[serde(default)]
+    pub read_from: Option<u32>,
+}
+
+/// What an elided message with text carries instead of it: one character, so it counts no more
+/// than its real text (which is never empty) and stays non-empty for the pipeline's scan.
+pub const ELIDED: &str = "\u{1}";
+
+/// Whether `m` always goes to the module whole: the head (system prompts, examples), pinned
+/// messages (always sent) and the last message the summary covers (the inspector quotes it).
+pub fn kept_whole(m: &Message, through: Option<&str>) -> bool {
+    m.role == Role::System || m.example || m.pinned || through == Some(m.id.as_str())
+}
+
+/// `history` for the module with the text of its first `elided` messages left out (those not
+/// [`kept_whole`]): a long chat's old turns, which the window no longer reaches, cost nothing to
+/// send. An elided message keeps everything the pipeline's scan reads — id, role, flags, whether
+/// it is empty, its tool calls' ids — and [`ELIDED`] for its text.
+pub fn elide(history: &[Message], elided: usize, through: Option<&str>) -> Vec<Message> {
+    history
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if i >= elided || kept_whole(m, through) {
+                return m.clone();
+            }
+            Message {
+                id: m.id.clone(),
+                parent: None,
+                role: m.role,
+                content: if m.content.is_empty() { "" } else { ELIDED }.into(),
+                reasoning: String::new(),
+                status: m.status,
+                finish_reason: None,
+                note: None,
+                model: None,
+                created_at: m.created_at,
+                example: m.example,
+                usage: None,
+                tool_calls: m
+                    .tool_calls
+                    .iter()
+                    .map(|c| ToolCall {
+                        index: c.index,
+                        id: c.id.clone(),
+                        name: String::new(),
+                        arguments: String::new(),
+                    })
+                    .collect(),
+                tool_call_id: m.tool_call_id.clone(),
+                pinned: m.pinned,
+                excluded: m.excluded,
+            }
+        })
+        .collect()
+}
+
+/// The oldest message of `history` not [`kept_whole`] whose text `context` needs: sent in some
+/// form, or among the turns its summary job retires (when `summarizing`: the summary will be
+/// made).
+pub fn read_from(
+    context: &Context,
+    history: &[Message],
+    through: Option<&str>,
+    summarizing: bool,
+) -> Option<usize> {
+    let job = context
+        .summary_job
+        .as_ref()
+        .filter(|_| summarizing)
+        .map(|j| j.range.clone());
+    context
+        .entries
+        .iter()
+        .zip(history)
+        .enumerate()
+        .find(|(i, (e, m))| {
+            (e.fate.sent() || job.as_ref().is_some_and(|r| r.contains(i)))
+                && !kept_whole(m, through)
+        })
+        .map(|(i, _)| i)
 }

@@ -102,6 +102,14 @@ fn preview(text: &str, n: usize) -> String {
     out
 }
 
+/// The preview of a run of `n` elided messages.
+fn earlier(n: usize) -> String {
+    match n {
+        1 => "1 earlier message (its text was not needed)".into(),
+        n => format!("{n} earlier messages (their text was not needed)"),
+    }
+}
+
 /// A shell command that sends `body` to `url`; the key (if one is used) comes from
 /// `$SATORI_API_KEY`, never from the page.
 pub fn curl(url: &str, body: &str, with_key: bool) -> String {
@@ -124,6 +132,9 @@ pub struct Inputs<'a> {
     pub title: String,
     /// The history the context was built from.
     pub history: &'a [Message],
+    /// Its first messages came without their text (`ask::elide`): those not kept whole are
+    /// shown as runs ("N earlier messages").
+    pub elided: usize,
     /// The summary it used.
     pub summary: Option<&'a Summary>,
     /// The configuration.
@@ -181,20 +192,43 @@ pub fn report(context: &Context, inputs: &Inputs<'_>) -> Report {
         WindowSource::User => "Window set in Settings.".into(),
         WindowSource::Chat => "Window set for this chat.".into(),
     };
-    let rows = context
-        .entries
-        .iter()
-        .zip(inputs.history)
-        .map(|(e, m)| Row {
-            id: m.id.clone(),
-            role: m.role.as_str().into(),
-            preview: preview(&m.content, 80),
-            tokens: e.tokens,
-            sent: e.sent_tokens,
-            fate: e.fate.as_str().into(),
-            pinned: m.pinned,
-        })
-        .collect();
+    let through = inputs.summary.map(|s| s.through.as_str());
+    let mut rows: Vec<Row> = Vec::new();
+    let mut run = 0; // elided messages in the last row
+    for (i, (e, m)) in context.entries.iter().zip(inputs.history).enumerate() {
+        let fate = e.fate.as_str();
+        if i >= inputs.elided || super::ask::kept_whole(m, through) {
+            run = 0;
+            rows.push(Row {
+                id: m.id.clone(),
+                role: m.role.as_str().into(),
+                preview: preview(&m.content, 80),
+                tokens: e.tokens,
+                sent: e.sent_tokens,
+                fate: fate.into(),
+                pinned: m.pinned,
+            });
+            continue;
+        }
+        match rows.last_mut() {
+            Some(last) if run > 0 && last.fate == fate => run += 1,
+            _ => {
+                run = 1;
+                rows.push(Row {
+                    id: String::new(),
+                    role: "…".into(),
+                    preview: String::new(),
+                    tokens: 0,
+                    sent: 0,
+                    fate: fate.into(),
+                    pinned: false,
+                });
+            }
+        }
+        if let Some(last) = rows.last_mut() {
+            last.preview = earlier(run);
+        }
+    }
     let summary = inputs
         .summary
         .filter(|_| cfg.summarize)
@@ -245,6 +279,68 @@ mod tests {
         );
         assert!(!curl("http://h/x'y", "{}", false).contains("Authorization"));
         assert!(curl("http://h/x'y", "{}", false).contains("'http://h/x'\\''y'"));
+    }
+
+    #[test]
+    fn elided_messages_are_shown_as_runs_of_one_fate() {
+        use crate::core::context::{ask, build_lean, count::Estimator};
+        use crate::core::session::Role;
+        let mut history = vec![Message::new("sys".into(), None, Role::System, "Be brief.".into(), 0)];
+        for i in 0..8 {
+            let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+            let text = format!("message {i} {}", "word ".repeat(40));
+            history.push(Message::new(format!("m{i}"), None, role, text, 0));
+        }
+        history[2].excluded = true;
+        let config = Config {
+            window: 200,
+            reply_reserve: 20,
+            margin: 0,
+            keep_recent_rounds: 1,
+            min_keep_rounds: 1,
+            summarize: false,
+            item_cap: 100,
+        };
+        let lean = ask::elide(&history, 5, None);
+        let refs: Vec<&Message> = lean.iter().collect();
+        let context = build_lean(&refs, None, &config, &mut Estimator::default());
+        // The round of m4 and m5 (whole) does not fit: nothing older is read.
+        assert_eq!(ask::read_from(&context, &lean, None, true), Some(7));
+        let r = report(
+            &context,
+            &Inputs {
+                title: "Sent".into(),
+                history: &lean,
+                elided: 5,
+                summary: None,
+                config: &config,
+                source: WindowSource::User,
+                body: "{}",
+                url: "http://h/v1/chat/completions",
+                with_key: false,
+                overrides: None,
+            },
+        );
+        let rows: Vec<(&str, &str, &str)> = r
+            .rows
+            .iter()
+            .map(|r| (r.id.as_str(), r.preview.as_str(), r.fate.as_str()))
+            .collect();
+        let m = |i: usize| preview(&history[i + 1].content, 80);
+        let (m4, m5, m6, m7) = (m(4), m(5), m(6), m(7));
+        assert_eq!(
+            rows,
+            [
+                ("sys", "Be brief.", "kept"),
+                ("", "1 earlier message (its text was not needed)", "dropped"),
+                ("", "1 earlier message (its text was not needed)", "excluded"),
+                ("", "2 earlier messages (their text was not needed)", "dropped"),
+                ("m4", m4.as_str(), "dropped"),
+                ("m5", m5.as_str(), "dropped"),
+                ("m6", m6.as_str(), "kept"),
+                ("m7", m7.as_str(), "kept"),
+            ]
+        );
     }
 
     #[test]

@@ -645,3 +645,100 @@ fn the_round_being_answered_is_always_kept_and_never_summarized() {
     let job = ctx.summary_job.expect("a job");
     assert_eq!(job.through, "a2", "the question is not summarized");
 }
+
+/// Compares what two builds send and decide.
+fn same_request(a: &Context, b: &Context) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&a.messages, &b.messages);
+    prop_assert_eq!(a.total, b.total);
+    prop_assert_eq!(a.verdict, b.verdict);
+    prop_assert_eq!(a.exact, b.exact);
+    prop_assert_eq!(
+        a.summary_job.as_ref().map(|j| (&j.through, j.covers, &j.range)),
+        b.summary_job.as_ref().map(|j| (&j.through, j.covers, &j.range))
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The app sends the context module a long chat's old turns without their text
+    /// (`ask::elide`); a build that then needs none of it must send exactly what a build over the
+    /// whole history sends, and one that does need it must say so (`ask::read_from`).
+    #[test]
+    fn eliding_old_text_never_changes_a_request(
+        turns in prop::collection::vec(turn(), 0..30),
+        system in text(),
+        excluded in prop::collection::vec(prop::bool::weighted(0.1), 0..80),
+        window in 20u32..4000,
+        keep in 0u32..5,
+        min_keep in 0u32..4,
+        summarize in any::<bool>(),
+        with_summary in any::<bool>(),
+        through in 0usize..40,
+        elided in 0usize..80,
+        estimated in any::<bool>(),
+    ) {
+        let h = history(&turns, &system, &excluded);
+        let config = Config {
+            window,
+            reply_reserve: 10,
+            margin: 0,
+            keep_recent_rounds: keep,
+            min_keep_rounds: min_keep,
+            summarize,
+            item_cap: 60,
+        };
+        let s = summary(&h[through.min(h.len() - 1)].id, "A summary.");
+        let s = with_summary.then_some(&s);
+        let cut = s.map(|s| s.through.as_str());
+        let lean_h = ask::elide(&h, elided, cut);
+        let refs: Vec<&Message> = h.iter().collect();
+        let lean_refs: Vec<&Message> = lean_h.iter().collect();
+        let (full, lean) = if estimated {
+            (
+                build_lean(&refs, s, &config, &mut Estimator::default()),
+                build_lean(&lean_refs, s, &config, &mut Estimator::default()),
+            )
+        } else {
+            (build_lean(&refs, s, &config, &mut Chars), build_lean(&lean_refs, s, &config, &mut Chars))
+        };
+        let needs = ask::read_from(&lean, &lean_h, cut, true).is_some_and(|i| i < elided);
+        if !needs {
+            same_request(&full, &lean)?;
+            // The summarizer would read the same turns.
+            prop_assert_eq!(
+                full.summary_job.as_ref().map(|j| j.turns(&refs)),
+                lean.summary_job.as_ref().map(|j| j.turns(&lean_refs))
+            );
+        }
+        // Nothing elided: nothing can be needed.
+        if elided == 0 {
+            prop_assert!(!needs);
+        }
+    }
+}
+
+#[test]
+fn an_elided_history_keeps_what_the_scan_reads_and_drops_the_text() {
+    let mut h = vec![msg("sys", Role::System, "system")];
+    h.push(msg("u1", Role::User, "order 1234"));
+    h.push(asst_calls("a1", &["c1"]));
+    h.push(tool("t1", "c1", "result"));
+    let mut pinned = msg("u2", Role::User, "pinned text");
+    pinned.pinned = true;
+    h.push(pinned);
+    h.push(msg("a2", Role::Assistant, ""));
+    h.push(msg("u3", Role::User, "newest"));
+    let lean = ask::elide(&h, 6, Some("t1"));
+    let texts: Vec<&str> = lean.iter().map(|m| m.content.as_str()).collect();
+    // The system prompt, the pinned message and the summary's last message stay whole; an empty
+    // text stays empty; messages from `elided` on are untouched.
+    assert_eq!(
+        texts,
+        ["system", ask::ELIDED, "", "result", "pinned text", "", "newest"]
+    );
+    assert_eq!(lean[2].tool_calls[0].id, "c1");
+    assert_eq!(lean[2].tool_calls[0].arguments, "");
+    assert_eq!(lean.iter().map(|m| &m.id).collect::<Vec<_>>(), h.iter().map(|m| &m.id).collect::<Vec<_>>());
+}
