@@ -41,3 +41,71 @@ fn corpus() {
         }
     }
 }
+
+#[test]
+fn nextchat_backup_keeps_the_preset_prompt_first_and_never_reads_its_keys() {
+    use satori::core::session::{Role, Status};
+    let incoming = read(&fixture("nextchat-backup.json")).unwrap();
+    assert!(incoming.settings, "the backup's settings are noticed (and not applied)");
+    assert!(
+        !format!("{incoming:?}").contains("sk-nextchat-secret-key")
+            && !format!("{incoming:?}").contains("letmein"),
+        "NextChat's API key and access code are never read"
+    );
+    let chat = &incoming.chats[0];
+    assert_eq!(chat.id, "nextchat-QyP0xg0yNwDxkN3dK8Z1a");
+    assert_eq!(chat.title, "订单查询");
+    let path = chat.path();
+    let seen: Vec<(Role, bool, &str)> = path
+        .iter()
+        .map(|m| (m.role, m.example, m.content.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (Role::System, false, "You are a careful support agent."),
+            (Role::User, true, "Example question"),
+            (Role::Assistant, true, "Example answer"),
+            (
+                Role::User,
+                false,
+                "我的订单号是 ORD-2024-00042，金额 ¥1,299.00"
+            ),
+            (Role::Assistant, false, "好的，我查一下。"),
+            (Role::User, false, "这张截图呢？\n\n[attachment]"),
+            (Role::Assistant, false, ""),
+        ]
+    );
+    let iso = satori::core::transfer::time::parse_iso;
+    assert_eq!(Some(path[3].created_at), iso("2025-01-15T21:05:00Z"));
+    assert_eq!(path[4].model.as_deref(), Some("gpt-4o-mini"));
+    assert_eq!(path[6].status, Status::Incomplete, "a failed reply");
+    assert_eq!(chat.leaf.as_deref(), Some(path[6].id.as_str()));
+    // An English-locale date, and a title that is only ever text.
+    let other = &incoming.chats[1];
+    assert_eq!(other.title, "<img src=x onerror=alert(1)>");
+    assert_eq!(
+        Some(other.path()[0].created_at),
+        iso("2025-01-15T09:05:00Z")
+    );
+}
+
+#[test]
+fn betterchatgpt_export_keeps_each_chats_model_and_text_parts() {
+    use satori::core::session::Role;
+    let incoming = read(&fixture("betterchatgpt-export.json")).unwrap();
+    assert!(!incoming.settings);
+    let [first, second] = &incoming.chats[..] else {
+        panic!("two chats")
+    };
+    assert_eq!(first.id, "betterchatgpt-2b6c8c6a-1a0d-4c59-9d4e-0f3f3c0c9a11");
+    assert_eq!(first.title, "Rust lifetimes");
+    let roles: Vec<Role> = first.path().iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::System, Role::User, Role::Assistant]);
+    assert_eq!(first.path()[2].model.as_deref(), Some("gpt-4"));
+    assert_eq!(first.path()[1].model, None, "only replies name a model");
+    let texts: Vec<&str> = second.path().iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(texts, ["What is in this picture?\n\n[attachment]", "A cat."]);
+    // Read twice, the same chats: importing the file again adds nothing.
+    assert_eq!(read(&fixture("betterchatgpt-export.json")).unwrap(), incoming);
+}

@@ -122,6 +122,14 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
         let chats = super::chatgpt::read(&value)?;
         return checked(chats, Vec::new(), false);
     }
+    if let Some(app) = super::apps::recognise(&value) {
+        let chats = super::apps::read(app, &value)?;
+        // NextChat's backup also holds its settings and API keys: never read, never applied.
+        let settings = ["app-config", "access-control"]
+            .iter()
+            .any(|k| value.get(*k).is_some());
+        return checked(chats, Vec::new(), settings);
+    }
     let Value::Object(top) = &value else {
         return Err(ImportError::UnknownFormat(format!(
             "its top level is {}, not an object",

@@ -1,9 +1,10 @@
 //! Moving chats in and out of Satori: the export format ([`format`]), ChatGPT's export
-//! ([`chatgpt`]), reading and checking a
+//! ([`chatgpt`]), NextChat's and BetterChatGPT's ([`apps`]), reading and checking a
 //! file to import and planning the merge ([`import`]), a chat as Markdown for reading
 //! ([`markdown`]), and ISO 8601 timestamps ([`time`]). Pure: the dialogs module does the
 //! reading of files, the downloads and the writes.
 
+pub mod apps;
 pub mod chatgpt;
 pub mod format;
 pub mod import;

@@ -1,0 +1,347 @@
+//! Backups of two other chat apps, each chat a plain list of messages:
+//! - **NextChat** ("Export" in its settings, `Backup-….json`): the app's stores by name; the chats
+//!   are `chat-next-web-store.sessions`, each with `topic`, `messages` (`role`, `content`, a
+//!   `date` written in the browser's locale) and a `mask` whose `context` messages (its preset
+//!   prompt) come first. The stores that hold API keys and settings are never read.
+//! - **BetterChatGPT** ("Export"): `{ "chats": [...], "folders": {...}, "version": 1 }`, each chat
+//!   with `title`, `messages` (`role`, `content`) and the `config.model` it used; no timestamps.
+//!
+//! In both, `content` is a string or a list of parts (text parts are kept, images and other
+//! attachments become `[attachment]`). Message ids are made from positions, so importing the same
+//! file twice yields identical chats (the second import skips them).
+
+use super::import::ImportError;
+use crate::core::session::{ContextOverrides, Message, Role, Session, Status};
+use serde_json::{Map, Value};
+
+/// NextChat's chat store in its backup.
+const NEXTCHAT_CHATS: &str = "chat-next-web-store";
+
+/// Which app wrote `value`, if it is one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum App {
+    /// NextChat's backup.
+    NextChat,
+    /// BetterChatGPT's export.
+    BetterChatGpt,
+}
+
+/// Whether `value` looks like a NextChat backup or a BetterChatGPT export (Satori's own files
+/// name their format, so they never match).
+pub fn recognise(value: &Value) -> Option<App> {
+    let top = value.as_object()?;
+    if top.contains_key("format") {
+        return None;
+    }
+    if top
+        .get(NEXTCHAT_CHATS)
+        .and_then(|s| s.get("sessions"))
+        .is_some()
+    {
+        return Some(App::NextChat);
+    }
+    (top.contains_key("version") && top.get("chats").is_some_and(Value::is_array))
+        .then_some(App::BetterChatGpt)
+}
+
+/// The chats of `value` as `app` wrote them, checked.
+pub fn read(app: App, value: &Value) -> Result<Vec<Session>, ImportError> {
+    match app {
+        App::NextChat => nextchat(value),
+        App::BetterChatGpt => betterchatgpt(value),
+    }
+}
+
+fn schema(path: String, problem: impl Into<String>) -> ImportError {
+    ImportError::Schema {
+        path,
+        problem: problem.into(),
+    }
+}
+
+fn array<'a>(v: Option<&'a Value>, at: &str) -> Result<&'a [Value], ImportError> {
+    v.and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .ok_or_else(|| schema(at.to_string(), "missing, or not a list"))
+}
+
+fn object<'a>(v: &'a Value, at: &str) -> Result<&'a Map<String, Value>, ImportError> {
+    v.as_object()
+        .ok_or_else(|| schema(at.to_string(), "not an object"))
+}
+
+/// A message's `content`: a string, or a list of parts (`{"type": "text", "text": …}`; any other
+/// part is an attachment).
+fn content(v: Option<&Value>, at: &str) -> Result<String, ImportError> {
+    match v {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Array(parts)) => Ok(parts
+            .iter()
+            .map(|p| match (p.get("type").and_then(Value::as_str), p.get("text")) {
+                (Some("text"), Some(Value::String(t))) => t.clone(),
+                _ => "[attachment]".to_string(),
+            })
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n\n")),
+        Some(_) => Err(schema(
+            format!("{at}.content"),
+            "not text or a list of parts",
+        )),
+    }
+}
+
+fn role(v: &Map<String, Value>, at: &str) -> Result<Role, ImportError> {
+    match v.get("role").and_then(Value::as_str) {
+        Some("user") => Ok(Role::User),
+        Some("assistant") => Ok(Role::Assistant),
+        Some("system") => Ok(Role::System),
+        Some(other) => Err(schema(
+            format!("{at}.role"),
+            format!(
+                "unknown role {:?}",
+                other.chars().take(40).collect::<String>()
+            ),
+        )),
+        None => Err(schema(format!("{at}.role"), "missing")),
+    }
+}
+
+/// One message of a plain list.
+struct Turn {
+    role: Role,
+    text: String,
+    at: i64,
+    model: Option<String>,
+    status: Status,
+    example: bool,
+}
+
+/// A chat of `turns` in order, each the parent of the next.
+fn chat(id: String, title: String, created: i64, updated: i64, turns: Vec<Turn>) -> Session {
+    let mut messages: Vec<Message> = Vec::with_capacity(turns.len());
+    for (i, t) in turns.into_iter().enumerate() {
+        let parent = messages.last().map(|m| m.id.clone());
+        let mut m = Message::new(format!("m{i}"), parent, t.role, t.text, t.at);
+        m.status = t.status;
+        m.example = t.example;
+        if t.role == Role::Assistant {
+            m.model = t.model;
+        }
+        messages.push(m);
+    }
+    Session {
+        id,
+        title,
+        role: String::new(),
+        prompt: None,
+        created_at: created,
+        updated_at: updated,
+        leaf: messages.last().map(|m| m.id.clone()),
+        messages,
+        summaries: Vec::new(),
+        context: ContextOverrides::default(),
+    }
+}
+
+fn nextchat(value: &Value) -> Result<Vec<Session>, ImportError> {
+    let base = format!("[\"{NEXTCHAT_CHATS}\"].sessions");
+    let sessions = array(value.get(NEXTCHAT_CHATS).and_then(|s| s.get("sessions")), &base)?;
+    let mut out = Vec::with_capacity(sessions.len());
+    for (si, s) in sessions.iter().enumerate() {
+        let at = format!("{base}[{si}]");
+        let s = object(s, &at)?;
+        let id = match s.get("id") {
+            Some(Value::String(id)) if !id.trim().is_empty() => id.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => return Err(schema(format!("{at}.id"), "missing")),
+        };
+        let updated = s
+            .get("lastUpdate")
+            .and_then(Value::as_f64)
+            .filter(|t| t.is_finite() && (0.0..1e14).contains(t))
+            .map_or(0, |t| t as i64);
+        let mut turns = Vec::new();
+        // The mask's preset prompt comes first: system messages as they are, other roles as
+        // examples (sent before the chat, like NextChat does).
+        let context = s
+            .get("mask")
+            .and_then(|m| m.get("context"))
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for (ki, m) in context.iter().enumerate() {
+            let mat = format!("{at}.mask.context[{ki}]");
+            let obj = object(m, &mat)?;
+            let role = role(obj, &mat)?;
+            let text = content(obj.get("content"), &mat)?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            turns.push(Turn {
+                role,
+                text,
+                at: updated,
+                model: None,
+                status: Status::Complete,
+                example: role != Role::System,
+            });
+        }
+        for (mi, m) in array(s.get("messages"), &format!("{at}.messages"))?
+            .iter()
+            .enumerate()
+        {
+            let mat = format!("{at}.messages[{mi}]");
+            let obj = object(m, &mat)?;
+            let role = role(obj, &mat)?;
+            let text = content(obj.get("content"), &mat)?;
+            let failed = obj.get("isError").and_then(Value::as_bool) == Some(true);
+            let streaming = obj.get("streaming").and_then(Value::as_bool) == Some(true);
+            turns.push(Turn {
+                role,
+                text,
+                at: obj
+                    .get("date")
+                    .and_then(Value::as_str)
+                    .and_then(locale_time)
+                    .unwrap_or(updated),
+                model: obj.get("model").and_then(Value::as_str).map(str::to_string),
+                status: if failed || streaming {
+                    Status::Incomplete
+                } else {
+                    Status::Complete
+                },
+                example: false,
+            });
+        }
+        let created = turns.iter().map(|t| t.at).min().unwrap_or(updated);
+        let title = s
+            .get("topic")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        out.push(chat(format!("nextchat-{id}"), title, created, updated, turns));
+    }
+    Ok(out)
+}
+
+fn betterchatgpt(value: &Value) -> Result<Vec<Session>, ImportError> {
+    let chats = array(value.get("chats"), "chats")?;
+    let mut out = Vec::with_capacity(chats.len());
+    for (ci, c) in chats.iter().enumerate() {
+        let at = format!("chats[{ci}]");
+        let c = object(c, &at)?;
+        let id = match c.get("id").and_then(Value::as_str) {
+            Some(id) if !id.trim().is_empty() => id.to_string(),
+            _ => format!("{ci}"),
+        };
+        let model = c
+            .get("config")
+            .and_then(|k| k.get("model"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let mut turns = Vec::new();
+        for (mi, m) in array(c.get("messages"), &format!("{at}.messages"))?
+            .iter()
+            .enumerate()
+        {
+            let mat = format!("{at}.messages[{mi}]");
+            let obj = object(m, &mat)?;
+            turns.push(Turn {
+                role: role(obj, &mat)?,
+                text: content(obj.get("content"), &mat)?,
+                at: 0,
+                model: model.clone(),
+                status: Status::Complete,
+                example: false,
+            });
+        }
+        let title = c
+            .get("title")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        out.push(chat(format!("betterchatgpt-{id}"), title, 0, 0, turns));
+    }
+    Ok(out)
+}
+
+/// A time as `Date.toLocaleString()` writes it in the two most common forms — `1/15/2025,
+/// 9:05:00 AM` (English) and `2025/1/15 09:05:00` (Chinese) — as milliseconds, read as UTC (the
+/// writer's zone is not in the text). Anything else is `None`.
+fn locale_time(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let (date, time) = text.split_once(", ").or_else(|| text.split_once(' '))?;
+    let d: Vec<i64> = date
+        .split('/')
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    let (year, month, day) = match d[..] {
+        [y, m, d] if y > 999 => (y, m, d),
+        [m, d, y] if y > 999 => (y, m, d),
+        _ => return None,
+    };
+    let (clock, half) = match time.trim().rsplit_once(' ') {
+        Some((c, h)) => (c, Some(h)),
+        None => (time.trim(), None),
+    };
+    let t: Vec<i64> = clock
+        .split(':')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    let [mut hour, minute, second] = t[..] else {
+        return None;
+    };
+    match half {
+        Some("AM") if hour == 12 => hour = 0,
+        Some("PM") if hour < 12 => hour += 12,
+        Some("AM" | "PM") | None => {}
+        Some(_) => return None,
+    }
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let iso = format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z");
+    super::time::parse_iso(&iso)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locale_times_in_english_and_chinese() {
+        let at = |s| super::super::time::parse_iso(s);
+        for (text, want) in [
+            ("1/15/2025, 9:05:00 AM", at("2025-01-15T09:05:00Z")),
+            ("1/15/2025, 12:30:00 AM", at("2025-01-15T00:30:00Z")),
+            ("12/1/2026, 3:04:05 PM", at("2026-12-01T15:04:05Z")),
+            ("2025/1/15 21:05:00", at("2025-01-15T21:05:00Z")),
+            ("15.1.2025, 09:05:00", None),
+            ("13/45/2025, 9:05:00 AM", None),
+            ("yesterday", None),
+            ("", None),
+        ] {
+            assert_eq!(locale_time(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn content_parts_keep_text_and_mark_attachments() {
+        let v: Value = serde_json::json!([
+            {"type": "text", "text": "look"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+            {"type": "text", "text": ""}
+        ]);
+        assert_eq!(content(Some(&v), "m").unwrap(), "look\n\n[attachment]");
+        assert!(content(Some(&serde_json::json!(5)), "m").is_err());
+    }
+}
