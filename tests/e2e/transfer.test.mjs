@@ -255,3 +255,30 @@ test("a ChatGPT export (conversations.json) comes in with its branches and opens
     assert.equal(chat.messages.length, 7, 'both branches are stored');
   });
 });
+
+test('a NextChat backup and a BetterChatGPT export come in; NextChat\'s API key is never stored; titles stay text', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    const dialog = await openImport(page);
+    await choose(dialog, 'Backup-2025-1-15.json', fs.readFileSync(path.join(FIXTURES, 'nextchat-backup.json'), 'utf8'));
+    await dialog.getByRole('status').filter({ hasText: 'Backup-2025-1-15.json: 2 chats to import (9 messages); the file\'s settings were not applied.' }).waitFor();
+    await dialog.getByRole('button', byName('Import 2 chats')).click();
+    await dialog.getByRole('status').filter({ hasText: /^Imported 2 chats/ }).waitFor();
+    await dialog.getByRole('button', byName('Close')).click();
+    const again = await openImport(page);
+    await choose(again, 'better-chatgpt.json', fs.readFileSync(path.join(FIXTURES, 'betterchatgpt-export.json'), 'utf8'));
+    await again.getByRole('button', byName('Import 2 chats')).click();
+    await again.getByRole('status').filter({ hasText: /^Imported 2 chats/ }).waitFor();
+    await again.getByRole('button', byName('Close')).click();
+    const nav = page.getByRole('navigation', byName('Chats'));
+    // A title that looks like HTML is shown as text, never run.
+    await nav.getByRole('button', { name: '<img src=x onerror=alert(1)>' }).waitFor();
+    assert.equal(await page.locator('img[src="x"]').count(), 0);
+    await nav.getByRole('button', { name: '订单查询' }).click();
+    const log = page.getByRole('log', byName('Conversation'));
+    await poll(async () => /ORD-2024-00042/.test(await log.innerText()), { message: 'the NextChat chat' });
+    await nav.getByRole('button', { name: 'Image question' }).click();
+    await poll(async () => /A cat\./.test(await log.innerText()), { message: 'the BetterChatGPT chat' });
+    const all = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+    assert.ok(!all.includes('sk-nextchat-secret-key') && !all.includes('letmein'), 'no key or access code from the backup is stored');
+  });
+});
