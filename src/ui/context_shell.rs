@@ -332,6 +332,7 @@ async fn prepare(
     history: &[Message],
     summary: Option<&Summary>,
     overrides: &ContextOverrides,
+    elided: Elided,
 ) -> Prepared {
     let info = server_info(settings).await;
     // The server's own tokenizer first; else OpenAI's tables for OpenAI models.
@@ -412,6 +413,10 @@ async fn prepare(
     let mut round = 0;
     loop {
         let (prepared, misses) = run(exact_counts);
+        // A build that needs elided text is asked again whole: its counts never go to the server.
+        if elided.needed(&prepared.context, history, summary) {
+            return prepared;
+        }
         match (info.tokenizer, &scope) {
             (Some(t), Some(scope)) if !misses.is_empty() && round < 2 => {
                 fetch_counts(settings, t, scope, misses).await;
@@ -422,6 +427,24 @@ async fn prepare(
             (Some(_), Some(_)) if !prepared.context.exact => return run(false).0,
             _ => return prepared,
         }
+    }
+}
+
+/// How many messages of the history came without their text (`Ask::elided`), and whether the
+/// summary job's turns will be read.
+#[derive(Debug, Clone, Copy)]
+struct Elided {
+    count: usize,
+    summarizing: bool,
+}
+
+impl Elided {
+    /// Whether `context` needs the text of an elided message (the app then asks again whole).
+    fn needed(self, context: &Context, history: &[Message], summary: Option<&Summary>) -> bool {
+        let through = summary.map(|s| s.through.as_str());
+        self.count > 0
+            && ask::read_from(context, history, through, self.summarizing)
+                .is_some_and(|i| i < self.count)
     }
 }
 
@@ -465,6 +488,10 @@ pub async fn answer(ask: Ask) -> Answer {
         &ask.history,
         ask.summary.as_ref(),
         &ask.overrides,
+        Elided {
+            count: ask.elided as usize,
+            summarizing: !ask.summaries_paused,
+        },
     )
     .await;
     let settings = &ask.settings;

@@ -125,9 +125,10 @@ pub fn elide(history: &[Message], elided: usize, through: Option<&str>) -> Vec<M
         .collect()
 }
 
-/// The oldest message of `history` not [`kept_whole`] whose text `context` needs: sent in some
-/// form, or among the turns its summary job retires (when `summarizing`: the summary will be
-/// made).
+/// The oldest message of `history` whose text `context` read or needs: the oldest round the
+/// sliding window counted (kept or not: its count decided what was sent), and any message not
+/// [`kept_whole`] that is sent in some form or among the turns its summary job retires (when
+/// `summarizing`: the summary will be made).
 pub fn read_from(
     context: &Context,
     history: &[Message],
@@ -139,7 +140,7 @@ pub fn read_from(
         .as_ref()
         .filter(|_| summarizing)
         .map(|j| j.range.clone());
-    context
+    let needed = context
         .entries
         .iter()
         .zip(history)
@@ -148,5 +149,9 @@ pub fn read_from(
             (e.fate.sent() || job.as_ref().is_some_and(|r| r.contains(i)))
                 && !kept_whole(m, through)
         })
-        .map(|(i, _)| i)
+        .map(|(i, _)| i);
+    match (needed, context.reached) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }

@@ -302,6 +302,9 @@ pub struct Context {
     pub verdict: Verdict,
     /// A summary that would help (the shell makes it, stores it and builds again).
     pub summary_job: Option<SummaryJob>,
+    /// The first history message of the oldest round the sliding window read (counted), whether
+    /// it kept that round or not: nothing older was read but pinned groups and the head.
+    pub reached: Option<usize>,
 }
 
 /// A message being worked on: a history message (possibly changed), the summary, or a repair.
@@ -408,6 +411,7 @@ pub fn build_lean(
         head.push(item);
     }
     let selection = window::select(history, &scan, &head, cfg, budget, counter, &mut log);
+    let reached = selection.reached;
     let summary_job = if cfg.summarize && selection.over {
         summary::plan(history, &scan, summary, cfg)
     } else {
@@ -451,7 +455,9 @@ pub fn build_lean(
             fates[i] = item.fate;
         }
     }
-    finish(work, history, fates, budget, verdict, summary_job)
+    let mut context = finish(work, history, fates, budget, verdict, summary_job);
+    context.reached = reached;
+    context
 }
 
 fn finish(
@@ -516,5 +522,6 @@ fn finish(
         parts,
         verdict,
         summary_job,
+        reached: None,
     }
 }

@@ -285,9 +285,19 @@ mod tests {
     fn elided_messages_are_shown_as_runs_of_one_fate() {
         use crate::core::context::{ask, build_lean, count::Estimator};
         use crate::core::session::Role;
-        let mut history = vec![Message::new("sys".into(), None, Role::System, "Be brief.".into(), 0)];
+        let mut history = vec![Message::new(
+            "sys".into(),
+            None,
+            Role::System,
+            "Be brief.".into(),
+            0,
+        )];
         for i in 0..8 {
-            let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+            let role = if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            };
             let text = format!("message {i} {}", "word ".repeat(40));
             history.push(Message::new(format!("m{i}"), None, role, text, 0));
         }
@@ -304,8 +314,8 @@ mod tests {
         let lean = ask::elide(&history, 5, None);
         let refs: Vec<&Message> = lean.iter().collect();
         let context = build_lean(&refs, None, &config, &mut Estimator::default());
-        // The round of m4 and m5 (whole) does not fit: nothing older is read.
-        assert_eq!(ask::read_from(&context, &lean, None, true), Some(7));
+        // The round of m4 and m5 (whole) was counted and does not fit: nothing older is read.
+        assert_eq!(ask::read_from(&context, &lean, None, true), Some(5));
         let r = report(
             &context,
             &Inputs {
@@ -333,8 +343,16 @@ mod tests {
             [
                 ("sys", "Be brief.", "kept"),
                 ("", "1 earlier message (its text was not needed)", "dropped"),
-                ("", "1 earlier message (its text was not needed)", "excluded"),
-                ("", "2 earlier messages (their text was not needed)", "dropped"),
+                (
+                    "",
+                    "1 earlier message (its text was not needed)",
+                    "excluded"
+                ),
+                (
+                    "",
+                    "2 earlier messages (their text was not needed)",
+                    "dropped"
+                ),
                 ("m4", m4.as_str(), "dropped"),
                 ("m5", m5.as_str(), "dropped"),
                 ("m6", m6.as_str(), "kept"),

@@ -653,8 +653,12 @@ fn same_request(a: &Context, b: &Context) -> Result<(), TestCaseError> {
     prop_assert_eq!(a.verdict, b.verdict);
     prop_assert_eq!(a.exact, b.exact);
     prop_assert_eq!(
-        a.summary_job.as_ref().map(|j| (&j.through, j.covers, &j.range)),
-        b.summary_job.as_ref().map(|j| (&j.through, j.covers, &j.range))
+        a.summary_job
+            .as_ref()
+            .map(|j| (&j.through, j.covers, &j.range)),
+        b.summary_job
+            .as_ref()
+            .map(|j| (&j.through, j.covers, &j.range))
     );
     Ok(())
 }
@@ -736,9 +740,58 @@ fn an_elided_history_keeps_what_the_scan_reads_and_drops_the_text() {
     // text stays empty; messages from `elided` on are untouched.
     assert_eq!(
         texts,
-        ["system", ask::ELIDED, "", "result", "pinned text", "", "newest"]
+        [
+            "system",
+            ask::ELIDED,
+            "",
+            "result",
+            "pinned text",
+            "",
+            "newest"
+        ]
     );
     assert_eq!(lean[2].tool_calls[0].id, "c1");
     assert_eq!(lean[2].tool_calls[0].arguments, "");
-    assert_eq!(lean.iter().map(|m| &m.id).collect::<Vec<_>>(), h.iter().map(|m| &m.id).collect::<Vec<_>>());
+    assert_eq!(
+        lean.iter().map(|m| &m.id).collect::<Vec<_>>(),
+        h.iter().map(|m| &m.id).collect::<Vec<_>>()
+    );
+}
+
+/// Texts whose stub counts more than they do (a reply that is only thoughts, a message of
+/// spaces): eliding them must not change what is sent.
+#[test]
+fn eliding_a_text_that_counts_less_than_its_stub_changes_nothing() {
+    for (filler, estimated) in [("<think>long plan</think>", false), ("   ", true)] {
+        let mut h = vec![msg("S", Role::System, "sys")];
+        h.push(msg("q1", Role::User, "q"));
+        h.push(msg("a1", Role::Assistant, filler));
+        h.push(msg("q2", Role::User, "q"));
+        h.push(msg("a2", Role::Assistant, "answer"));
+        h.push(msg("q3", Role::User, "q"));
+        let mut c = cfg(0);
+        c.min_keep_rounds = 1;
+        c.keep_recent_rounds = 0;
+        let refs: Vec<&Message> = h.iter().collect();
+        for window in 1..60 {
+            c.window = window;
+            let lean_h = ask::elide(&h, 3, None);
+            let lean_refs: Vec<&Message> = lean_h.iter().collect();
+            let (full, lean) = if estimated {
+                (
+                    build_lean(&refs, None, &c, &mut Estimator::default()),
+                    build_lean(&lean_refs, None, &c, &mut Estimator::default()),
+                )
+            } else {
+                (
+                    build_lean(&refs, None, &c, &mut Chars),
+                    build_lean(&lean_refs, None, &c, &mut Chars),
+                )
+            };
+            let needs = ask::read_from(&lean, &lean_h, None, true).is_some_and(|i| i < 3);
+            if !needs {
+                assert_eq!(full.messages, lean.messages, "{filler:?} window {window}");
+            }
+        }
+    }
 }

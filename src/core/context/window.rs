@@ -19,6 +19,8 @@ pub(crate) struct Selection<'a> {
     pub body: Vec<Item<'a>>,
     /// The history did not fit whole (something was left out, or is over budget).
     pub over: bool,
+    /// The first message of the oldest round whose text was read (counted), kept or not.
+    pub reached: Option<usize>,
 }
 
 pub(crate) fn select<'a>(
@@ -67,7 +69,9 @@ pub(crate) fn select<'a>(
     let n = scan.rounds.len();
     // The newest round (the one being answered) is always kept.
     let min_keep = (cfg.min_keep_rounds as usize).max(1);
+    let mut reached = None;
     for r in scan.rounds.iter().rev() {
+        reached = Some(r.start);
         let mut round_log = Vec::new();
         let items = materialize(
             history,
@@ -112,5 +116,6 @@ pub(crate) fn select<'a>(
     Selection {
         body,
         over: dropped > 0 || used > budget,
+        reached,
     }
 }
