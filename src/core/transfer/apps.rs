@@ -78,10 +78,12 @@ fn content(v: Option<&Value>, at: &str) -> Result<String, ImportError> {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(Value::Array(parts)) => Ok(parts
             .iter()
-            .map(|p| match (p.get("type").and_then(Value::as_str), p.get("text")) {
-                (Some("text"), Some(Value::String(t))) => t.clone(),
-                _ => "[attachment]".to_string(),
-            })
+            .map(
+                |p| match (p.get("type").and_then(Value::as_str), p.get("text")) {
+                    (Some("text"), Some(Value::String(t))) => t.clone(),
+                    _ => "[attachment]".to_string(),
+                },
+            )
             .filter(|t| !t.is_empty())
             .collect::<Vec<_>>()
             .join("\n\n")),
@@ -116,6 +118,8 @@ struct Turn {
     model: Option<String>,
     status: Status,
     example: bool,
+    /// Why a reply failed (NextChat writes its error into the reply).
+    note: Option<String>,
 }
 
 /// A chat of `turns` in order, each the parent of the next.
@@ -126,6 +130,7 @@ fn chat(id: String, title: String, created: i64, updated: i64, turns: Vec<Turn>)
         let mut m = Message::new(format!("m{i}"), parent, t.role, t.text, t.at);
         m.status = t.status;
         m.example = t.example;
+        m.note = t.note;
         if t.role == Role::Assistant {
             m.model = t.model;
         }
@@ -147,7 +152,10 @@ fn chat(id: String, title: String, created: i64, updated: i64, turns: Vec<Turn>)
 
 fn nextchat(value: &Value) -> Result<Vec<Session>, ImportError> {
     let base = format!("[\"{NEXTCHAT_CHATS}\"].sessions");
-    let sessions = array(value.get(NEXTCHAT_CHATS).and_then(|s| s.get("sessions")), &base)?;
+    let sessions = array(
+        value.get(NEXTCHAT_CHATS).and_then(|s| s.get("sessions")),
+        &base,
+    )?;
     let mut out = Vec::with_capacity(sessions.len());
     for (si, s) in sessions.iter().enumerate() {
         let at = format!("{base}[{si}]");
@@ -171,6 +179,7 @@ fn nextchat(value: &Value) -> Result<Vec<Session>, ImportError> {
             .and_then(Value::as_array)
             .map(Vec::as_slice)
             .unwrap_or_default();
+        let mut context_len = 0;
         for (ki, m) in context.iter().enumerate() {
             let mat = format!("{at}.mask.context[{ki}]");
             let obj = object(m, &mat)?;
@@ -186,7 +195,9 @@ fn nextchat(value: &Value) -> Result<Vec<Session>, ImportError> {
                 model: None,
                 status: Status::Complete,
                 example: role != Role::System,
+                note: None,
             });
+            context_len += 1;
         }
         for (mi, m) in array(s.get("messages"), &format!("{at}.messages"))?
             .iter()
@@ -198,9 +209,19 @@ fn nextchat(value: &Value) -> Result<Vec<Session>, ImportError> {
             let text = content(obj.get("content"), &mat)?;
             let failed = obj.get("isError").and_then(Value::as_bool) == Some(true);
             let streaming = obj.get("streaming").and_then(Value::as_bool) == Some(true);
+            if text.trim().is_empty() && !failed {
+                continue;
+            }
+            // A failed reply holds NextChat's error text, not the model's words: it is kept as
+            // the reply's note, never sent back to the model.
+            let (text, note) = match failed {
+                true => (String::new(), Some(text).filter(|t| !t.trim().is_empty())),
+                false => (text, None),
+            };
             turns.push(Turn {
                 role,
                 text,
+                note,
                 at: obj
                     .get("date")
                     .and_then(Value::as_str)
@@ -215,14 +236,36 @@ fn nextchat(value: &Value) -> Result<Vec<Session>, ImportError> {
                 example: false,
             });
         }
-        let created = turns.iter().map(|t| t.at).min().unwrap_or(updated);
+        // The preset prompt takes the time of the first message; the chat was last changed no
+        // earlier than its last message.
+        let created = turns
+            .iter()
+            .skip(context_len)
+            .map(|t| t.at)
+            .min()
+            .unwrap_or(updated);
+        for t in turns.iter_mut().take(context_len) {
+            t.at = created;
+        }
+        let updated = turns
+            .iter()
+            .map(|t| t.at)
+            .max()
+            .unwrap_or(updated)
+            .max(updated);
         let title = s
             .get("topic")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .trim()
             .to_string();
-        out.push(chat(format!("nextchat-{id}"), title, created, updated, turns));
+        out.push(chat(
+            format!("nextchat-{id}"),
+            title,
+            created,
+            updated,
+            turns,
+        ));
     }
     Ok(out)
 }
@@ -235,7 +278,8 @@ fn betterchatgpt(value: &Value) -> Result<Vec<Session>, ImportError> {
         let c = object(c, &at)?;
         let id = match c.get("id").and_then(Value::as_str) {
             Some(id) if !id.trim().is_empty() => id.to_string(),
-            _ => format!("{ci}"),
+            // `#` never appears in BetterChatGPT's ids (UUIDs).
+            _ => format!("#{ci}"),
         };
         let model = c
             .get("config")
@@ -256,6 +300,7 @@ fn betterchatgpt(value: &Value) -> Result<Vec<Session>, ImportError> {
                 model: model.clone(),
                 status: Status::Complete,
                 example: false,
+                note: None,
             });
         }
         let title = c
@@ -270,36 +315,49 @@ fn betterchatgpt(value: &Value) -> Result<Vec<Session>, ImportError> {
 }
 
 /// A time as `Date.toLocaleString()` writes it in the two most common forms — `1/15/2025,
-/// 9:05:00 AM` (English) and `2025/1/15 09:05:00` (Chinese) — as milliseconds, read as UTC (the
-/// writer's zone is not in the text). Anything else is `None`.
+/// 9:05:00 AM` (US English, always with AM/PM) and `2025/1/15 09:05:00` (Chinese, year first) —
+/// as milliseconds, read as UTC (the writer's zone is not in the text). Anything else (other
+/// orders, which are ambiguous) is `None`.
 fn locale_time(text: &str) -> Option<i64> {
-    let text = text.trim();
-    let (date, time) = text.split_once(", ").or_else(|| text.split_once(' '))?;
-    let d: Vec<i64> = date
+    let number = |p: &str| -> Option<i64> {
+        (!p.is_empty() && p.len() <= 4 && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse().ok())
+            .flatten()
+    };
+    let mut parts = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|p| !p.is_empty());
+    let date: Vec<i64> = parts
+        .next()?
         .split('/')
-        .map(|p| p.trim().parse().ok())
+        .map(number)
         .collect::<Option<_>>()?;
-    let (year, month, day) = match d[..] {
-        [y, m, d] if y > 999 => (y, m, d),
-        [m, d, y] if y > 999 => (y, m, d),
+    let clock: Vec<i64> = parts
+        .next()?
+        .split(':')
+        .map(number)
+        .collect::<Option<_>>()?;
+    let half = parts.next();
+    if parts.next().is_some() {
+        return None;
+    }
+    let (year, month, day) = match (&date[..], half) {
+        ([m, d, y], Some(_)) if *y > 999 => (*y, *m, *d),
+        ([y, m, d], None) if *y > 999 => (*y, *m, *d),
         _ => return None,
     };
-    let (clock, half) = match time.trim().rsplit_once(' ') {
-        Some((c, h)) => (c, Some(h)),
-        None => (time.trim(), None),
-    };
-    let t: Vec<i64> = clock
-        .split(':')
-        .map(|p| p.parse().ok())
-        .collect::<Option<_>>()?;
-    let [mut hour, minute, second] = t[..] else {
+    let [mut hour, minute, second] = clock[..] else {
         return None;
     };
     match half {
-        Some("AM") if hour == 12 => hour = 0,
-        Some("PM") if hour < 12 => hour += 12,
-        Some("AM" | "PM") | None => {}
+        Some(h @ ("AM" | "PM")) if (1..=12).contains(&hour) => {
+            hour %= 12;
+            if h == "PM" {
+                hour += 12;
+            }
+        }
         Some(_) => return None,
+        None => {}
     }
     if !(1..=12).contains(&month)
         || !(1..=31).contains(&day)
@@ -326,6 +384,12 @@ mod tests {
             ("12/1/2026, 3:04:05 PM", at("2026-12-01T15:04:05Z")),
             ("2025/1/15 21:05:00", at("2025-01-15T21:05:00Z")),
             ("15.1.2025, 09:05:00", None),
+            ("1/15/2025, 9:05:00\u{202f}PM", at("2025-01-15T21:05:00Z")),
+            ("05/01/2025, 09:05:00", None),
+            ("1/15/2025, 13:05:00 AM", None),
+            ("1/15/2025, 0:05:00 PM", None),
+            ("1/15/2025, -5:00:00 PM", None),
+            ("1/15/2025, +5:00:00 PM", None),
             ("13/45/2025, 9:05:00 AM", None),
             ("yesterday", None),
             ("", None),

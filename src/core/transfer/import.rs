@@ -47,7 +47,7 @@ pub enum ImportError {
         column: usize,
     },
     /// JSON, but no format Satori knows.
-    #[error("Satori does not recognise this file ({0}); it imports Satori exports and ChatGPT's conversations.json")]
+    #[error("Satori does not recognise this file ({0}); it imports Satori exports, ChatGPT's conversations.json, NextChat backups and BetterChatGPT exports")]
     UnknownFormat(String),
     /// A Satori export newer than this version reads.
     #[error("the file is a Satori export of format version {found}, newer than this Satori reads (version {supported}); update Satori to import it")]
