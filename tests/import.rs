@@ -46,7 +46,10 @@ fn corpus() {
 fn nextchat_backup_keeps_the_preset_prompt_first_and_never_reads_its_keys() {
     use satori::core::session::{Role, Status};
     let incoming = read(&fixture("nextchat-backup.json")).unwrap();
-    assert!(incoming.settings, "the backup's settings are noticed (and not applied)");
+    assert!(
+        incoming.settings,
+        "the backup's settings are noticed (and not applied)"
+    );
     assert!(
         !format!("{incoming:?}").contains("sk-nextchat-secret-key")
             && !format!("{incoming:?}").contains("letmein"),
@@ -98,14 +101,23 @@ fn betterchatgpt_export_keeps_each_chats_model_and_text_parts() {
     let [first, second] = &incoming.chats[..] else {
         panic!("two chats")
     };
-    assert_eq!(first.id, "betterchatgpt-2b6c8c6a-1a0d-4c59-9d4e-0f3f3c0c9a11");
+    assert_eq!(
+        first.id,
+        "betterchatgpt-2b6c8c6a-1a0d-4c59-9d4e-0f3f3c0c9a11"
+    );
     assert_eq!(first.title, "Rust lifetimes");
     let roles: Vec<Role> = first.path().iter().map(|m| m.role).collect();
     assert_eq!(roles, [Role::System, Role::User, Role::Assistant]);
     assert_eq!(first.path()[2].model.as_deref(), Some("gpt-4"));
     assert_eq!(first.path()[1].model, None, "only replies name a model");
     let texts: Vec<&str> = second.path().iter().map(|m| m.content.as_str()).collect();
-    assert_eq!(texts, ["What is in this picture?\n\n[attachment]", "A cat."]);
+    assert_eq!(
+        texts,
+        ["What is in this picture?\n\n[attachment]", "A cat."]
+    );
     // Read twice, the same chats: importing the file again adds nothing.
-    assert_eq!(read(&fixture("betterchatgpt-export.json")).unwrap(), incoming);
+    assert_eq!(
+        read(&fixture("betterchatgpt-export.json")).unwrap(),
+        incoming
+    );
 }

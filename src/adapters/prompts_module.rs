@@ -13,6 +13,7 @@
 //!   `ContextOverrides`),
 //! - [`EVENT_IMPORTED`]: an import (or its undo) changed the stored chats (detail: empty),
 //! - [`EVENT_RENAME`]: "Rename chat" saved (detail: `{"id", "title"}`),
+//! - [`EVENT_OPEN_AT`]: "Search chats" chose a result (detail: `{"id", "message"}`),
 //! - [`EVENT_DELETE`]: "Delete chat" confirmed (detail: the chat's id).
 
 use crate::adapters::modules::{self, Module, ModuleError};
@@ -39,6 +40,9 @@ pub const EVENT_SETTINGS: &str = "satori:settings-saved";
 pub const EVENT_IMPORTED: &str = "satori:chats-imported";
 /// "Rename chat" saved (detail: `{"id": chat id, "title": new title}`).
 pub const EVENT_RENAME: &str = "satori:chat-rename";
+/// "Search chats" chose a result: open a chat there (detail: `{"id", "message"}`, `message` may
+/// be null).
+pub const EVENT_OPEN_AT: &str = "satori:chat-open-at";
 /// "Delete chat" confirmed (detail: the chat's id).
 pub const EVENT_DELETE: &str = "satori:chat-delete";
 
@@ -146,6 +150,11 @@ pub async fn open_import(file: Option<web_sys::File>) -> Result<(), ModuleError>
     modules::load_and_call(Module::Prompts, "open_import", &[arg])
         .await
         .map(|_| ())
+}
+
+/// Open "Search chats" (the open chat as it is on screen: `session`, JSON, or empty).
+pub async fn open_search(session: &str) -> Result<(), ModuleError> {
+    call("open_search", &[session]).await.map(|_| ())
 }
 
 /// Open "Rename chat" for chat `id`, called `title`.

@@ -7,8 +7,8 @@
 
 use leptos::prelude::*;
 use satori::adapters::prompts_module::{
-    notify, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED, EVENT_RENAME,
-    EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
+    notify, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED, EVENT_OPEN_AT,
+    EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
 };
 use satori::adapters::storage::Store;
 use satori::core::key_binding::KeyField;
@@ -292,6 +292,37 @@ pub fn open_import(file: wasm_bindgen::JsValue) {
             />
         }
     });
+}
+
+/// Open "Search chats" over every stored chat (the open one as on screen: `session`, JSON, if
+/// started), newest first.
+#[wasm_bindgen]
+pub fn open_search(session: &str) -> Result<(), String> {
+    use satori::ui::components::transfer_dialog::stored_chats;
+    let store = satori::adapters::storage::Store::local();
+    let mut stored = stored_chats(&store)?;
+    if let Ok(current) = serde_json::from_str::<satori::core::session::Session>(session) {
+        stored.chats.retain(|c| c.id != current.id);
+        stored.chats.push(current);
+    }
+    stored
+        .chats
+        .sort_by_key(|c| std::cmp::Reverse(c.updated_at));
+    let (chats, unreadable) = (stored.chats, stored.unreadable.len());
+    mount(move || {
+        view! {
+            <satori::ui::components::search_dialog::SearchDialog
+                chats=chats
+                unreadable=unreadable
+                on_open=Callback::new(|(id, message): (String, Option<String>)| {
+                    notify(EVENT_OPEN_AT, &serde_json::json!({ "id": id, "message": message }).to_string());
+                    close();
+                })
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+    Ok(())
 }
 
 /// Open "Rename chat" for chat `id`, called `title`; the answer names the chat.

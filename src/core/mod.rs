@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod persist;
 pub mod prompts;
 pub mod provider;
+pub mod search;
 pub mod session;
 pub mod settings;
 pub mod sse;

@@ -18,8 +18,8 @@ use crate::core::session::{Command, ContextOverrides, Message, MessageId, Role, 
 use crate::core::settings::Settings;
 use crate::core::turn::{Effect, Ending, Event, Turn, TurnConfig};
 use crate::ui::context::{
-    learn, learn_window, make_summary, pause_summaries, prepare_send, remember_sent, summaries_paused,
-    SummaryError,
+    learn, learn_window, make_summary, pause_summaries, prepare_send, remember_sent,
+    summaries_paused, SummaryError,
 };
 use crate::ui::error_text::{
     cannot_start, describe, note_text, retry_status, summary_failed, summary_paused, ErrorContext,

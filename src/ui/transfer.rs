@@ -40,6 +40,14 @@ pub fn export_all(app: AppState) {
     });
 }
 
+/// "Search chats" over every chat (the open one as on screen).
+pub fn search(app: AppState) {
+    let json = open_chat(app);
+    app.open_external("Search chats", async move {
+        prompts_module::open_search(&json).await
+    });
+}
+
 /// "Import" (with a file dropped onto the window, if any).
 pub fn import(app: AppState, file: Option<web_sys::File>) {
     app.open_external(

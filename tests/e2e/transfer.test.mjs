@@ -282,3 +282,49 @@ test('a NextChat backup and a BetterChatGPT export come in; NextChat\'s API key 
     assert.ok(!all.includes('sk-nextchat-secret-key') && !all.includes('letmein'), 'no key or access code from the backup is stored');
   });
 });
+
+test('"Search chats" finds titles and text ignoring case and accents, Chinese too, marks the hits and opens the chat at the message', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    // Three chats to search: two from a NextChat backup, and one with a long history.
+    const dialog = await openImport(page);
+    await choose(dialog, 'backup.json', fs.readFileSync(path.join(FIXTURES, 'nextchat-backup.json'), 'utf8'));
+    await dialog.getByRole('button', byName('Import 2 chats')).click();
+    await dialog.getByRole('status').filter({ hasText: /^Imported 2 chats/ }).waitFor();
+    await dialog.getByRole('button', byName('Close')).click();
+    await page.evaluate(() => {
+      const messages = [];
+      for (let i = 0; i < 120; i++) {
+        const content = i === 60 ? 'We met at the Café Florián on Monday.' : `Filler message ${i} about nothing much.`;
+        messages.push({ id: `f${i}`, parent: i ? `f${i - 1}` : undefined, role: i % 2 ? 'assistant' : 'user', content, status: 'complete', created_at: 1000 + i });
+      }
+      const chat = { v: 1, id: 'long-one', title: 'Travel notes', role: '', created_at: 1000, updated_at: 1200, messages, leaf: 'f119' };
+      localStorage.setItem('satori.session.long-one', JSON.stringify(chat));
+      const index = JSON.parse(localStorage.getItem('satori.index'));
+      index.sessions.unshift({ id: 'long-one', title: 'Travel notes', updated_at: 1200 });
+      localStorage.setItem('satori.index', JSON.stringify(index));
+    });
+    await page.reload();
+    await page.getByRole('textbox', byName('Message')).waitFor();
+    await page.getByRole('button', byName('Search chats')).click();
+    const search = page.getByRole('dialog', byName('Search chats'));
+    const box = search.getByRole('searchbox', byName('Search chats'));
+    await box.fill('cafe florian');
+    await search.getByRole('status').filter({ hasText: '1 chat matches.' }).waitFor();
+    assert.deepEqual(await search.locator('mark').allInnerTexts(), ['Café', 'Florián']);
+    await box.fill('订单');
+    await search.getByRole('status').filter({ hasText: '1 chat matches.' }).waitFor();
+    assert.match(await search.locator('.search-chat').innerText(), /订单查询/);
+    await box.fill('no such words anywhere');
+    await search.getByRole('status').filter({ hasText: 'No chat matches.' }).waitFor();
+    await box.fill('MONDAY');
+    await search.getByRole('button', { name: /Café Florián on Monday/ }).click();
+    await search.waitFor({ state: 'detached' });
+    const found = page.locator('article.msg.found');
+    await found.waitFor();
+    assert.match(await found.innerText(), /Café Florián/);
+    assert.ok(await found.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight;
+    }), 'the message is on screen');
+  });
+});

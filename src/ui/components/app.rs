@@ -52,7 +52,8 @@ pub fn App() -> impl IntoView {
     // Messages from the "Prompts" dialog, which runs in the prompts module.
     use crate::adapters::prompts_module::{
         detail, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED,
-        EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
+        EVENT_OPEN_AT, EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM,
+        EVENT_USE,
     };
     let imported = window_event_listener_untyped(EVENT_IMPORTED, move |_| {
         app.reload_index();
@@ -82,6 +83,24 @@ pub fn App() -> impl IntoView {
             app.show(crate::ui::state::Alert {
                 text: crate::ui::error_text::NO_TITLE.into(),
                 ..Default::default()
+            });
+        }
+    });
+    // "Search chats" chose a result: open that chat (asking first if the one on screen is not
+    // saved) and show the message.
+    let open_at = window_event_listener_untyped(EVENT_OPEN_AT, move |ev| {
+        #[derive(serde::Deserialize)]
+        struct OpenAt {
+            id: String,
+            message: Option<String>,
+        }
+        let Ok(at) = serde_json::from_str::<OpenAt>(&detail(&ev)) else {
+            return;
+        };
+        let open = app.chats.session.with_untracked(|s| s.id == at.id) || app.open(&at.id);
+        if let (true, Some(message)) = (open, at.message) {
+            request_animation_frame(move || {
+                crate::ui::components::conversation::show_message(&message)
             });
         }
     });
@@ -172,6 +191,7 @@ pub fn App() -> impl IntoView {
         other_tab.remove();
         renamed.remove();
         deleted.remove();
+        open_at.remove();
         dragover.remove();
         dropped.remove();
         chat_context.remove();

@@ -73,3 +73,15 @@ pub fn Conversation() -> impl IntoView {
         </div>
     }
 }
+
+/// Scroll message `id` of the open chat into view and mark it (a search result chosen).
+pub fn show_message(id: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let quoted = id.replace('\\', "\\\\").replace('"', "\\\"");
+    if let Ok(Some(el)) = doc.query_selector(&format!("article[data-message=\"{quoted}\"]")) {
+        el.scroll_into_view();
+        let _ = el.class_list().add_1("found");
+    }
+}

@@ -257,7 +257,7 @@ pub fn MessageView(
         <article class="msg" aria-busy={
             let is_live = is_live.clone();
             move || is_live().then_some("true")
-        } data-role=role.as_str() data-example=msg.example.then_some("true")
+        } data-message=id.clone() data-role=role.as_str() data-example=msg.example.then_some("true")
           data-pinned=msg.pinned.then_some("true") data-excluded=msg.excluded.then_some("true") data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
             <header class="msg-head" class:hidden=role == Role::System || msg.example>
                 <span class="who">{role_label(role)}</span>

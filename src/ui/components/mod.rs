@@ -11,6 +11,7 @@ pub mod inspector;
 pub mod message;
 pub mod modal;
 pub mod prompts_dialog;
+pub mod search_dialog;
 pub mod settings_dialog;
 pub mod setup_dialog;
 pub mod sidebar;

@@ -38,6 +38,7 @@ pub fn Sidebar(
             <button type="button" class="prompts-btn" on:click=move |_| open_prompts(app)>
                 "Prompts"
             </button>
+            <button type="button" class="search-btn" on:click=move |_| crate::ui::transfer::search(app)>"Search chats"</button>
             <div class="data-actions">
                 <button type="button" on:click=move |_| crate::ui::transfer::import(app, None)>"Import"</button>
                 <button type="button" on:click=move |_| crate::ui::transfer::export_all(app)>"Export all"</button>

@@ -19,12 +19,15 @@ use leptos::prelude::*;
 pub const KEY_IMPORT_BACKUP: &str = "satori.backup.import";
 
 /// The stored chats that could be read, and the ids of those that could not.
-struct Stored {
-    chats: Vec<Session>,
-    unreadable: Vec<String>,
+pub struct Stored {
+    /// Chats read.
+    pub chats: Vec<Session>,
+    /// Ids of records that could not be read.
+    pub unreadable: Vec<String>,
 }
 
-fn stored_chats(store: &Store) -> Result<Stored, String> {
+/// Every stored chat record, read (the dialogs module's one reader of them).
+pub fn stored_chats(store: &Store) -> Result<Stored, String> {
     let prefix = persist::session_key("");
     let keys = store.keys(&prefix).map_err(|e| e.to_string())?;
     let mut out = Stored {
