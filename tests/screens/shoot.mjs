@@ -99,6 +99,13 @@ try {
       await imp.getByRole('button', { name: 'Undo import' }).waitFor();
       await page.screenshot({ path: `${out}/${scheme}-${label}-import-done.png` });
       await imp.getByRole('button', { name: 'Close' }).click();
+      // Search chats: hits marked (on a phone the chat list is still open)
+      await page.getByRole('button', { name: 'Search chats', exact: true }).click();
+      const find = page.getByRole('dialog', { name: 'Search chats' });
+      await find.getByRole('searchbox', { name: 'Search chats' }).fill('bread');
+      await find.getByRole('status').waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-search.png` });
+      await find.getByRole('button', { name: 'Close' }).click();
       await ctx.close();
     }
   }
