@@ -302,8 +302,10 @@ pub fn open_search(session: &str) -> Result<(), String> {
     let store = satori::adapters::storage::Store::local();
     let mut stored = stored_chats(&store)?;
     if let Ok(current) = serde_json::from_str::<satori::core::session::Session>(session) {
-        stored.chats.retain(|c| c.id != current.id);
-        stored.chats.push(current);
+        if current.started() {
+            stored.chats.retain(|c| c.id != current.id);
+            stored.chats.push(current);
+        }
     }
     stored
         .chats

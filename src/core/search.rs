@@ -58,7 +58,7 @@ fn fold_char(c: char, out: &mut String) {
         'Ŵ' | 'ŵ' => 'w',
         'Ý' | 'ý' | 'ÿ' | 'Ŷ'..='Ÿ' => 'y',
         'Ź'..='ž' => 'z',
-        'ß' => {
+        'ß' | 'ẞ' => {
             out.push_str("ss");
             return;
         }
@@ -158,10 +158,11 @@ fn excerpt(text: &str, words: &[String]) -> Vec<(String, bool)> {
         .char_indices()
         .nth(CONTEXT * 3)
         .map_or(line.len(), |(i, _)| first + i);
+    // Hits cut by the excerpt's ends are marked as far as they show.
     let shown: Vec<(usize, usize)> = ranges
         .iter()
-        .filter(|r| r.0 >= start && r.1 <= end)
-        .map(|r| (r.0 - start, r.1 - start))
+        .filter(|r| r.0 < end && r.1 > start)
+        .map(|r| (r.0.max(start) - start, r.1.min(end) - start))
         .collect();
     let mut out = pieces(&line[start..end], &shown);
     if start > 0 {
@@ -330,11 +331,16 @@ mod tests {
         assert_eq!(marked(e), ["needle"]);
         let shown: usize = e.iter().map(|p| p.0.chars().count()).sum();
         assert!(shown < 200, "{shown}");
+        // A hit longer than the excerpt is marked as far as it shows.
+        let chats = [chat("x", "t", &[&"x".repeat(300)])];
+        let e = &search(&chats, "x")[0].messages[0].excerpt;
+        assert!(e.iter().any(|p| p.1 && p.0.len() > 100), "{e:?}");
         // Folding that changes length (ß → ss) still marks the right characters.
-        let chats = [chat("b", "Straße", &["Die STRASSE ist lang"])];
+        let chats = [chat("b", "Straße", &["Die STRASSE ist lang", "STRAẞE"])];
         let hit = &search(&chats, "strasse")[0];
         assert_eq!(marked(&hit.title), ["Straße"]);
         assert_eq!(marked(&hit.messages[0].excerpt), ["STRASSE"]);
+        assert_eq!(marked(&hit.messages[1].excerpt), ["STRAẞE"]);
     }
 
     #[test]

@@ -293,9 +293,11 @@ test('"Search chats" finds titles and text ignoring case and accents, Chinese to
     await dialog.getByRole('button', byName('Close')).click();
     await page.evaluate(() => {
       const messages = [];
+      // The message found has an id an imported file could carry: quotes, a newline, a backslash.
+      const idOf = (i) => (i === 60 ? 'f60 "odd"\n]\\' : `f${i}`);
       for (let i = 0; i < 120; i++) {
         const content = i === 60 ? 'We met at the Café Florián on Monday.' : `Filler message ${i} about nothing much.`;
-        messages.push({ id: `f${i}`, parent: i ? `f${i - 1}` : undefined, role: i % 2 ? 'assistant' : 'user', content, status: 'complete', created_at: 1000 + i });
+        messages.push({ id: idOf(i), parent: i ? idOf(i - 1) : undefined, role: i % 2 ? 'assistant' : 'user', content, status: 'complete', created_at: 1000 + i });
       }
       const chat = { v: 1, id: 'long-one', title: 'Travel notes', role: '', created_at: 1000, updated_at: 1200, messages, leaf: 'f119' };
       localStorage.setItem('satori.session.long-one', JSON.stringify(chat));

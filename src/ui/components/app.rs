@@ -98,6 +98,9 @@ pub fn App() -> impl IntoView {
             return;
         };
         let open = app.chats.session.with_untracked(|s| s.id == at.id) || app.open(&at.id);
+        if open {
+            sidebar_open.set(false); // a narrow screen shows the chat, not the chat list
+        }
         if let (true, Some(message)) = (open, at.message) {
             request_animation_frame(move || {
                 crate::ui::components::conversation::show_message(&message)

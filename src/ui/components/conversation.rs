@@ -79,7 +79,17 @@ pub fn show_message(id: &str) {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    let quoted = id.replace('\\', "\\\\").replace('"', "\\\"");
+    // Ids come from imported files: every character but letters and digits as a CSS escape.
+    let quoted: String = id
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' => c.to_string(),
+            c => format!("\\{:x} ", c as u32),
+        })
+        .collect();
+    if let Ok(Some(old)) = doc.query_selector(".msg.found") {
+        let _ = old.class_list().remove_1("found");
+    }
     if let Ok(Some(el)) = doc.query_selector(&format!("article[data-message=\"{quoted}\"]")) {
         el.scroll_into_view();
         let _ = el.class_list().add_1("found");
