@@ -330,3 +330,24 @@ test('"Search chats" finds titles and text ignoring case and accents, Chinese to
     }), 'the message is on screen');
   });
 });
+
+test('"Export all" carries a damaged chat record byte for byte; importing that file says so and imports the rest', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await makeHistory(page);
+    const broken = '{"v":1, "id": "broken", "messages": [ {"role": "user", "content": "half a rec';
+    await page.evaluate((text) => localStorage.setItem('satori.session.broken', text), broken);
+    const file = await download(page, () => page.getByRole('button', byName('Export all')).click());
+    const parsed = JSON.parse(file.text);
+    assert.deepEqual(parsed.unreadable, [{ key: 'satori.session.broken', text: broken }]);
+    assert.equal(parsed.chats.length, 2);
+    assert.equal(await page.evaluate(() => localStorage.getItem('satori.session.broken')), broken, 'left as it is');
+    await withApp(e2e.browser, e2e.web.url, t, async ({ page: fresh }) => {
+      const dialog = await openImport(fresh);
+      await choose(dialog, file.name, file.text);
+      await dialog.getByRole('status').filter({ hasText: '1 damaged chat record in the file, kept there as text, cannot be imported.' }).waitFor();
+      await dialog.getByRole('button', byName('Import 2 chats')).click();
+      await dialog.getByRole('status').filter({ hasText: /^Imported 2 chats/ }).waitFor();
+      assert.equal(await fresh.evaluate(() => localStorage.getItem('satori.session.broken')), null, 'never written');
+    });
+  });
+});

@@ -55,6 +55,19 @@ pub struct File {
     /// Settings without the API key ("Export all" only; import leaves yours as they are).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<serde_json::Value>,
+    /// Stored chat records Satori could not read, exactly as stored ("Export all" only), so a
+    /// damaged chat can be taken elsewhere or repaired by hand. Import never reads them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<RawRecord>,
+}
+
+/// A stored record as it is, text and all.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawRecord {
+    /// Its storage key (`satori.session.…`).
+    pub key: String,
+    /// Its text, unchanged.
+    pub text: String,
 }
 
 /// One chat.
@@ -288,6 +301,7 @@ pub fn export(
     chats: &[&Session],
     prompts: Option<&UserPrompts>,
     settings: Option<serde_json::Value>,
+    unreadable: Vec<RawRecord>,
     now: i64,
 ) -> String {
     let file = File {
@@ -297,6 +311,7 @@ pub fn export(
         chats: chats.iter().map(|s| Chat::from(*s)).collect(),
         prompts: prompts.cloned(),
         settings,
+        unreadable,
     };
     serde_json::to_string_pretty(&file).unwrap_or_default()
 }

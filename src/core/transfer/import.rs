@@ -87,6 +87,8 @@ pub struct Incoming {
     pub templates: Vec<UserTemplate>,
     /// Whether the file carried settings (they are not applied).
     pub settings: bool,
+    /// Damaged records the file carries as text (never imported).
+    pub damaged: usize,
 }
 
 /// Read `text` (a whole file) into what it holds, or say precisely why not.
@@ -182,7 +184,8 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
         }
     }
     let chats = file.chats.into_iter().map(Session::from).collect();
-    checked(chats, templates, file.settings.is_some())
+    let damaged = file.unreadable.len();
+    checked(chats, templates, file.settings.is_some()).map(|i| Incoming { damaged, ..i })
 }
 
 /// Chats read from any format, checked like Satori's own (ids present and unique, parents,
@@ -206,6 +209,7 @@ fn checked(
         chats,
         templates,
         settings,
+        damaged: 0,
     })
 }
 
@@ -321,6 +325,8 @@ pub struct Plan {
     pub templates_skipped: Vec<String>,
     /// Whether the file carried settings (never applied).
     pub settings_ignored: bool,
+    /// Damaged records the file carries as text, not imported.
+    pub damaged: usize,
 }
 
 impl Plan {
@@ -374,6 +380,13 @@ impl Plan {
         if self.settings_ignored {
             out.push_str("; the file's settings were not applied");
         }
+        if self.damaged > 0 {
+            out.push_str(&format!(
+                "; {} damaged chat {} in the file, kept there as text, cannot be imported",
+                self.damaged,
+                plural(self.damaged, "record", "records")
+            ));
+        }
         out.push('.');
         out
     }
@@ -420,6 +433,7 @@ pub fn plan(
         templates: Vec::new(),
         templates_skipped: Vec::new(),
         settings_ignored: incoming.settings,
+        damaged: incoming.damaged,
     };
     for mut chat in incoming.chats {
         if !prints.insert(fingerprint(&chat)) {

@@ -125,12 +125,14 @@ fn long_parent_chains_are_checked_in_linear_time() {
             message(&format!("m{i}"), parent.as_deref(), Role::User, "x", 0)
         })
         .collect();
-    let back = read(&export(&[&s], None, None, 0)).unwrap();
+    let back = read(&export(&[&s], None, None, Vec::new(), 0)).unwrap();
     assert_eq!(back.chats[0].messages.len(), n);
     // And a cycle at the end of a long chain is still found.
     s.messages[n - 1].parent = Some("m0".into()); // m0 → … → m0
     s.messages[n - 1].id = "m0".into();
-    let err = read(&export(&[&s], None, None, 0)).unwrap_err().to_string();
+    let err = read(&export(&[&s], None, None, Vec::new(), 0))
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("appears twice") || err.contains("circle"),
         "{err}"
@@ -147,7 +149,9 @@ fn long_parent_chains_are_checked_in_linear_time() {
             )
         })
         .collect();
-    let err = read(&export(&[&t], None, None, 0)).unwrap_err().to_string();
+    let err = read(&export(&[&t], None, None, Vec::new(), 0))
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("the parent links go round in a circle"),
         "{err}"
@@ -158,7 +162,7 @@ fn long_parent_chains_are_checked_in_linear_time() {
 fn a_reply_still_arriving_is_exported_as_incomplete() {
     let mut s = rich_chat("a");
     s.messages[4].status = Status::Streaming;
-    let back = read(&export(&[&s], None, None, 0)).unwrap();
+    let back = read(&export(&[&s], None, None, Vec::new(), 0)).unwrap();
     assert_eq!(back.chats[0].messages[4].status, Status::Incomplete);
 }
 
@@ -174,6 +178,7 @@ fn round_trip_keeps_everything() {
         &[&a, &b],
         Some(&UserPrompts::default()),
         None,
+        Vec::new(),
         1_764_581_400_100,
     );
     assert!(text.contains(r#""format": "satori-export""#));
@@ -193,7 +198,14 @@ fn merging_never_overwrites_and_twice_adds_nothing() {
     a_changed.title = "Changed".into();
     let c = rich_chat("c"); // same content as `a`, another id
                             // `new` has the content of `a`: identical content under any id is skipped.
-    let incoming = read(&export(&[&a_changed, &rich_chat("new")], None, None, 0)).unwrap();
+    let incoming = read(&export(
+        &[&a_changed, &rich_chat("new")],
+        None,
+        None,
+        Vec::new(),
+        0,
+    ))
+    .unwrap();
     let mut n = 0;
     let ids = || {
         n += 1;
@@ -217,7 +229,14 @@ fn merging_never_overwrites_and_twice_adds_nothing() {
     );
     // The same file again, after the first import: nothing.
     let mut now = vec![a, p.add[0].clone()];
-    let again = read(&export(&[&a_changed, &rich_chat("new")], None, None, 0)).unwrap();
+    let again = read(&export(
+        &[&a_changed, &rich_chat("new")],
+        None,
+        None,
+        Vec::new(),
+        0,
+    ))
+    .unwrap();
     let p2 = plan(&now, &[], &UserPrompts::default(), again, || "never".into());
     assert!(p2.is_empty());
     assert_eq!(
@@ -228,7 +247,7 @@ fn merging_never_overwrites_and_twice_adds_nothing() {
     now.push(c);
     let mut d = rich_chat("d");
     d.messages[1].content = "different".into();
-    let file = || read(&export(&[&d], None, None, 0)).unwrap();
+    let file = || read(&export(&[&d], None, None, Vec::new(), 0)).unwrap();
     let p3 = plan(&now, &[], &UserPrompts::default(), file(), || "x".into());
     assert_eq!((p3.add.len(), p3.copies.len()), (1, 0));
     assert_eq!(p3.add[0].id, "d");
@@ -238,6 +257,34 @@ fn merging_never_overwrites_and_twice_adds_nothing() {
     });
     assert_eq!((p4.add.len(), p4.copies.len()), (1, 1));
     assert_eq!(p4.add[0].id, "x");
+}
+
+#[test]
+fn damaged_records_travel_as_text_and_are_never_imported() {
+    use super::format::RawRecord;
+    let raw = vec![RawRecord {
+        key: "satori.session.broken".into(),
+        text: "{\"v\":1,\"id\":\"broken\",\"messa".into(),
+    }];
+    let text = export(&[&rich_chat("ok")], None, None, raw.clone(), 0);
+    let file: super::format::File = serde_json::from_str(&text).unwrap();
+    assert_eq!(file.unreadable, raw, "kept byte for byte");
+    let incoming = read(&text).unwrap();
+    assert_eq!(incoming.chats.len(), 1);
+    assert_eq!(incoming.damaged, 1);
+    let plan = plan(&[], &[], &UserPrompts::default(), incoming, || {
+        "new".to_string()
+    });
+    assert!(
+        plan.summary(false).ends_with(
+            "; 1 damaged chat record in the file, kept there as text, cannot be imported."
+        ),
+        "{}",
+        plan.summary(false)
+    );
+    // A file without damaged records does not mention them.
+    let text = export(&[&rich_chat("ok")], None, None, Vec::new(), 0);
+    assert!(!text.contains("unreadable"));
 }
 
 #[test]

@@ -24,6 +24,8 @@ pub struct Stored {
     pub chats: Vec<Session>,
     /// Ids of records that could not be read.
     pub unreadable: Vec<String>,
+    /// Those of them whose text could be read, as stored.
+    pub raw: Vec<format::RawRecord>,
 }
 
 /// Every stored chat record, read (the dialogs module's one reader of them).
@@ -33,13 +35,17 @@ pub fn stored_chats(store: &Store) -> Result<Stored, String> {
     let mut out = Stored {
         chats: Vec::new(),
         unreadable: Vec::new(),
+        raw: Vec::new(),
     };
     for key in keys {
         let id = key[prefix.len()..].to_string();
         match store.get(&key) {
             Ok(Some(text)) => match persist::decode_session(&text) {
                 Ok(s) => out.chats.push(s),
-                Err(_) => out.unreadable.push(id),
+                Err(_) => {
+                    out.unreadable.push(id);
+                    out.raw.push(format::RawRecord { key, text });
+                }
             },
             _ => out.unreadable.push(id),
         }
@@ -66,11 +72,13 @@ pub fn export_all(current: Option<Session>) -> Result<String, String> {
     let Stored {
         mut chats,
         unreadable,
+        raw,
     } = stored_chats(&store).unwrap_or_else(|e| {
         warnings.push(format!("browser storage could not be read ({e})"));
         Stored {
             chats: Vec::new(),
             unreadable: Vec::new(),
+            raw: Vec::new(),
         }
     });
     if let Some(current) = current {
@@ -78,10 +86,10 @@ pub fn export_all(current: Option<Session>) -> Result<String, String> {
         chats.push(current);
     }
     chats.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.id.cmp(&b.id)));
-    if !unreadable.is_empty() {
+    if unreadable.len() > raw.len() {
         warnings.push(format!(
-            "{} stored chat(s) could not be read and are not in the file (they are kept as they are)",
-            unreadable.len()
+            "{} stored chat(s) could not be read at all and are not in the file (they are kept as they are)",
+            unreadable.len() - raw.len()
         ));
     }
     let prompts = stored_prompts(&store)
@@ -95,7 +103,8 @@ pub fn export_all(current: Option<Session>) -> Result<String, String> {
         .and_then(|s| serde_json::to_value(s).ok());
     let now = now_ms();
     let refs: Vec<&Session> = chats.iter().collect();
-    let text = format::export(&refs, prompts.as_ref(), settings, now);
+    // Damaged chat records go in as they are stored ("unreadable"), for repair elsewhere.
+    let text = format::export(&refs, prompts.as_ref(), settings, raw, now);
     download(
         &format::file_name("all", now, "json"),
         "application/json",
@@ -127,7 +136,7 @@ pub fn ExportDialog(
                 download(
                     &format::file_name("chat", now, "json"),
                     "application/json",
-                    &format::export(&[s], None, None, now),
+                    &format::export(&[s], None, None, Vec::new(), now),
                 )
             }
         });
