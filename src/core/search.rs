@@ -103,9 +103,15 @@ fn hits(text: &str, words: &[String]) -> Vec<(usize, usize)> {
         while let Some(p) = folded[start..].find(w.as_str()) {
             let a = start + p;
             let b = a + w.len();
-            // Up to the end of the last original character the hit covers.
+            // Up to the end of the last original character the hit covers, with the combining
+            // accents that follow it (they fold to nothing, and belong to it on screen).
             let last = from[b - 1];
-            let end = last + text[last..].chars().next().map_or(0, char::len_utf8);
+            let mut end = last + text[last..].chars().next().map_or(0, char::len_utf8);
+            end += text[end..]
+                .chars()
+                .take_while(|c| ('\u{300}'..='\u{36f}').contains(c))
+                .map(char::len_utf8)
+                .sum::<usize>();
             out.push((from[a], end));
             start = b;
         }
@@ -341,6 +347,12 @@ mod tests {
         assert_eq!(marked(&hit.title), ["Straße"]);
         assert_eq!(marked(&hit.messages[0].excerpt), ["STRASSE"]);
         assert_eq!(marked(&hit.messages[1].excerpt), ["STRAẞE"]);
+        // Text typed with combining accents: each accent stays with its letter, inside the mark.
+        let chats = [chat("d", "e\u{301}te\u{301} plans", &[])];
+        assert_eq!(
+            marked(&search(&chats, "ete")[0].title),
+            ["e\u{301}te\u{301}"]
+        );
     }
 
     #[test]

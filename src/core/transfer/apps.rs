@@ -157,6 +157,7 @@ fn nextchat(value: &Value) -> Result<Vec<Session>, ImportError> {
         &base,
     )?;
     let mut out = Vec::with_capacity(sessions.len());
+    let mut seen = std::collections::HashSet::new();
     for (si, s) in sessions.iter().enumerate() {
         let at = format!("{base}[{si}]");
         let s = object(s, &at)?;
@@ -165,6 +166,12 @@ fn nextchat(value: &Value) -> Result<Vec<Session>, ImportError> {
             Some(Value::Number(n)) => n.to_string(),
             _ => return Err(schema(format!("{at}.id"), "missing")),
         };
+        if !seen.insert(id.clone()) {
+            return Err(schema(
+                format!("{at}.id"),
+                "the same chat id appears twice in the backup",
+            ));
+        }
         let updated = s
             .get("lastUpdate")
             .and_then(Value::as_f64)
