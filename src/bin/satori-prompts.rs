@@ -310,6 +310,16 @@ pub fn open_search(session: &str) -> Result<(), String> {
     stored
         .chats
         .sort_by_key(|c| std::cmp::Reverse(c.updated_at));
+    // Letters with accents as base letter + combining mark (NFD), which the search folds away:
+    // every accented Latin letter (ș, ǎ, ế…) then matches its base letter. Shown as NFC again.
+    let nfd =
+        |s: &mut String| *s = String::from(js_sys::JsString::from(s.as_str()).normalize("NFD"));
+    for chat in &mut stored.chats {
+        nfd(&mut chat.title);
+        for m in &mut chat.messages {
+            nfd(&mut m.content);
+        }
+    }
     let (chats, unreadable) = (stored.chats, stored.unreadable.len());
     mount(move || {
         view! {

@@ -296,7 +296,7 @@ test('"Search chats" finds titles and text ignoring case and accents, Chinese to
       // The message found has an id an imported file could carry: quotes, a newline, a backslash.
       const idOf = (i) => (i === 60 ? 'f60 "odd"\n]\\' : `f${i}`);
       for (let i = 0; i < 120; i++) {
-        const content = i === 60 ? 'We met at the Café Florián on Monday.' : `Filler message ${i} about nothing much.`;
+        const content = i === 60 ? 'We met at the Café Florián on Monday.' : i === 30 ? 'Nǐ hǎo, Ștefan! Tiếng Việt.' : i === 31 ? '한국어 문장입니다.' : `Filler message ${i} about nothing much.`;
         messages.push({ id: idOf(i), parent: i ? idOf(i - 1) : undefined, role: i % 2 ? 'assistant' : 'user', content, status: 'complete', created_at: 1000 + i });
       }
       const chat = { v: 1, id: 'long-one', title: 'Travel notes', role: '', created_at: 1000, updated_at: 1200, messages, leaf: 'f119' };
@@ -313,6 +313,14 @@ test('"Search chats" finds titles and text ignoring case and accents, Chinese to
     await box.fill('cafe florian');
     await search.getByRole('status').filter({ hasText: '1 chat matches.' }).waitFor();
     assert.deepEqual(await search.locator('mark').allInnerTexts(), ['Café', 'Florián']);
+    // Accented letters beyond Latin-1: pinyin tones, Romanian, Vietnamese.
+    await box.fill('ni hao stefan tieng viet');
+    await search.getByRole('status').filter({ hasText: '1 chat matches.' }).waitFor();
+    assert.deepEqual(await search.locator('.search-message mark').allInnerTexts(), ['Nǐ', 'hǎo', 'Ștefan', 'Tiếng', 'Việt']);
+    // Hangul is decomposed for searching too: typed syllables still find it.
+    await box.fill('한국어');
+    await search.getByRole('status').filter({ hasText: '1 chat matches.' }).waitFor();
+    assert.deepEqual(await search.locator('.search-message mark').allInnerTexts(), ['한국어']);
     await box.fill('订单');
     await search.getByRole('status').filter({ hasText: '1 chat matches.' }).waitFor();
     assert.match(await search.locator('.search-chat').innerText(), /订单查询/);

@@ -8,10 +8,16 @@ use crate::ui::components::modal::Modal;
 use leptos::either::Either;
 use leptos::prelude::*;
 
-/// Text in pieces, the hits marked.
+/// Text in pieces, the hits marked (the text is searched decomposed, NFD; it is shown composed).
 fn marked(pieces: Vec<(String, bool)>) -> impl IntoView {
     pieces
         .into_iter()
+        .map(|(t, hit)| {
+            (
+                String::from(js_sys::JsString::from(t).normalize("NFC")),
+                hit,
+            )
+        })
         .map(|(t, hit)| match hit {
             true => Either::Left(view! { <mark>{t}</mark> }),
             false => Either::Right(t),
@@ -34,7 +40,11 @@ pub fn SearchDialog(
     let total = chats.len();
     let corpus = StoredValue::new(Corpus::new(&chats));
     let query = RwSignal::new(String::new());
-    let results = Memo::new(move |_| corpus.with_value(|c| c.search(&query.get())));
+    // The query decomposed like the chats (NFD), so Hangul and accented letters meet theirs.
+    let results = Memo::new(move |_| {
+        let q = String::from(js_sys::JsString::from(query.get()).normalize("NFD"));
+        corpus.with_value(|c| c.search(&q))
+    });
     let status = move || {
         let n = results.with(Vec::len);
         let skipped = match unreadable {
