@@ -121,3 +121,153 @@ fn betterchatgpt_export_keeps_each_chats_model_and_text_parts() {
         incoming
     );
 }
+
+/// An export's `.zip` read the way the dialogs module reads it (the central directory, then each
+/// wanted entry), then its parts.
+fn read_zip(bytes: &[u8]) -> Result<satori::core::transfer::import::Incoming, String> {
+    use satori::core::transfer::{parts, zip};
+    let mut others = 0;
+    let files = zip::read_all(bytes, |entries| {
+        let all = entries.len();
+        let wanted = parts::wanted(entries)?;
+        others = all - wanted.len();
+        Ok::<_, satori::core::transfer::import::ImportError>(wanted)
+    })
+    .map_err(|e| e.to_string())?;
+    let files = files
+        .into_iter()
+        .map(|(e, b)| (e.name, String::from_utf8_lossy(&b).into_owned()))
+        .collect();
+    parts::read(files, others).map_err(|e| e.to_string())
+}
+
+#[derive(Deserialize)]
+struct ZipCase {
+    file: String,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    ok: Option<usize>,
+    #[serde(default)]
+    note: Option<String>,
+}
+
+/// Every archive of `tests/fixtures/import/zip/` (written by Python's zipfile, then damaged by
+/// `make.py`): its chats and notes, or its error.
+#[test]
+fn chatgpt_export_archives() {
+    let dir = format!("{}/tests/fixtures/import/zip", env!("CARGO_MANIFEST_DIR"));
+    let cases: Vec<ZipCase> =
+        serde_json::from_str(&std::fs::read_to_string(format!("{dir}/cases.json")).unwrap())
+            .unwrap();
+    assert!(cases.len() >= 15);
+    for case in cases {
+        let bytes = std::fs::read(format!("{dir}/{}", case.file)).unwrap();
+        match (&case.error, case.ok, read_zip(&bytes)) {
+            (Some(want), None, Err(got)) => assert!(
+                got.contains(want.as_str()),
+                "{}: {got:?} should contain {want:?}",
+                case.file
+            ),
+            (None, Some(n), Ok(incoming)) => {
+                assert_eq!(incoming.chats.len(), n, "{}", case.file);
+                let notes = incoming.notes.join("; ");
+                match &case.note {
+                    Some(want) => {
+                        assert!(notes.contains(want.as_str()), "{}: {notes:?}", case.file)
+                    }
+                    None => assert!(notes.is_empty(), "{}: {notes:?}", case.file),
+                }
+            }
+            (_, _, other) => panic!("{}: unexpected {other:?}", case.file),
+        }
+    }
+}
+
+/// The parts of an export picked as files read like its `.zip`, and like `conversations.json`
+/// holding the same conversations; missing parts and other files are said, never guessed at.
+#[test]
+fn chatgpt_export_parts_picked_as_files() {
+    use satori::core::transfer::parts;
+    let whole = read(&fixture("chatgpt-conversations.json")).unwrap();
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(&fixture("chatgpt-conversations.json")).unwrap();
+    let part = |i: usize| {
+        (
+            format!("conversations-{i:03}.json"),
+            serde_json::to_string(&[&list[i]]).unwrap(),
+        )
+    };
+    let both = parts::read(vec![part(1), part(0)], 0).unwrap();
+    assert_eq!(
+        both.chats, whole.chats,
+        "two parts hold what the single file holds"
+    );
+    assert!(both.notes.is_empty(), "{:?}", both.notes);
+
+    // The manifest names parts 000 to 003; 000 and 002 were picked (002 is an empty list).
+    let manifest = (
+        "export_manifest.json".to_string(),
+        r#"{"files":["conversations-000.json","conversations-001.json","conversations-002.json","conversations-003.json"]}"#.to_string(),
+    );
+    let some = parts::read(
+        vec![
+            part(0),
+            ("conversations-002.json".into(), "[]".into()),
+            manifest,
+        ],
+        2,
+    )
+    .unwrap();
+    assert_eq!(some.chats.len(), 1);
+    assert_eq!(
+        some.notes,
+        [
+            "2 parts of the export are missing, so their chats are not imported: conversations-001.json, conversations-003.json",
+            "2 other files of the export (images, account data) were not read",
+        ]
+    );
+
+    // A hostile part number is counted, not listed one by one.
+    let far = parts::read(
+        vec![
+            part(0),
+            ("conversations-4000000000.json".into(), "[]".into()),
+        ],
+        0,
+    )
+    .unwrap();
+    assert!(
+        far.notes[0].starts_with("3999999999 parts of the export are missing")
+            && far.notes[0].ends_with("conversations-005.json and 3999999994 more"),
+        "{:?}",
+        far.notes
+    );
+
+    // Nothing a ChatGPT export is made of: said, nothing read.
+    let err = parts::read(vec![("export_manifest.json".into(), "{}".into())], 3).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("none of the files is conversations.json"),
+        "{err}"
+    );
+    // A damaged manifest is said, and the parts are read.
+    let odd = parts::read(
+        vec![part(0), ("export_manifest.json".into(), "{".into())],
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        odd.notes,
+        ["export_manifest.json could not be read, so the parts were not checked against it"]
+    );
+}
+
+#[test]
+fn zip_checksums_are_crc32() {
+    assert_eq!(
+        satori::core::transfer::zip::crc32(b"123456789"),
+        0xCBF4_3926
+    );
+    assert_eq!(satori::core::transfer::zip::crc32(b""), 0);
+}

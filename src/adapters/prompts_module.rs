@@ -144,9 +144,9 @@ pub async fn export_all(session: &str) -> Result<String, ModuleError> {
         .map(|v| v.as_string().unwrap_or_default())
 }
 
-/// Open "Import chats", with a file dropped on the window if there is one.
-pub async fn open_import(file: Option<web_sys::File>) -> Result<(), ModuleError> {
-    let arg = file.map_or(JsValue::UNDEFINED, JsValue::from);
+/// Open "Import chats", with the files dropped on the window if there are some.
+pub async fn open_import(files: Option<web_sys::FileList>) -> Result<(), ModuleError> {
+    let arg = files.map_or(JsValue::UNDEFINED, JsValue::from);
     modules::load_and_call(Module::Prompts, "open_import", &[arg])
         .await
         .map(|_| ())

@@ -279,10 +279,11 @@ pub fn export_all(session: &str) -> Result<String, String> {
     satori::ui::components::transfer_dialog::export_all(current)
 }
 
-/// Open "Import chats", with `file` (a `File` dropped on the window) if given.
+/// Open "Import chats", with `files` (the `FileList` dropped on the window) if given.
 #[wasm_bindgen]
-pub fn open_import(file: wasm_bindgen::JsValue) {
-    let dropped = file.dyn_into::<web_sys::File>().ok();
+pub fn open_import(files: wasm_bindgen::JsValue) {
+    use satori::ui::components::transfer_dialog::files_of;
+    let dropped = files_of(files.dyn_into::<web_sys::FileList>().ok());
     mount(move || {
         view! {
             <satori::ui::components::transfer_dialog::ImportDialog

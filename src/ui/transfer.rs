@@ -48,11 +48,11 @@ pub fn search(app: AppState) {
     });
 }
 
-/// "Import" (with a file dropped onto the window, if any).
-pub fn import(app: AppState, file: Option<web_sys::File>) {
+/// "Import" (with the files dropped onto the window, if any).
+pub fn import(app: AppState, files: Option<web_sys::FileList>) {
     app.open_external(
         "Import",
-        async move { prompts_module::open_import(file).await },
+        async move { prompts_module::open_import(files).await },
     );
 }
 

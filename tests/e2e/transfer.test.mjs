@@ -258,6 +258,56 @@ test("a ChatGPT export (conversations.json) comes in with its branches and opens
   });
 });
 
+test("a ChatGPT export's .zip, or its parts picked together, comes in; missing parts are said; a damaged archive changes nothing", async (t) => {
+  const ZIPS = path.join(FIXTURES, 'zip');
+  const zipFile = (name) => ({ name, mimeType: 'application/zip', buffer: fs.readFileSync(path.join(ZIPS, name)) });
+  await e2e.open(t, async ({ page }) => {
+    const dialog = await openImport(page);
+    // Damaged archives: a precise alert, storage unchanged.
+    const before = await localStorageEntries(page);
+    const cases = JSON.parse(fs.readFileSync(path.join(ZIPS, 'cases.json'), 'utf8')).filter((c) => c.error);
+    for (const c of cases) {
+      await dialog.getByLabel('Import file').setInputFiles(zipFile(c.file));
+      const alert = dialog.getByRole('alert');
+      await poll(async () => (await alert.innerText()).includes(c.error), { message: `${c.file}: an alert with ${JSON.stringify(c.error)}`, timeout: 5000 });
+      assert.match(await alert.innerText(), /Nothing was changed\.$/);
+      assert.deepEqual(await localStorageEntries(page), before, `${c.file}: storage unchanged`);
+    }
+    // The whole export's .zip: only its conversation files are read.
+    await dialog.getByLabel('Import file').setInputFiles(zipFile('chatgpt-export.zip'));
+    await dialog.getByRole('status').filter({ hasText: 'chatgpt-export.zip: 3 chats to import (14 messages); 4 other files of the export (images, account data) were not read.' }).waitFor();
+    await dialog.getByRole('button', byName('Import 3 chats')).click();
+    await dialog.getByRole('status').filter({ hasText: /^Imported 3 chats/ }).waitFor();
+    await dialog.getByRole('button', byName('Close')).click();
+    await page.getByRole('navigation', byName('Chats')).getByRole('button', { name: 'Third part 第三部分' }).click();
+    const log = page.getByRole('log', byName('Conversation'));
+    await poll(async () => /You're welcome\./.test(await log.innerText()), { message: 'the chat of the third part, at its branch' });
+
+    // Its parts picked together (one missing, one other file): the same chats, nothing twice.
+    const list = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'chatgpt-conversations.json'), 'utf8'));
+    const part = (i, convs) => ({ name: `conversations-00${i}.json`, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(convs)) });
+    const again = await openImport(page);
+    await again.getByLabel('Import file').setInputFiles([
+      part(0, [list[0]]),
+      part(2, [{ ...list[0], id: 'p2', conversation_id: 'p2', title: 'Only in part two' }]),
+      { name: 'export_manifest.json', mimeType: 'application/json', buffer: Buffer.from('{"files":["conversations-000.json","conversations-001.json","conversations-002.json"]}') },
+      { name: 'user.json', mimeType: 'application/json', buffer: Buffer.from('{"email":"x@example.test"}') },
+    ]);
+    await again.getByRole('status').filter({
+      hasText: 'conversations-000.json and 3 more files: 1 chat to import (7 messages), 1 skipped as identical; 1 part of the export is missing, so its chats are not imported: conversations-001.json; 1 other file of the export (images, account data) was not read.',
+    }).waitFor();
+    await again.getByRole('button', byName('Import 1 chat')).click();
+    await again.getByRole('status').filter({ hasText: /^Imported 1 chat/ }).waitFor();
+    const records = await stored(page);
+    assert.deepEqual(Object.keys(records.chats).sort(), [
+      'chatgpt-6750a1b2-0000-4000-8000-000000000001',
+      'chatgpt-6750a1b2-0000-4000-8000-000000000002',
+      'chatgpt-6750a1b2-0000-4000-8000-000000000003',
+      'chatgpt-p2',
+    ]);
+  });
+});
+
 test('a NextChat backup and a BetterChatGPT export come in; NextChat\'s API key is never stored; titles stay text', async (t) => {
   await e2e.open(t, async ({ page }) => {
     const dialog = await openImport(page);

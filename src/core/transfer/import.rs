@@ -47,7 +47,7 @@ pub enum ImportError {
         column: usize,
     },
     /// JSON, but no format Satori knows.
-    #[error("Satori does not recognise this file ({0}); it imports Satori exports, ChatGPT's conversations.json, NextChat backups and BetterChatGPT exports")]
+    #[error("Satori does not recognise this file ({0}); it imports Satori exports, ChatGPT's export (conversations.json, its parts or its .zip), NextChat backups and BetterChatGPT exports")]
     UnknownFormat(String),
     /// A Satori export newer than this version reads.
     #[error("the file is a Satori export of format version {found}, newer than this Satori reads (version {supported}); update Satori to import it")]
@@ -56,6 +56,25 @@ pub enum ImportError {
         found: u64,
         /// The newest this Satori reads.
         supported: u32,
+    },
+    /// The parts of an export together are larger than [`MAX_BYTES`].
+    #[error("the export's conversations take {}, more than the {} Satori imports", mb(*bytes), mb(*limit))]
+    TooLargeTogether {
+        /// Their size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A `.zip` that cannot be read.
+    #[error("the archive cannot be read: {0}")]
+    Archive(String),
+    /// One file of several.
+    #[error("{file}: {error}")]
+    InFile {
+        /// Its name.
+        file: String,
+        /// What is wrong with it.
+        error: Box<ImportError>,
     },
     /// A field is missing or wrong.
     #[error("{path}: {problem}")]
@@ -89,10 +108,12 @@ pub struct Incoming {
     pub settings: bool,
     /// Damaged records the file carries as text (never imported).
     pub damaged: usize,
+    /// What else the preview says (parts of an export that are missing, files not read).
+    pub notes: Vec<String>,
 }
 
-/// Read `text` (a whole file) into what it holds, or say precisely why not.
-pub fn read(text: &str) -> Result<Incoming, ImportError> {
+/// `text` (a whole file) as JSON, within the limits: size, emptiness, syntax and nesting.
+pub fn parse(text: &str) -> Result<Value, ImportError> {
     if text.len() > MAX_BYTES {
         return Err(ImportError::TooLarge {
             bytes: text.len(),
@@ -103,7 +124,7 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
     if text.trim().is_empty() {
         return Err(ImportError::Empty);
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| {
+    serde_json::from_str(text).map_err(|e| {
         let (line, column) = (e.line(), e.column());
         if e.to_string().starts_with("recursion limit exceeded") {
             ImportError::TooDeep { line, column }
@@ -119,7 +140,12 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
                 column,
             }
         }
-    })?;
+    })
+}
+
+/// Read `text` (a whole file) into what it holds, or say precisely why not.
+pub fn read(text: &str) -> Result<Incoming, ImportError> {
+    let value = parse(text)?;
     if super::chatgpt::looks_like(&value) {
         let chats = super::chatgpt::read(&value)?;
         return checked(chats, Vec::new(), false);
@@ -190,7 +216,7 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
 
 /// Chats read from any format, checked like Satori's own (ids present and unique, parents,
 /// leaf and summaries inside their chat, no cycles), with the templates of the file.
-fn checked(
+pub(super) fn checked(
     chats: Vec<Session>,
     templates: Vec<UserTemplate>,
     settings: bool,
@@ -210,6 +236,7 @@ fn checked(
         templates,
         settings,
         damaged: 0,
+        notes: Vec::new(),
     })
 }
 
@@ -327,6 +354,8 @@ pub struct Plan {
     pub settings_ignored: bool,
     /// Damaged records the file carries as text, not imported.
     pub damaged: usize,
+    /// What else the preview says ([`Incoming::notes`]).
+    pub notes: Vec<String>,
 }
 
 impl Plan {
@@ -387,6 +416,10 @@ impl Plan {
                 plural(self.damaged, "record", "records")
             ));
         }
+        for note in &self.notes {
+            out.push_str("; ");
+            out.push_str(note);
+        }
         out.push('.');
         out
     }
@@ -434,6 +467,7 @@ pub fn plan(
         templates_skipped: Vec::new(),
         settings_ignored: incoming.settings,
         damaged: incoming.damaged,
+        notes: incoming.notes,
     };
     for mut chat in incoming.chats {
         if !prints.insert(fingerprint(&chat)) {

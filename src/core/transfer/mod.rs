@@ -1,5 +1,5 @@
 //! Moving chats in and out of Satori: the export format ([`format`]), ChatGPT's export
-//! ([`chatgpt`]), NextChat's and BetterChatGPT's ([`apps`]), reading and checking a
+//! ([`chatgpt`]; in parts or as a `.zip`: [`parts`], [`zip`]), NextChat's and BetterChatGPT's ([`apps`]), reading and checking a
 //! file to import and planning the merge ([`import`]), a chat as Markdown for reading
 //! ([`markdown`]), and ISO 8601 timestamps ([`time`]). Pure: the dialogs module does the
 //! reading of files, the downloads and the writes.
@@ -9,7 +9,9 @@ pub mod chatgpt;
 pub mod format;
 pub mod import;
 pub mod markdown;
+pub mod parts;
 pub mod time;
+pub mod zip;
 
 #[cfg(test)]
 mod tests;

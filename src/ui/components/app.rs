@@ -123,13 +123,13 @@ pub fn App() -> impl IntoView {
         }
     });
     let dropped = window_event_listener(leptos::ev::drop, move |ev| {
-        let file = ev
+        let files = ev
             .data_transfer()
             .and_then(|d| d.files())
-            .and_then(|f| f.get(0));
-        if let Some(file) = file {
+            .filter(|f| f.length() > 0);
+        if let Some(files) = files {
             ev.prevent_default();
-            crate::ui::transfer::import(app, Some(file));
+            crate::ui::transfer::import(app, Some(files));
         }
     });
     let chat_context = window_event_listener_untyped(EVENT_CHAT_CONTEXT, move |ev| {

@@ -11,7 +11,7 @@ use crate::core::persist;
 use crate::core::prompts::user::UserPrompts;
 use crate::core::session::Session;
 use crate::core::transfer::import::{self, Plan};
-use crate::core::transfer::{format, markdown};
+use crate::core::transfer::{format, markdown, parts};
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
 
@@ -178,27 +178,25 @@ enum Step {
     Undone,
 }
 
-/// Read and check `file`, then plan the merge against what is stored.
-async fn examine(file: web_sys::File) -> Result<Plan, String> {
-    let size = file.size();
-    if size > import::MAX_BYTES as f64 {
-        return Err(import::ImportError::TooLarge {
-            bytes: size as usize,
-            limit: import::MAX_BYTES,
+/// Read and check `files` (one file; or the parts of a ChatGPT export; or its `.zip`), then plan
+/// the merge against what is stored.
+async fn examine(files: Vec<web_sys::File>) -> Result<Plan, String> {
+    let incoming = match files.as_slice() {
+        [one] if is_zip(one) => read_zip(one).await,
+        [one] => {
+            let size = one.size();
+            if size > import::MAX_BYTES as f64 {
+                return Err(import::ImportError::TooLarge {
+                    bytes: size as usize,
+                    limit: import::MAX_BYTES,
+                }
+                .to_string());
+            }
+            import::read(&text(one).await?)
         }
-        .to_string());
+        many => read_parts(many).await?,
     }
-    let text = wasm_bindgen_futures::JsFuture::from(file.text())
-        .await
-        .map_err(|e| {
-            format!(
-                "the file could not be read ({})",
-                crate::adapters::js::JsError::from(e).message
-            )
-        })?
-        .as_string()
-        .unwrap_or_default();
-    let incoming = import::read(&text).map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string())?;
     let store = Store::local();
     let stored = stored_chats(&store)?;
     let prompts = stored_prompts(&store)?;
@@ -209,6 +207,109 @@ async fn examine(file: web_sys::File) -> Result<Plan, String> {
         incoming,
         new_id,
     ))
+}
+
+fn read_failed(e: wasm_bindgen::JsValue) -> String {
+    format!(
+        "the file could not be read ({})",
+        crate::adapters::js::JsError::from(e).message
+    )
+}
+
+async fn text(file: &web_sys::File) -> Result<String, String> {
+    Ok(wasm_bindgen_futures::JsFuture::from(file.text())
+        .await
+        .map_err(read_failed)?
+        .as_string()
+        .unwrap_or_default())
+}
+
+fn is_zip(file: &web_sys::File) -> bool {
+    file.name().to_ascii_lowercase().ends_with(".zip")
+        || matches!(
+            file.type_().as_str(),
+            "application/zip" | "application/x-zip-compressed"
+        )
+}
+
+/// `n` bytes of `file` from `from` (fewer at its end).
+async fn bytes(file: &web_sys::File, from: u64, n: u64) -> Result<Vec<u8>, String> {
+    let blob = file
+        .slice_with_f64_and_f64(from as f64, from.saturating_add(n) as f64)
+        .map_err(read_failed)?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer())
+        .await
+        .map_err(read_failed)?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// A ChatGPT export's `.zip`: only its end, its directory and the conversation files are read
+/// (the steps of `zip::read_all`, with slices of the file).
+async fn read_zip(file: &web_sys::File) -> Result<import::Incoming, import::ImportError> {
+    use crate::core::transfer::zip::{self, End};
+    let failed = import::ImportError::Archive;
+    let len = file.size() as u64;
+    let from = len.saturating_sub(zip::TAIL);
+    let tail = bytes(file, from, len - from).await.map_err(failed)?;
+    let dir = match zip::end(&tail, len)? {
+        End::Directory(d) => d,
+        End::Zip64At(at) => zip::zip64_directory(
+            &bytes(file, at, zip::ZIP64_RECORD).await.map_err(failed)?,
+            len,
+        )?,
+    };
+    let all = zip::entries(&bytes(file, dir.offset, dir.size).await.map_err(failed)?)?;
+    let count = all.len();
+    let wanted = parts::wanted(all)?;
+    let others = count - wanted.len();
+    let mut files = Vec::with_capacity(wanted.len());
+    for entry in wanted {
+        let header = bytes(file, entry.local, zip::LOCAL_HEADER)
+            .await
+            .map_err(failed)?;
+        let start = zip::data_start(&entry, &header)?;
+        let data = bytes(file, start, entry.compressed).await.map_err(failed)?;
+        if (data.len() as u64) < entry.compressed {
+            return Err(failed(format!("{} is cut short", entry.name)));
+        }
+        let content = zip::extract(&entry, &data)?;
+        files.push((entry.name, String::from_utf8_lossy(&content).into_owned()));
+    }
+    parts::read(files, others)
+}
+
+/// Several files: the parts of a ChatGPT export (the others picked with them are counted, not
+/// read).
+async fn read_parts(
+    files: &[web_sys::File],
+) -> Result<Result<import::Incoming, import::ImportError>, String> {
+    let (read, others): (Vec<&web_sys::File>, Vec<&web_sys::File>) = files
+        .iter()
+        .partition(|f| parts::kind(&f.name()) != parts::Kind::Other);
+    if !read
+        .iter()
+        .any(|f| matches!(parts::kind(&f.name()), parts::Kind::Conversations(_)))
+    {
+        return Err("choose one file at a time; several files are read together only as the parts of a ChatGPT export (conversations-000.json, conversations-001.json, …)".into());
+    }
+    let size: f64 = read.iter().map(|f| f.size()).sum();
+    if size > import::MAX_BYTES as f64 {
+        return Ok(Err(import::ImportError::TooLargeTogether {
+            bytes: size as usize,
+            limit: import::MAX_BYTES,
+        }));
+    }
+    let mut texts = Vec::with_capacity(read.len());
+    for f in read {
+        texts.push((f.name(), text(f).await?));
+    }
+    Ok(parts::read(texts, others.len()))
+}
+
+/// The files of a file list (a picker's or a drop's).
+pub fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+        .unwrap_or_default()
 }
 
 /// What an import added, kept while its dialog is open so it can be undone.
@@ -334,12 +435,13 @@ fn undo(store: &Store) -> Result<(), String> {
     store.remove(KEY_IMPORT_BACKUP).map_err(|e| e.to_string())
 }
 
-/// "Import": choose a file (or one dropped on the window, `dropped`), see what it holds, import.
-/// `on_changed` runs after storage changed (import or undo), so the app reloads its chat list.
+/// "Import": choose a file — or the parts of a ChatGPT export, or its `.zip` — (or those dropped
+/// on the window, `dropped`), see what it holds, import. `on_changed` runs after storage changed
+/// (import or undo), so the app reloads its chat list.
 #[component]
 pub fn ImportDialog(
-    /// A file dropped onto the window.
-    dropped: Option<web_sys::File>,
+    /// Files dropped onto the window.
+    dropped: Vec<web_sys::File>,
     /// Storage changed.
     on_changed: Callback<()>,
     /// Closes the dialog.
@@ -347,12 +449,21 @@ pub fn ImportDialog(
 ) -> impl IntoView {
     let step = RwSignal::new(Step::Choose);
     let problem = RwSignal::new(String::new());
-    let take = move |file: web_sys::File| {
+    let take = move |files: Vec<web_sys::File>| {
+        let name = match files.as_slice() {
+            [] => return,
+            [one] => one.name(),
+            [first, rest @ ..] => format!(
+                "{} and {} more {}",
+                first.name(),
+                rest.len(),
+                if rest.len() == 1 { "file" } else { "files" }
+            ),
+        };
         problem.set(String::new());
-        let name = file.name();
         step.set(Step::Reading(name.clone()));
         leptos::task::spawn_local(async move {
-            match examine(file).await {
+            match examine(files).await {
                 Ok(plan) => step.set(Step::Preview { name, plan }),
                 Err(e) => {
                     problem.set(format!(
@@ -363,18 +474,10 @@ pub fn ImportDialog(
             }
         });
     };
-    if let Some(file) = dropped {
-        take(file);
-    }
+    take(dropped);
     let on_file = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
-        let files = input.files();
-        let count = files.as_ref().map_or(0, |f| f.length());
-        if count > 1 {
-            problem.set("Choose one file at a time.".into());
-        } else if let Some(file) = files.and_then(|f| f.get(0)) {
-            take(file);
-        }
+        take(files_of(input.files()));
         input.set_value("");
     };
     let confirm = move |_| {
@@ -400,10 +503,10 @@ pub fn ImportDialog(
         match step.get() {
         Step::Choose => view! {
             <p>
-                "Satori exports (from “Export chat” or “Export all”). The file is checked whole before anything is written; chats you already have are never overwritten."
+                "Satori exports (from “Export chat” or “Export all”), ChatGPT’s export (its .zip, conversations.json, or its conversations-000.json, -001.json … parts picked together), NextChat backups and BetterChatGPT exports. Everything is checked before anything is written; chats you already have are never overwritten."
             </p>
             <label for="import-file">"Import file"</label>
-            <input id="import-file" type="file" accept=".json,application/json" on:change=on_file />
+            <input id="import-file" type="file" multiple accept=".json,.zip,application/json,application/zip" on:change=on_file />
         }
         .into_any(),
         Step::Reading(name) => view! { <p role="status">{format!("Reading {name}…")}</p> }.into_any(),

@@ -1,0 +1,312 @@
+//! Reading the few files Satori wants out of a `.zip` (ChatGPT's data export): the central
+//! directory (ZIP64 too), each entry's local header, then its data, stored or deflated, checked
+//! against its CRC-32 and size. The archive itself is never read whole — an export with years of
+//! images is gigabytes — so each step says which bytes it needs and the caller reads just those
+//! (a `File` slice in the browser, a slice of memory in tests: [`read_all`]).
+//!
+//! Names are only compared, never used as paths; encrypted entries and methods other than
+//! stored and deflate are refused with a sentence saying so.
+
+use std::fmt;
+
+/// Why an archive could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZipError(pub String);
+
+impl fmt::Display for ZipError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn bad(what: impl Into<String>) -> ZipError {
+    ZipError(what.into())
+}
+
+/// How many bytes at the end of the archive hold its end record: the record (22 bytes), its
+/// comment (up to 65 535) and, before it, the ZIP64 locator (20).
+pub const TAIL: u64 = 22 + 65_535 + 20;
+/// Bytes of a local file header before its name.
+pub const LOCAL_HEADER: u64 = 30;
+/// Bytes of a ZIP64 end of central directory record read (its fixed part).
+pub const ZIP64_RECORD: u64 = 56;
+
+const END: u32 = 0x0605_4b50;
+const ZIP64_LOCATOR: u32 = 0x0706_4b50;
+const ZIP64_END: u32 = 0x0606_4b50;
+const CENTRAL: u32 = 0x0201_4b50;
+const LOCAL: u32 = 0x0403_4b50;
+
+fn u16_at(b: &[u8], i: usize) -> Option<u16> {
+    b.get(i..i + 2).map(|s| u16::from_le_bytes([s[0], s[1]]))
+}
+
+fn u32_at(b: &[u8], i: usize) -> Option<u32> {
+    b.get(i..i + 4)
+        .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+fn u64_at(b: &[u8], i: usize) -> Option<u64> {
+    b.get(i..i + 8).map(|s| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(s);
+        u64::from_le_bytes(a)
+    })
+}
+
+/// Where the central directory lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Directory {
+    /// Its offset in the archive.
+    pub offset: u64,
+    /// Its length in bytes.
+    pub size: u64,
+    /// How many entries it lists.
+    pub entries: u64,
+}
+
+/// What the end of the archive says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The central directory.
+    Directory(Directory),
+    /// A ZIP64 archive: read [`ZIP64_RECORD`] bytes at this offset and give them to
+    /// [`zip64_directory`].
+    Zip64At(u64),
+}
+
+/// Find the central directory from the last bytes of an archive of `len` bytes (`tail`: the last
+/// `min(len, TAIL)` bytes).
+pub fn end(tail: &[u8], len: u64) -> Result<End, ZipError> {
+    let not_zip = || bad("it is not a zip archive (no end of central directory record)");
+    if tail.len() < 22 {
+        return Err(not_zip());
+    }
+    // The end record is the last signature whose comment length reaches the end exactly.
+    let at = (0..=tail.len() - 22)
+        .rev()
+        .find(|&i| {
+            u32_at(tail, i) == Some(END)
+                && u16_at(tail, i + 20).map(usize::from) == Some(tail.len() - i - 22)
+        })
+        .ok_or_else(not_zip)?;
+    let entries = u64::from(u16_at(tail, at + 10).unwrap_or(0));
+    let size = u64::from(u32_at(tail, at + 12).unwrap_or(0));
+    let offset = u64::from(u32_at(tail, at + 16).unwrap_or(0));
+    if at >= 20 && u32_at(tail, at - 20) == Some(ZIP64_LOCATOR) {
+        let record = u64_at(tail, at - 12).unwrap_or(u64::MAX);
+        if record.saturating_add(ZIP64_RECORD) > len {
+            return Err(bad("its ZIP64 end record lies outside the file"));
+        }
+        return Ok(End::Zip64At(record));
+    }
+    let dir = Directory {
+        offset,
+        size,
+        entries,
+    };
+    inside(dir, len)?;
+    Ok(End::Directory(dir))
+}
+
+/// The central directory named by a ZIP64 end record (`record`: [`ZIP64_RECORD`] bytes).
+pub fn zip64_directory(record: &[u8], len: u64) -> Result<Directory, ZipError> {
+    if u32_at(record, 0) != Some(ZIP64_END) {
+        return Err(bad("its ZIP64 end record is damaged"));
+    }
+    let field = |i| u64_at(record, i).ok_or_else(|| bad("its ZIP64 end record is cut short"));
+    let dir = Directory {
+        entries: field(32)?,
+        size: field(40)?,
+        offset: field(48)?,
+    };
+    inside(dir, len)?;
+    Ok(dir)
+}
+
+fn inside(dir: Directory, len: u64) -> Result<(), ZipError> {
+    if dir.offset.checked_add(dir.size).is_none_or(|e| e > len) {
+        return Err(bad(
+            "its central directory lies outside the file (is the download complete?)",
+        ));
+    }
+    Ok(())
+}
+
+/// One file in the archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Its name, with its folders (`export/conversations-000.json`).
+    pub name: String,
+    /// 0 stored, 8 deflated.
+    method: u16,
+    /// General purpose flags (bit 0: encrypted).
+    flags: u16,
+    crc: u32,
+    /// Bytes stored.
+    pub compressed: u64,
+    /// Bytes once extracted.
+    pub size: u64,
+    /// Offset of its local header.
+    pub local: u64,
+}
+
+impl Entry {
+    /// The name without its folders.
+    pub fn base_name(&self) -> &str {
+        self.name.rsplit(['/', '\\']).next().unwrap_or(&self.name)
+    }
+}
+
+/// The entries listed by the central directory `dir` (its bytes).
+pub fn entries(dir: &[u8]) -> Result<Vec<Entry>, ZipError> {
+    let damaged = |i: usize| {
+        bad(format!(
+            "its central directory is damaged (at entry {})",
+            i + 1
+        ))
+    };
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at < dir.len() {
+        let i = out.len();
+        if u32_at(dir, at) != Some(CENTRAL) {
+            return Err(damaged(i));
+        }
+        let field16 = |k| u16_at(dir, at + k).ok_or_else(|| damaged(i));
+        let field32 = |k| u32_at(dir, at + k).ok_or_else(|| damaged(i));
+        let flags = field16(8)?;
+        let method = field16(10)?;
+        let crc = field32(16)?;
+        let mut compressed = u64::from(field32(20)?);
+        let mut size = u64::from(field32(24)?);
+        let name_len = usize::from(field16(28)?);
+        let extra_len = usize::from(field16(30)?);
+        let comment_len = usize::from(field16(32)?);
+        let mut local = u64::from(field32(42)?);
+        let name_at = at + 46;
+        let name = dir
+            .get(name_at..name_at + name_len)
+            .ok_or_else(|| damaged(i))?;
+        let extra = dir
+            .get(name_at + name_len..name_at + name_len + extra_len)
+            .ok_or_else(|| damaged(i))?;
+        // ZIP64: the fields set to all ones are in the extra field 0x0001, in this order.
+        let mut k = 0;
+        while k + 4 <= extra.len() {
+            let id = u16_at(extra, k).unwrap_or(0);
+            let n = usize::from(u16_at(extra, k + 2).unwrap_or(0));
+            let data = extra.get(k + 4..k + 4 + n).ok_or_else(|| damaged(i))?;
+            if id == 1 {
+                let mut j = 0;
+                for field in [&mut size, &mut compressed, &mut local] {
+                    if *field == u64::from(u32::MAX) {
+                        *field = u64_at(data, j).ok_or_else(|| damaged(i))?;
+                        j += 8;
+                    }
+                }
+            }
+            k += 4 + n;
+        }
+        out.push(Entry {
+            name: String::from_utf8_lossy(name).into_owned(),
+            method,
+            flags,
+            crc,
+            compressed,
+            size,
+            local,
+        });
+        at = name_at + name_len + extra_len + comment_len;
+    }
+    Ok(out)
+}
+
+/// Where `entry`'s data starts, from the first [`LOCAL_HEADER`] bytes of its local header.
+pub fn data_start(entry: &Entry, header: &[u8]) -> Result<u64, ZipError> {
+    if u32_at(header, 0) != Some(LOCAL) {
+        return Err(bad(format!("{}: its local header is damaged", entry.name)));
+    }
+    let name = u64::from(u16_at(header, 26).unwrap_or(0));
+    let extra = u64::from(u16_at(header, 28).unwrap_or(0));
+    Ok(entry.local + LOCAL_HEADER + name + extra)
+}
+
+/// `entry`'s content from its stored bytes `data`. It never grows past the size the directory
+/// declares (a "zip bomb" is a damaged entry), so the caller limits sizes by checking those.
+pub fn extract(entry: &Entry, data: &[u8]) -> Result<Vec<u8>, ZipError> {
+    let name = &entry.name;
+    if entry.flags & 1 != 0 {
+        return Err(bad(format!(
+            "{name} is encrypted; unpack the archive and pick its files"
+        )));
+    }
+    let damaged = || {
+        bad(format!(
+            "{name} is damaged (its data does not match its checksum)"
+        ))
+    };
+    let size = usize::try_from(entry.size).map_err(|_| damaged())?;
+    let out = match entry.method {
+        0 => data.to_vec(),
+        8 => miniz_oxide::inflate::decompress_to_vec_with_limit(data, size)
+            .map_err(|_| damaged())?,
+        m => {
+            return Err(bad(format!(
+                "{name} is compressed with a method Satori does not read ({m}); unpack the archive and pick its files"
+            )))
+        }
+    };
+    if out.len() != size || crc32(&out) != entry.crc {
+        return Err(damaged());
+    }
+    Ok(out)
+}
+
+/// CRC-32 (IEEE), as zip stores it.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut table = [0u32; 256];
+    for (n, slot) in table.iter_mut().enumerate() {
+        let mut c = n as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+        *slot = c;
+    }
+    !bytes.iter().fold(!0u32, |c, &b| {
+        table[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8)
+    })
+}
+
+/// The files of an archive held in memory that `want` picks from its entries, each extracted —
+/// the same steps the browser takes with slices of a `File`.
+pub fn read_all<E: From<ZipError>>(
+    zip: &[u8],
+    want: impl FnOnce(Vec<Entry>) -> Result<Vec<Entry>, E>,
+) -> Result<Vec<(Entry, Vec<u8>)>, E> {
+    let len = zip.len() as u64;
+    let slice = |from: u64, n: u64| -> Result<&[u8], ZipError> {
+        let end = from.saturating_add(n).min(len);
+        zip.get(from as usize..end as usize)
+            .ok_or_else(|| bad("the archive is cut short"))
+    };
+    let dir = match end(slice(len.saturating_sub(TAIL), TAIL)?, len)? {
+        End::Directory(d) => d,
+        End::Zip64At(at) => zip64_directory(slice(at, ZIP64_RECORD)?, len)?,
+    };
+    let mut out = Vec::new();
+    for e in want(entries(slice(dir.offset, dir.size)?)?)? {
+        let start = data_start(&e, slice(e.local, LOCAL_HEADER)?)?;
+        let data = slice(start, e.compressed)?;
+        if (data.len() as u64) < e.compressed {
+            return Err(bad(format!("{} is cut short", e.name)).into());
+        }
+        let bytes = extract(&e, data)?;
+        out.push((e, bytes));
+    }
+    Ok(out)
+}
