@@ -208,3 +208,110 @@ async fn model_list() {
         Ok(vec!["a".to_string(), "b".to_string()])
     );
 }
+
+/// The storage fixture of version-1 records (`tests/fixtures/storage/v1.json`: key → value).
+fn v1_fixture() -> serde_json::Map<String, serde_json::Value> {
+    serde_json::from_str(include_str!("fixtures/storage/v1.json")).unwrap()
+}
+
+fn clear_chats(store: &Store) {
+    for key in store.keys("satori.session.").unwrap() {
+        store.remove(&key).unwrap();
+    }
+    store.remove("satori.index").unwrap();
+}
+
+/// A chat record packed with the browser's deflate unpacks into the same text — through the
+/// browser's inflate (the app) and through miniz_oxide (the dialogs module); a damaged one is an
+/// error, never a different chat.
+#[wasm_bindgen_test]
+async fn packed_records_round_trip_through_the_browsers_deflate() {
+    use satori::adapters::compression;
+    use satori::core::{packed, persist};
+    let fixture = v1_fixture();
+    for key in ["satori.session.c-en", "satori.session.c-zh"] {
+        let json = fixture[key].as_str().unwrap();
+        let session = persist::decode_session(json).unwrap();
+        let record = compression::pack(&session, json).await.unwrap();
+        assert!(packed::is_packed(&record), "{record}");
+        assert!(record.encode_utf16().count() < json.encode_utf16().count());
+        assert_eq!(compression::unpack(&record).await.as_deref(), Ok(json));
+        assert_eq!(packed::json(&record).map(|(_, j)| j).as_deref(), Ok(json));
+        let damaged: String = record
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == record.chars().count() - 4 {
+                    '\u{7000}'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        assert!(compression::unpack(&damaged).await.is_err(), "{key}");
+    }
+}
+
+/// Version-1 records as stored by an earlier Satori: a pass packs the resting chats — each
+/// checked to unpack into its JSON before it replaces it —, leaves the open chat as JSON and an
+/// unreadable record byte for byte, and start-up reads everything back.
+#[wasm_bindgen_test]
+async fn version_1_records_are_packed_verified_and_read_back() {
+    use satori::core::{packed, persist, startup};
+    let store = Store::local();
+    clear_chats(&store);
+    let fixture = v1_fixture();
+    for (k, v) in &fixture {
+        store.set(k, v.as_str().unwrap()).unwrap();
+    }
+    assert_eq!(satori::ui::compact::pack_resting(0).await, Ok(2));
+    for (key, value) in &fixture {
+        let stored = store.get(key).unwrap().unwrap();
+        let json = value.as_str().unwrap();
+        if key == "satori.session.c-en" || key == "satori.session.c-zh" {
+            assert!(packed::is_packed(&stored), "{key} is packed");
+            assert_eq!(packed::json(&stored).map(|(_, j)| j).as_deref(), Ok(json));
+        } else {
+            assert_eq!(stored, json, "{key} is left as it was");
+        }
+    }
+    assert_eq!(
+        satori::ui::compact::pack_resting(0).await,
+        Ok(0),
+        "nothing twice"
+    );
+    let loaded = startup::load(&store);
+    assert_eq!(loaded.session.map(|s| s.id).as_deref(), Some("c-active"));
+    let titles: Vec<String> = loaded
+        .index
+        .sessions
+        .iter()
+        .map(|e| e.title.clone())
+        .collect();
+    assert_eq!(titles, ["Open one", "订单查询", "Shipping question"]);
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    // The chat list lost: rebuilt from the packed records' headers.
+    store.remove("satori.index").unwrap();
+    let rebuilt = startup::load(&store);
+    let mut ids: Vec<String> = rebuilt
+        .index
+        .sessions
+        .iter()
+        .map(|e| e.id.clone())
+        .collect();
+    ids.sort();
+    assert_eq!(ids, ["c-active", "c-en", "c-zh"]);
+    assert_eq!(
+        persist::decode_session(fixture["satori.session.c-zh"].as_str().unwrap())
+            .unwrap()
+            .updated_at,
+        rebuilt
+            .index
+            .sessions
+            .iter()
+            .find(|e| e.id == "c-zh")
+            .unwrap()
+            .updated_at
+    );
+    clear_chats(&store);
+}

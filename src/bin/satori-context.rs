@@ -14,6 +14,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 pub async fn prepare(ask: String) -> Result<String, String> {
     let ask: Ask = serde_json::from_str(&ask).map_err(|e| format!("bad request: {e}"))?;
     let answer = context_shell::answer(ask).await;
+    satori::ui::compact::after_request();
     serde_json::to_string(&answer).map_err(|e| e.to_string())
 }
 

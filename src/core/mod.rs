@@ -9,6 +9,7 @@ pub mod chat_start;
 pub mod context;
 pub mod key_binding;
 pub mod markdown;
+pub mod packed;
 pub mod persist;
 pub mod prompts;
 pub mod provider;

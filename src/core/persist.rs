@@ -1,7 +1,8 @@
 //! Storage records: keys and versioned JSON encodings for sessions, the session index,
 //! settings and drafts.
 //!
-//! Every record is a JSON object with a `v` field (schema version). Each session is its own
+//! Every record is a JSON object with a `v` field (schema version); a chat's record may also be
+//! stored packed ([`crate::core::packed`]: the same JSON, deflated, behind a header line). Each session is its own
 //! record, so saving one session writes that session only; the small index record lists the
 //! sessions for the sidebar and remembers the active one. The API key has a record of its own
 //! so that no other record (and no export of other records) can carry it.
@@ -25,6 +26,14 @@ pub const KEY_SETTINGS: &str = "satori.settings";
 pub const KEY_API_KEY: &str = "satori.api_key";
 /// Key of the user prompt templates record.
 pub const KEY_PROMPTS: &str = "satori.prompts";
+
+/// How a packed chat record starts ([`crate::core::packed`]; its version is the `1`).
+pub const PACKED_MARK: &str = "z1:";
+
+/// Whether `text` is a packed chat record.
+pub fn is_packed(text: &str) -> bool {
+    text.starts_with(PACKED_MARK)
+}
 
 /// Storage key of one session.
 pub fn session_key(id: &str) -> String {
@@ -108,6 +117,9 @@ pub enum DecodeError {
     /// Written by a newer Satori.
     #[error("record has schema version {0}, newer than this version of Satori understands")]
     TooNew(u32),
+    /// A packed chat record ([`crate::core::packed`]): it must be unpacked first.
+    #[error("record is packed")]
+    Packed,
 }
 
 #[derive(Serialize)]
@@ -132,6 +144,9 @@ fn encode<T: Serialize>(data: &T) -> String {
 }
 
 fn decode<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
+    if is_packed(text) {
+        return Err(DecodeError::Packed);
+    }
     let version: VersionOnly =
         serde_json::from_str(text).map_err(|e| DecodeError::Invalid(e.to_string()))?;
     match version.v {

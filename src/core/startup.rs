@@ -9,7 +9,7 @@
 //!   record is gone are dropped from the index;
 //! - settings that do not validate are reported and the defaults are used (`settings: None`).
 
-use crate::core::persist::{self, ApiKeyRecord, DecodeError, Index};
+use crate::core::persist::{self, ApiKeyRecord, DecodeError, Index, IndexEntry};
 use crate::core::session::Session;
 use crate::core::settings::{Settings, SettingsError};
 
@@ -50,6 +50,9 @@ pub struct Loaded {
     pub api_key: Option<ApiKeyRecord>,
     /// The chat to open, if any could be read.
     pub session: Option<Session>,
+    /// The chat to open when its record is packed (it is unpacked, then opened; `session` is
+    /// then `None`).
+    pub packed: Option<String>,
     /// The unsent draft of that chat.
     pub draft: String,
     /// The user prompt templates record, as stored (read by the catalog).
@@ -64,6 +67,22 @@ pub struct Loaded {
 const SESSION_PREFIX: &str = "satori.session.";
 /// What untitled chats were listed as before they became "Untitled chat".
 const OLD_UNTITLED: &str = "New chat";
+
+/// The chat list line of chat `id` from its record `text` (packed ones say it in their header).
+fn entry_of(id: &str, text: &str) -> Option<IndexEntry> {
+    if let Ok((header, _)) = crate::core::packed::split(text) {
+        return Some(IndexEntry {
+            id: id.to_string(),
+            ..header.entry
+        });
+    }
+    let s = persist::decode_session(text).ok()?;
+    Some(IndexEntry {
+        id: id.to_string(),
+        title: s.display_title().to_string(),
+        updated_at: s.updated_at,
+    })
+}
 
 /// Read every record Satori keeps.
 pub fn load(records: &impl Records) -> Loaded {
@@ -95,11 +114,14 @@ pub fn load(records: &impl Records) -> Loaded {
         for key in &keys {
             let id = &key[SESSION_PREFIX.len()..];
             if index.sessions.iter().all(|e| e.id != id) {
-                if let Ok(Some(sess)) = records
+                if let Some(entry) = records
                     .read(key)
-                    .map(|t| t.and_then(|t| persist::decode_session(&t).ok()))
+                    .ok()
+                    .flatten()
+                    .and_then(|t| entry_of(id, &t))
                 {
-                    index.upsert(&sess);
+                    index.sessions.push(entry);
+                    index.sort();
                 }
             }
         }
@@ -111,11 +133,13 @@ pub fn load(records: &impl Records) -> Loaded {
         .iter_mut()
         .filter(|e| e.title == OLD_UNTITLED)
     {
-        if let Ok(Some(s)) = records
+        if let Some(e) = records
             .read(&persist::session_key(&entry.id))
-            .map(|t| t.and_then(|t| persist::decode_session(&t).ok()))
+            .ok()
+            .flatten()
+            .and_then(|t| entry_of(&entry.id, &t))
         {
-            entry.title = s.display_title().to_string();
+            entry.title = e.title;
         }
     }
     let settings = match records.read(persist::KEY_SETTINGS) {
@@ -145,6 +169,7 @@ pub fn load(records: &impl Records) -> Loaded {
         }
     }
     let mut session = None;
+    let mut packed = None;
     for id in wanted {
         match records.read(&persist::session_key(&id)) {
             Ok(Some(text)) => match persist::decode_session(&text) {
@@ -152,6 +177,15 @@ pub fn load(records: &impl Records) -> Loaded {
                     session = Some(s);
                     break;
                 }
+                Err(DecodeError::Packed) => match crate::core::packed::split(&text) {
+                    Ok(_) => {
+                        packed = Some(id);
+                        break;
+                    }
+                    Err(e) => problems.push(LoadProblem::Session(DecodeError::Invalid(format!(
+                        "packed record: {e}"
+                    )))),
+                },
                 Err(e) => problems.push(LoadProblem::Session(e)),
             },
             Ok(None) => index.remove(&id),
@@ -169,6 +203,7 @@ pub fn load(records: &impl Records) -> Loaded {
         settings,
         api_key,
         session,
+        packed,
         draft,
         prompts,
         index_original,
@@ -393,6 +428,72 @@ mod tests {
         assert_eq!(
             loaded.problems,
             vec![LoadProblem::Storage("read failed".into())]
+        );
+    }
+
+    /// `session`'s record, packed (deflated here as the browser would).
+    fn packed_record(session: &Session) -> String {
+        let json = persist::encode_session(session);
+        let bytes = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 6);
+        crate::core::packed::record(
+            &crate::core::packed::Header {
+                entry: IndexEntry {
+                    id: session.id.clone(),
+                    title: session.display_title().to_string(),
+                    updated_at: session.updated_at,
+                },
+                json: json.len(),
+                deflated: bytes.len(),
+            },
+            &bytes,
+        )
+    }
+
+    /// Packed chats are listed from their header when the chat list is lost; the active one,
+    /// packed, is named to be unpacked and opened (not reported, not skipped for another).
+    #[test]
+    fn packed_chats_are_listed_from_their_header_and_opened_once_unpacked() {
+        let a = chat("a", "older 订单", 1);
+        let b = chat("b", "newer", 2);
+        let records = [
+            (&persist::session_key("a")[..], packed_record(&a)),
+            (&persist::session_key("b")[..], packed_record(&b)),
+        ];
+        let loaded = load(&store(&records));
+        let titles: Vec<(&str, &str, i64)> = loaded
+            .index
+            .sessions
+            .iter()
+            .map(|e| (e.id.as_str(), e.title.as_str(), e.updated_at))
+            .collect();
+        assert_eq!(titles, [("b", "newer", 2), ("a", "older 订单", 1)]);
+        assert_eq!(
+            (loaded.session, loaded.packed),
+            (None, Some("b".to_string()))
+        );
+        assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+
+        // Listed and active, packed; the unpacked record is the chat exactly.
+        let mut index = Index::default();
+        index.upsert(&a);
+        index.upsert(&b);
+        index.active = Some("a".into());
+        let mut with_index = records.to_vec();
+        with_index.push((persist::KEY_INDEX, persist::encode_index(&index)));
+        assert_eq!(load(&store(&with_index)).packed.as_deref(), Some("a"));
+        let (_, json) = crate::core::packed::json(&packed_record(&a)).unwrap();
+        assert_eq!(persist::decode_session(&json), Ok(a));
+
+        // A damaged header is an unreadable record like any other: reported, the next one opens.
+        let mut damaged = with_index.clone();
+        damaged[0].1 = "z1:oops\n".into();
+        let loaded = load(&store(&damaged));
+        assert_eq!(loaded.packed.as_deref(), Some("b"));
+        assert_eq!(
+            loaded.problems,
+            [LoadProblem::Session(DecodeError::Invalid(
+                "packed record: its header is damaged".into()
+            ))]
         );
     }
 }

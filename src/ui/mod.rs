@@ -2,6 +2,7 @@
 //! rules live in `core`.
 
 pub mod chat;
+pub mod compact;
 pub mod components;
 pub mod context;
 pub mod context_shell;

@@ -220,13 +220,45 @@ fn stop_turns() {
     }
 }
 
-/// The stored chat `id`, or why it cannot be read (in words that follow "because").
-fn read_session(id: &str) -> Result<Session, String> {
-    match store().get(&persist::session_key(id)) {
-        Ok(Some(text)) => persist::decode_session(&text).map_err(|e| e.to_string()),
-        Ok(None) => Err("it is no longer in storage".into()),
-        Err(e) => Err(e.to_string()),
+/// Read stored chat `id` and hand it — or why it cannot be read, in words that follow
+/// "because" — to `then`: at once, or once a packed record is unpacked (if the record changed
+/// meanwhile, it is read again). Answers whether `then` already ran.
+fn with_stored(id: &str, then: Box<dyn FnOnce(Result<Session, String>)>) -> bool {
+    let key = persist::session_key(id);
+    match store().get(&key) {
+        Ok(Some(text)) => match persist::decode_session(&text) {
+            Err(persist::DecodeError::Packed) => {
+                let id = id.to_string();
+                leptos::task::spawn_local(async move {
+                    let result = unpack_session(&text).await;
+                    if store().get(&key) == Ok(Some(text)) {
+                        then(result);
+                    } else {
+                        with_stored(&id, then);
+                    }
+                });
+                false
+            }
+            result => {
+                then(result.map_err(|e| e.to_string()));
+                true
+            }
+        },
+        Ok(None) => {
+            then(Err("it is no longer in storage".into()));
+            true
+        }
+        Err(e) => {
+            then(Err(e.to_string()));
+            true
+        }
     }
+}
+
+/// The chat a packed record holds.
+async fn unpack_session(text: &str) -> Result<Session, String> {
+    let json = crate::adapters::compression::unpack(text).await?;
+    persist::decode_session(&json).map_err(|e| e.to_string())
 }
 
 fn store() -> Store {
@@ -326,6 +358,7 @@ impl AppState {
         if let Some(e) = problem {
             problems.push(prompts_unreadable(&e));
         }
+        let packed = loaded.packed;
         let session = loaded.session;
         let mut session = session.unwrap_or_else(fresh_session);
         let next_role = session
@@ -403,6 +436,9 @@ impl AppState {
                 text: problems.join(" "),
                 ..Alert::default()
             }));
+        }
+        if let Some(id) = packed {
+            state.open_now(&id);
         }
         state
     }
@@ -559,25 +595,25 @@ impl AppState {
         }) else {
             return;
         };
-        let loaded = read_session(id);
-        let mut sess = match loaded {
-            Ok(sess) => sess,
-            Err(why) => {
-                self.alert.set(Some(Alert {
-                    text: crate::ui::error_text::reply_not_kept(&title, &why),
-                    ..Alert::default()
-                }));
-                return;
-            }
-        };
-        if let Some(e) = cmds.into_iter().find_map(|cmd| sess.apply(cmd).err()) {
-            self.alert.set(Some(Alert {
-                text: crate::ui::error_text::reply_not_kept(&title, &e.to_string()),
-                ..Alert::default()
-            }));
-            return;
-        }
-        self.save_session_text(&sess, &persist::encode_session(&sess));
+        let app = *self;
+        with_stored(
+            id,
+            Box::new(move |read| {
+                let applied = read.and_then(|mut sess| {
+                    if let Some(e) = cmds.into_iter().find_map(|cmd| sess.apply(cmd).err()) {
+                        return Err(e.to_string());
+                    }
+                    app.save_session_text(&sess, &persist::encode_session(&sess));
+                    Ok(())
+                });
+                if let Err(why) = applied {
+                    app.alert.set(Some(Alert {
+                        text: crate::ui::error_text::reply_not_kept(&title, &why),
+                        ..Alert::default()
+                    }));
+                }
+            }),
+        );
     }
 
     /// Whether a chat start is still waiting for the prompts module.
@@ -784,38 +820,55 @@ impl AppState {
         self.open_now(id)
     }
 
-    /// Open chat `id` without asking about the one on screen.
+    /// Open chat `id` without asking about the one on screen. A packed chat opens once it is
+    /// unpacked (unless another chat was opened meanwhile).
     fn open_now(&self, id: &str) -> bool {
-        let s = store();
-        let loaded = read_session(id);
-        match loaded {
-            Ok(mut sess) => {
-                if sess.recover_interrupted() {
-                    let _ = s.set(&persist::session_key(id), &persist::encode_session(&sess));
+        let app = *self;
+        let opened = std::rc::Rc::new(std::cell::Cell::new(true));
+        let answer = opened.clone();
+        let from = self.session.with_untracked(|s| s.id.clone());
+        let target = id.to_string();
+        let now = with_stored(
+            id,
+            Box::new(move |read| {
+                // A packed chat unpacked after another chat was opened is not shown.
+                if app.session.with_untracked(|s| s.id != from) {
+                    return;
                 }
-                let draft = s
-                    .get(&persist::draft_key(id))
-                    .ok()
-                    .flatten()
-                    .and_then(|t| persist::decode_draft(&t).ok())
-                    .unwrap_or_default();
-                self.session.set(sess);
-                self.setup_problem.set(None);
-                self.unsaved.set(false);
-                self.draft.set(draft);
-                self.index.update(|i| i.active = Some(id.to_string()));
-                self.save_index();
-                self.alert.set(None);
-                true
-            }
-            Err(why) => {
-                self.alert.set(Some(Alert {
-                    text: chat_unopenable(&why),
-                    ..Alert::default()
-                }));
-                false
-            }
+                match read {
+                    Ok(sess) => app.show_opened(&target, sess),
+                    Err(why) => {
+                        answer.set(false);
+                        app.alert.set(Some(Alert {
+                            text: chat_unopenable(&why),
+                            ..Alert::default()
+                        }));
+                    }
+                }
+            }),
+        );
+        // Not yet answered: a packed chat, opening.
+        !now || opened.get()
+    }
+
+    fn show_opened(&self, id: &str, mut sess: Session) {
+        let s = store();
+        if sess.recover_interrupted() {
+            let _ = s.set(&persist::session_key(id), &persist::encode_session(&sess));
         }
+        let draft = s
+            .get(&persist::draft_key(id))
+            .ok()
+            .flatten()
+            .and_then(|t| persist::decode_draft(&t).ok())
+            .unwrap_or_default();
+        self.session.set(sess);
+        self.setup_problem.set(None);
+        self.unsaved.set(false);
+        self.draft.set(draft);
+        self.index.update(|i| i.active = Some(id.to_string()));
+        self.save_index();
+        self.alert.set(None);
     }
 
     /// Start a new chat with the role of the "Role" select and open it. An untouched open

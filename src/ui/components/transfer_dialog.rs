@@ -40,9 +40,9 @@ pub fn stored_chats(store: &Store) -> Result<Stored, String> {
     for key in keys {
         let id = key[prefix.len()..].to_string();
         match store.get(&key) {
-            Ok(Some(text)) => match persist::decode_session(&text) {
-                Ok(s) => out.chats.push(s),
-                Err(_) => {
+            Ok(Some(text)) => match read_chat(&text) {
+                Some(s) => out.chats.push(s),
+                None => {
                     out.unreadable.push(id);
                     out.raw.push(format::RawRecord { key, text });
                 }
@@ -51,6 +51,17 @@ pub fn stored_chats(store: &Store) -> Result<Stored, String> {
         }
     }
     Ok(out)
+}
+
+/// A stored chat record, packed or not.
+fn read_chat(text: &str) -> Option<Session> {
+    match persist::decode_session(text) {
+        Err(persist::DecodeError::Packed) => {
+            let (_, json) = crate::core::packed::json(text).ok()?;
+            persist::decode_session(&json).ok()
+        }
+        other => other.ok(),
+    }
 }
 
 /// The user templates record, read the one way the dialogs module reads it: an unreadable

@@ -1,0 +1,78 @@
+//! Packing chats nobody is using ([`crate::core::packed`]). Each chat record that is not open
+//! (the chat list's active chat) and has not changed for ten minutes is
+//! deflated, packed, **checked to unpack into the very same text, and only then switched** — and
+//! only if the record is still the text that was packed (this tab or another may have written
+//! it meanwhile). A packed record that would not be smaller, an unreadable record and a failed
+//! write leave the record as it was: the JSON record is kept until its packed form is verified,
+//! so nothing is ever lost. Saves never wait for this: the chat on screen is written as JSON,
+//! and packed again once it has rested.
+//!
+//! The packing runs in the context module (no Leptos, so none of it is in the app's first load):
+//! every request is built there, and a request starts a pass a moment later
+//! ([`after_request`]), at most once every ten minutes.
+
+use crate::adapters::clock::now_ms;
+use crate::adapters::compression;
+use crate::adapters::storage::Store;
+use crate::core::persist;
+
+/// How long a chat rests unchanged before it is packed, ms.
+pub const REST_MS: i64 = 10 * 60 * 1000;
+
+/// Pack every stored chat that has not changed for `rest` ms (by the chat list), but the one
+/// open (the list's active chat); answers how many were packed. In the context module.
+pub async fn pack_resting(rest: i64) -> Result<usize, String> {
+    let store = Store::local();
+    let index = match store.get(persist::KEY_INDEX) {
+        Ok(Some(text)) => persist::decode_index(&text).map_err(|e| e.to_string())?,
+        Ok(None) => return Ok(0),
+        Err(e) => return Err(e.to_string()),
+    };
+    let now = now_ms();
+    let mut done = 0;
+    for entry in index.sessions {
+        if now - entry.updated_at < rest || index.active.as_deref() == Some(&entry.id) {
+            continue;
+        }
+        let key = persist::session_key(&entry.id);
+        let Ok(Some(text)) = store.get(&key) else {
+            continue;
+        };
+        // Packed already, or unreadable (kept untouched, for the user to export).
+        let Ok(session) = persist::decode_session(&text) else {
+            continue;
+        };
+        let record = compression::pack(&session, &text).await?;
+        let smaller = record.encode_utf16().count() < text.encode_utf16().count();
+        if smaller
+            && store.get(&key).ok().flatten().as_deref() == Some(text.as_str())
+            && store.set(&key, &record).is_ok()
+        {
+            done += 1;
+        }
+    }
+    Ok(done)
+}
+
+/// Between passes, ms.
+const EVERY_MS: f64 = 10.0 * 60.0 * 1000.0;
+/// A pass starts this long after the request that asked for it, ms (the request goes first).
+const AFTER_MS: u32 = 3_000;
+
+thread_local! {
+    static LAST_PASS: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
+}
+
+/// A request was built: pack resting chats a moment later, at most once every ten minutes. A
+/// pass that fails leaves every record as it was; the next one tries again.
+pub fn after_request() {
+    let now = now_ms() as f64;
+    if now - LAST_PASS.with(std::cell::Cell::get) < EVERY_MS {
+        return;
+    }
+    LAST_PASS.with(|l| l.set(now));
+    wasm_bindgen_futures::spawn_local(async move {
+        gloo_timers::future::TimeoutFuture::new(AFTER_MS).await;
+        let _ = pack_resting(REST_MS).await;
+    });
+}
