@@ -1,0 +1,117 @@
+// Benchmark: how much more history the same browser storage holds with packed chat records
+// (src/core/packed.rs: raw DEFLATE by the browser's CompressionStream, 15 bits to a character)
+// than with the JSON records they replace — measured by filling a real localStorage in headless
+// Chromium until it refuses, once with copies of the JSON record and once with copies of the
+// packed one — and what packing one chat costs (deflate, then inflate to verify). Chats of 40
+// messages are cut from real text: English prose (ASCII only, and with typographic quotes and
+// dashes, which make Chromium store the whole string as UTF-16), Chinese prose, Rust code. The
+// JSON record is the baseline, in the same run. Prints numbers; asserts nothing.
+// usage: node tests/bench/storage.mjs [--runs 20]
+import { readFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { startStatic } from '../e2e/support/static-server.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };
+const runs = Number(opt('runs', '20'));
+const root = new URL('../..', import.meta.url).pathname;
+
+// Real text: the README (typographic quotes), the GPL (ASCII), vim's Chinese tutor, Satori's code.
+const sources = [
+  ['English, ASCII only', '/usr/share/common-licenses/GPL-3'],
+  ['English, typographic', join(root, 'README.md')],
+  ['Chinese', '/usr/share/vim/vim90/tutor/tutor.zh_cn.utf-8'],
+  ['Rust code', null],
+];
+const code = ['session.rs', 'markdown.rs', 'search.rs']
+  .map((f) => readFileSync(join(root, 'src/core', f), 'utf8')).join('\n');
+
+/** A chat record as Satori writes it: 40 messages cut one after another from `text`. */
+function chat(id, text) {
+  const messages = [{ id: `${id}-sys`, role: 'system', content: 'Be brief.', status: 'complete', created_at: 1764000000000 }];
+  let at = 0;
+  let parent = `${id}-sys`;
+  for (let i = 0; i < 40 && at < text.length; i++) {
+    const user = i % 2 === 0;
+    const n = user ? 300 : 2000;
+    const m = { id: `${id}-${i}-${Math.random().toString(36).slice(2, 10)}`, parent, role: user ? 'user' : 'assistant', content: text.slice(at, at + n), status: 'complete', created_at: 1764000000000 + i * 60000 };
+    if (!user) Object.assign(m, { finish_reason: 'stop', model: 'gpt-4o-mini' });
+    at += n;
+    parent = m.id;
+    messages.push(m);
+  }
+  return JSON.stringify({ v: 1, id, title: `Bench ${id}`, role: '', created_at: 1764000000000, updated_at: 1764000000000 + 40 * 60000, messages, leaf: parent });
+}
+
+const records = [];
+for (const [name, file] of sources) {
+  const text = file === null ? code : existsSync(file) ? readFileSync(file, 'utf8') : null;
+  if (text === null) { console.log(`(${name}: ${file} is not on this machine, skipped)`); continue; }
+  records.push([name, chat(name.replace(/\W+/g, '-').toLowerCase(), text)]);
+}
+
+const server = await startStatic({ root: join(root, 'tests', 'bench'), prefix: '/' });
+const browser = await chromium.launch({
+  executablePath: process.env.SATORI_CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+console.log(`# Satori packed chat records — ${new Date().toISOString()}, ${runs} runs`);
+console.log('chat'.padEnd(22), 'JSON chars'.padStart(11), 'packed'.padStart(8), 'fit JSON'.padStart(9), 'fit packed'.padStart(11), 'ratio'.padStart(6), 'pack ms'.padStart(8), 'save ms'.padStart(8));
+for (const [name, json] of records) {
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  const r = await page.evaluate(async ({ json, runs }) => {
+    async function deflate(text) {
+      const s = new Blob([text]).stream().pipeThrough(new CompressionStream('deflate-raw'));
+      return new Uint8Array(await new Response(s).arrayBuffer());
+    }
+    async function inflate(bytes) {
+      const s = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+      return new Response(s).text();
+    }
+    function pack(bytes) {
+      let out = '';
+      let acc = 0;
+      let bits = 0;
+      for (const b of bytes) {
+        acc = (acc << 8) | b;
+        bits += 8;
+        if (bits >= 15) { bits -= 15; out += String.fromCharCode(0x20 + ((acc >> bits) & 0x7fff)); acc &= (1 << bits) - 1; }
+      }
+      if (bits > 0) out += String.fromCharCode(0x20 + ((acc << (15 - bits)) & 0x7fff));
+      return out;
+    }
+    const chat = JSON.parse(json);
+    const times = [];
+    let record = '';
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      const bytes = await deflate(json);
+      if ((await inflate(bytes)) !== json) throw new Error('round trip');
+      const entry = JSON.stringify({ id: chat.id, title: chat.title, updated_at: chat.updated_at });
+      record = `z1:${bytes.length},${new TextEncoder().encode(json).length}:${entry}\n${pack(bytes)}`;
+      times.push(performance.now() - t0);
+    }
+    const saves = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      localStorage.setItem('satori.bench.save', json);
+      saves.push(performance.now() - t0);
+    }
+    localStorage.clear();
+    function fill(value) {
+      localStorage.clear();
+      let n = 0;
+      try { for (;;) { localStorage.setItem(`satori.session.bench-${n}`, value); n++; } } catch { /* full */ }
+      localStorage.clear();
+      return n;
+    }
+    const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    return { json: json.length, packed: record.length, fitJson: fill(json), fitPacked: fill(record), pack: median(times), save: median(saves) };
+  }, { json, runs });
+  console.log(name.padEnd(22), String(r.json).padStart(11), String(r.packed).padStart(8), String(r.fitJson).padStart(9), String(r.fitPacked).padStart(11), (r.fitPacked / r.fitJson).toFixed(2).padStart(6), r.pack.toFixed(2).padStart(8), r.save.toFixed(2).padStart(8));
+  await page.close();
+}
+await browser.close();
+await server.close();

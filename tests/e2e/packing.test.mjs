@@ -1,0 +1,162 @@
+// Packed chat records: chats that rest are deflated and packed a moment after a request (the
+// context module does it), verified before they replace their JSON; they open, search, export
+// and take new messages like any other chat; a reply that ends in a chat packed meanwhile is
+// kept. The packed format is also written here independently (Node's zlib, packing in JS), so
+// the app is checked against a second implementation of it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { useApp } from './support/app.mjs';
+import { repoRoot } from './support/env.mjs';
+import {
+  byName,
+  configure,
+  sendMessage,
+  waitIdle,
+  waitForStatus,
+  lastAssistant,
+  textOf,
+  localStorageEntries,
+  chatEntry,
+  poll,
+  reload,
+} from './support/browser.mjs';
+
+const e2e = useApp();
+const V1 = JSON.parse(fs.readFileSync(path.join(repoRoot, 'tests', 'fixtures', 'storage', 'v1.json'), 'utf8'));
+
+/** `json` (a chat record) packed: `z1:<deflated>,<json bytes>:<list line>\n<15 bits a char>`. */
+function pack(json) {
+  const chat = JSON.parse(json);
+  const bytes = zlib.deflateRawSync(Buffer.from(json, 'utf8'));
+  let out = '';
+  let acc = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    if (bits >= 15) {
+      bits -= 15;
+      out += String.fromCharCode(0x20 + ((acc >> bits) & 0x7fff));
+      acc &= (1 << bits) - 1;
+    }
+  }
+  if (bits > 0) out += String.fromCharCode(0x20 + ((acc << (15 - bits)) & 0x7fff));
+  const entry = JSON.stringify({ id: chat.id, title: chat.title || 'Untitled chat', updated_at: chat.updated_at });
+  return `z1:${bytes.length},${Buffer.byteLength(json)}:${entry}\n${out}`;
+}
+
+async function download(page, click) {
+  const [file] = await Promise.all([page.waitForEvent('download'), click()]);
+  return JSON.parse(fs.readFileSync(await file.path(), 'utf8'));
+}
+
+test('resting chats are packed after a request, verified; they open, search, export and take new messages like any other', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await page.evaluate((records) => {
+      for (const [k, v] of Object.entries(records)) localStorage.setItem(k, v);
+    }, V1);
+    await reload(page);
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    // The open chat ("Open one") is never packed; a request starts a pass a moment later.
+    await sendMessage(page, 'Anything new?');
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    let stored = {};
+    await poll(async () => {
+      stored = await localStorageEntries(page);
+      return stored['satori.session.c-en']?.startsWith('z1:') && stored['satori.session.c-zh']?.startsWith('z1:');
+    }, { message: 'the two resting chats packed', timeout: 20_000 });
+    assert.ok(stored['satori.session.c-active'].startsWith('{"v":1,'), 'the open chat stays JSON');
+    assert.equal(stored['satori.session.c-broken'], V1['satori.session.c-broken'], 'an unreadable record is left byte for byte');
+    for (const id of ['c-en', 'c-zh']) {
+      const key = `satori.session.${id}`;
+      assert.ok(stored[key].length < V1[key].length, `${id}: ${stored[key].length} characters packed, ${V1[key].length} as JSON`);
+    }
+    // Packed by the browser, read by Node: the very same JSON.
+    const [head, body] = stored['satori.session.c-zh'].split('\n');
+    assert.equal(pack(V1['satori.session.c-zh']).split('\n')[0].split(':').slice(2).join(':'), head.split(':').slice(2).join(':'));
+    const [deflated] = head.slice(3).split(':')[0].split(',').map(Number);
+    const bytes = [];
+    let acc = 0;
+    let bits = 0;
+    for (const ch of body) {
+      acc = (acc << 15) | (ch.charCodeAt(0) - 0x20);
+      bits += 15;
+      while (bits >= 8 && bytes.length < deflated) {
+        bits -= 8;
+        bytes.push((acc >> bits) & 0xff);
+      }
+      acc &= (1 << bits) - 1;
+    }
+    assert.equal(zlib.inflateRawSync(Buffer.from(bytes)).toString('utf8'), V1['satori.session.c-zh']);
+
+    // A packed chat opens.
+    await chatEntry(page, 'Shipping question').click();
+    const log = page.getByRole('log', byName('Conversation'));
+    await poll(async () => /1Z999AA10123456784/.test(await log.innerText()), { message: 'the packed chat on screen' });
+
+    // Search reads packed chats too, and opens one at the message.
+    await page.getByRole('button', byName('Search chats')).click();
+    const search = page.getByRole('dialog', byName('Search chats'));
+    await search.getByRole('searchbox', byName('Search chats')).fill('SF1234567890');
+    await search.getByRole('status').filter({ hasText: '1 chat matches.' }).waitFor();
+    await search.getByRole('button', { name: /SF1234567890/ }).click();
+    await search.waitFor({ state: 'detached' });
+    await poll(async () => /快递单号：SF1234567890/.test(await log.innerText()), { message: 'the packed chat found by search on screen' });
+
+    // "Export all" carries packed chats as chats.
+    const file = await download(page, () => page.getByRole('button', byName('Export all')).click());
+    const zh = file.chats.find((c) => c.id === 'c-zh');
+    assert.ok(zh, 'the packed chat is exported');
+    assert.deepEqual(zh.messages.map((m) => m.content), JSON.parse(V1['satori.session.c-zh']).messages.map((m) => m.content));
+
+    // A new message in a packed chat: the record is JSON again, with everything.
+    await sendMessage(page, '谢谢！');
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    const after = JSON.parse((await localStorageEntries(page))['satori.session.c-zh']);
+    assert.deepEqual(after.messages.map((m) => m.content).slice(0, 3), JSON.parse(V1['satori.session.c-zh']).messages.map((m) => m.content));
+    assert.equal(after.messages[3].content, '谢谢！');
+
+    // After a reload the app starts in a packed chat if that is the one open.
+    const key = 'satori.session.c-zh';
+    await page.evaluate(([k, v]) => localStorage.setItem(k, v), [key, pack(JSON.stringify(after))]);
+    await reload(page);
+    await poll(async () => /谢谢！/.test(await log.innerText()), { message: 'the packed chat open after a reload' });
+  });
+});
+
+test('a reply stopped by leaving its chat, packed meanwhile, is added to it', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    await sendMessage(page, 'Other chat');
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    await page.getByRole('button', byName('New chat')).click();
+    e2e.fake.enqueue({ chunks: Array.from({ length: 60 }, (_, i) => `word${i} `), delayMs: 100 });
+    await sendMessage(page, 'Slow one');
+    await poll(async () => (await textOf(lastAssistant(page))).includes('word3'), { message: 'the reply streaming' });
+    const key = await page.evaluate(() => `satori.session.${JSON.parse(localStorage.getItem('satori.index')).active}`);
+    const packed = pack(await page.evaluate((k) => localStorage.getItem(k), key));
+    // In one task: the record is packed, then the user opens the other chat.
+    await page.evaluate(([k, v]) => {
+      localStorage.setItem(k, v);
+      [...document.querySelectorAll('nav[aria-label="Chats"] li button')].find((b) => b.innerText.trim() === 'Other chat').click();
+    }, [key, packed]);
+    // Leaving stops the reply; what arrived is added to the chat it belongs to.
+    await poll(async () => (await page.evaluate((k) => localStorage.getItem(k), key)).startsWith('{'), {
+      message: 'the reply added to the packed chat, saved as JSON',
+      timeout: 20_000,
+    });
+    const chat = JSON.parse(await page.evaluate((k) => localStorage.getItem(k), key));
+    assert.deepEqual(chat.messages.filter((m) => m.role !== 'system').map((m) => [m.role, m.status]), [['user', 'complete'], ['assistant', 'stopped']]);
+    assert.match(chat.messages.find((m) => m.role === 'assistant').content, /^word0 word1 word2 word3 /);
+    assert.equal(chat.messages.find((m) => m.role === 'user').content, 'Slow one');
+    assert.equal(await page.getByRole('alert').filter({ hasText: /could not be added/ }).count(), 0);
+  });
+});
