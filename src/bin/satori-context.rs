@@ -32,3 +32,10 @@ pub fn learn_window(base_url: &str, model: &str, window: u32) {
 }
 
 fn main() {}
+
+/// Storage is full: pack every chat record but the open one now (see `satori::ui::compact`);
+/// resolves to how many were packed.
+#[wasm_bindgen]
+pub async fn pack_now() -> Result<u32, String> {
+    satori::ui::compact::pack_resting(0).await.map(|n| n as u32)
+}

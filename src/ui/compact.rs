@@ -76,3 +76,16 @@ pub fn after_request() {
         let _ = pack_resting(REST_MS).await;
     });
 }
+
+/// Storage is full: pack every chat but the open one now, whatever their rest, in the context
+/// module (loaded if need be); answers how many were packed. In the app.
+pub async fn make_room() -> Result<usize, String> {
+    use crate::adapters::modules::{self, Module};
+    let promise = modules::load_and_call(Module::Context, "pack_now", &[])
+        .await
+        .map_err(|e| e.to_string())?;
+    let n = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
+        .await
+        .map_err(|e| crate::adapters::js::JsError::from(e).message)?;
+    Ok(n.as_f64().unwrap_or(0.0) as usize)
+}

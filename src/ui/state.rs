@@ -560,6 +560,7 @@ impl AppState {
                 Err(StorageError::QuotaExceeded | StorageError::Failed(_))
             ));
         }
+        let full = matches!(result, Err(StorageError::QuotaExceeded)) && session.id == open;
         // The chat stays listed even when it could not be written.
         self.index.update(|idx| {
             idx.upsert(session);
@@ -570,6 +571,41 @@ impl AppState {
         } else {
             self.report_storage(result);
         }
+        if full {
+            self.make_room();
+        }
+    }
+
+    /// Storage is full: pack the other chats now; if that freed room, save the open chat again
+    /// and take back the alert that said it was not saved. One attempt at a time, and none for
+    /// half a minute after one that found nothing to pack.
+    fn make_room(&self) {
+        thread_local! {
+            static BUSY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+            static FRUITLESS: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+        }
+        if now_ms() - FRUITLESS.with(std::cell::Cell::get) < 30_000
+            || BUSY.with(|b| b.replace(true))
+        {
+            return;
+        }
+        let app = *self;
+        leptos::task::spawn_local(async move {
+            let packed = crate::ui::compact::make_room().await;
+            if !matches!(packed, Ok(n) if n > 0) {
+                FRUITLESS.with(|f| f.set(now_ms()));
+            } else {
+                app.save_session();
+                if !app.unsaved.get_untracked() {
+                    app.alert.update(|a| {
+                        if a.as_ref().is_some_and(|a| a.export) {
+                            *a = None;
+                        }
+                    });
+                }
+            }
+            BUSY.with(|b| b.set(false));
+        });
     }
 
     /// Apply a command to the open session and save it.

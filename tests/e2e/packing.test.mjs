@@ -160,3 +160,54 @@ test('a reply stopped by leaving its chat, packed meanwhile, is added to it', as
     assert.equal(await page.getByRole('alert').filter({ hasText: /could not be added/ }).count(), 0);
   });
 });
+
+test('full storage: the other chats are packed at once to make room, the chat on screen is saved and the alert goes', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    // Twelve resting chats of about 120 000 characters of prose each, as JSON.
+    const prose = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const records = {};
+    const index = { v: 1, sessions: [] };
+    for (let c = 0; c < 12; c++) {
+      const messages = [];
+      let parent;
+      for (let i = 0; i < 40; i++) {
+        const start = ((c * 40 + i) * 3000) % (prose.length - 3000);
+        const m = { id: `big${c}-${i}`, role: i % 2 ? 'assistant' : 'user', content: prose.slice(start, start + 3000), status: 'complete', created_at: 1764000000000 + i };
+        if (parent) m.parent = parent;
+        parent = m.id;
+        messages.push(m);
+      }
+      const chat = { v: 1, id: `big${c}`, title: `Big ${c}`, role: '', created_at: 1764000000000, updated_at: 1764000000000 + c, messages, leaf: parent };
+      records[`satori.session.big${c}`] = JSON.stringify(chat);
+      index.sessions.push({ id: chat.id, title: chat.title, updated_at: chat.updated_at });
+    }
+    index.sessions.reverse();
+    records['satori.index'] = JSON.stringify(index);
+    await page.evaluate((r) => { for (const [k, v] of Object.entries(r)) localStorage.setItem(k, v); }, records);
+    await reload(page);
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    await page.getByRole('button', byName('New chat')).click();
+    // Fill what is left with something Satori cannot pack.
+    await page.evaluate(() => {
+      let size = 1 << 20;
+      for (let i = 0; size >= 16; i++) {
+        try { localStorage.setItem(`filler.${i}`, 'x'.repeat(size)); } catch { size = size >> 1; }
+      }
+    });
+    await sendMessage(page, 'Order 4711 for 99.50');
+    await waitIdle(page);
+    await poll(async () => {
+      const all = await localStorageEntries(page);
+      const packed = Object.keys(all).filter((k) => k.startsWith('satori.session.big') && all[k].startsWith('z1:')).length;
+      const mine = Object.entries(all).find(([k, v]) => k.startsWith('satori.session.') && !k.startsWith('satori.session.big') && v.includes('Order 4711 for 99.50'));
+      return packed === 12 && mine;
+    }, { message: 'the other chats packed and the chat on screen saved', timeout: 20_000 });
+    await poll(async () => (await page.getByRole('alert').filter({ hasText: /storage is full/i }).count()) === 0, { message: 'the full-storage alert taken back' });
+    // The packed chats are all still there, whole.
+    await chatEntry(page, 'Big 3').click();
+    const log = page.getByRole('log', byName('Conversation'));
+    await poll(async () => (await log.locator('article').count()) === 40, { message: 'a packed chat with its 40 messages' });
+    await page.evaluate(() => { for (const k of Object.keys(localStorage)) if (k.startsWith('filler.')) localStorage.removeItem(k); });
+  });
+});
