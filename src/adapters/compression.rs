@@ -1,5 +1,5 @@
 //! Packing and unpacking chat records (`core::packed`) with the browser's compression streams
-//! (`compression.js`): raw DEFLATE, native speed, no wasm code for the codec. Async: the stream
+//! (`compression.js`): zlib, native speed, no wasm code for the codec. Async: the stream
 //! API is; saves never wait for it (records are packed in the background, see `ui::compact`).
 
 use crate::adapters::js::JsError;
@@ -10,15 +10,15 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/adapters/compression.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = deflateRaw, catch)]
-    async fn deflate_raw(text: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = inflateRaw, catch)]
-    async fn inflate_raw(bytes: &[u8]) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = deflate, catch)]
+    async fn deflate_js(text: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = inflate, catch)]
+    async fn inflate_js(bytes: &[u8]) -> Result<JsValue, JsValue>;
 }
 
 /// `text`, deflated.
 pub async fn deflate(text: &str) -> Result<Vec<u8>, String> {
-    let bytes = deflate_raw(text)
+    let bytes = deflate_js(text)
         .await
         .map_err(|e| JsError::from(e).message)?;
     Ok(js_sys::Uint8Array::new(&bytes).to_vec())
@@ -26,7 +26,7 @@ pub async fn deflate(text: &str) -> Result<Vec<u8>, String> {
 
 /// `bytes` inflated into text (UTF-8, checked).
 pub async fn inflate(bytes: &[u8]) -> Result<String, String> {
-    inflate_raw(bytes)
+    inflate_js(bytes)
         .await
         .map_err(|e| JsError::from(e).message)?
         .as_string()

@@ -144,8 +144,8 @@ pub async fn export_all(session: &str) -> Result<String, ModuleError> {
         .map(|v| v.as_string().unwrap_or_default())
 }
 
-/// Open "Import chats", with the files dropped on the window if there are some.
-pub async fn open_import(files: Option<web_sys::FileList>) -> Result<(), ModuleError> {
+/// Open "Import chats", with the files dropped on the window (`File`s) if there are some.
+pub async fn open_import(files: Option<js_sys::Array>) -> Result<(), ModuleError> {
     let arg = files.map_or(JsValue::UNDEFINED, JsValue::from);
     modules::load_and_call(Module::Prompts, "open_import", &[arg])
         .await

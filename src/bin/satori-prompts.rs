@@ -279,11 +279,13 @@ pub fn export_all(session: &str) -> Result<String, String> {
     satori::ui::components::transfer_dialog::export_all(current)
 }
 
-/// Open "Import chats", with `files` (the `FileList` dropped on the window) if given.
+/// Open "Import chats", with `files` (an array of the `File`s dropped on the window) if given.
 #[wasm_bindgen]
 pub fn open_import(files: wasm_bindgen::JsValue) {
-    use satori::ui::components::transfer_dialog::files_of;
-    let dropped = files_of(files.dyn_into::<web_sys::FileList>().ok());
+    let dropped: Vec<web_sys::File> = files
+        .dyn_into::<js_sys::Array>()
+        .map(|a| a.iter().filter_map(|f| f.dyn_into().ok()).collect())
+        .unwrap_or_default();
     mount(move || {
         view! {
             <satori::ui::components::transfer_dialog::ImportDialog

@@ -1,4 +1,5 @@
-//! Packed chat records: a chat's JSON record, deflated (raw DEFLATE, RFC 1951) and packed 15
+//! Packed chat records: a chat's JSON record, deflated (zlib, RFC 1950: DEFLATE with an Adler-32
+//! checksum, so damage is found, never read as another chat) and packed 15
 //! bits to a character, so browser storage — which counts UTF-16 characters — holds several times
 //! more history. A packed record is one header line, then the packed bytes:
 //!
@@ -74,7 +75,7 @@ pub fn deflated(text: &str) -> Result<(Header, Vec<u8>), PackedError> {
 /// chat this way; the app itself uses the browser's decompression stream, which is async).
 pub fn json(text: &str) -> Result<(Header, String), PackedError> {
     let (header, bytes) = deflated(text)?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, header.json)
+    let json = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&bytes, header.json)
         .map_err(|_| PackedError::Data)?;
     let json = String::from_utf8(json).map_err(|_| PackedError::Data)?;
     if json.len() != header.json {
@@ -108,7 +109,8 @@ fn push(out: &mut String, value: u32) {
 
 /// The `len` bytes packed in `text` by [`pack_into`].
 pub fn unpack(text: &str, len: usize) -> Result<Vec<u8>, PackedError> {
-    let mut out = Vec::with_capacity(len);
+    // `len` comes from the record: never trust it for an allocation (a character holds 15 bits).
+    let mut out = Vec::with_capacity(len.min(text.len() * 2));
     let mut acc: u32 = 0;
     let mut bits = 0;
     for c in text.chars() {
@@ -165,7 +167,7 @@ mod tests {
     #[test]
     fn a_deflated_record_unpacks_into_the_same_json() {
         let json = r#"{"v":1,"id":"c1","title":"订单 ORD-1","messages":[]}"#.repeat(20);
-        let bytes = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 6);
+        let bytes = miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), 6);
         let header = Header {
             entry: entry("c1", "t"),
             json: json.len(),
@@ -174,7 +176,8 @@ mod tests {
         let text = record(&header, &bytes);
         assert!(text.encode_utf16().count() * 4 < json.encode_utf16().count());
         assert_eq!(super::json(&text), Ok((header.clone(), json.clone())));
-        // A header that names another length, or bytes flipped: damaged, never a wrong record.
+        // A header that names another length, bytes flipped anywhere (the checksum finds every
+        // one), or a length no record could have: damaged, never a wrong record.
         let short = Header {
             json: json.len() - 1,
             ..header.clone()

@@ -434,7 +434,7 @@ mod tests {
     /// `session`'s record, packed (deflated here as the browser would).
     fn packed_record(session: &Session) -> String {
         let json = persist::encode_session(session);
-        let bytes = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 6);
+        let bytes = miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), 6);
         crate::core::packed::record(
             &crate::core::packed::Header {
                 entry: IndexEntry {

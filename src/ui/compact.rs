@@ -42,16 +42,32 @@ pub async fn pack_resting(rest: i64) -> Result<usize, String> {
         let Ok(session) = persist::decode_session(&text) else {
             continue;
         };
-        let record = compression::pack(&session, &text).await?;
+        // A chat that cannot be packed stays as it is; the others are still packed.
+        let Ok(record) = compression::pack(&session, &text).await else {
+            continue;
+        };
         let smaller = record.encode_utf16().count() < text.encode_utf16().count();
+        // Switch only if the record is still the text packed and the chat has not been opened
+        // meanwhile (both may have changed while it was packed).
         if smaller
             && store.get(&key).ok().flatten().as_deref() == Some(text.as_str())
+            && !opened(&store, &entry.id)
             && store.set(&key, &record).is_ok()
         {
             done += 1;
         }
     }
     Ok(done)
+}
+
+/// Whether chat `id` is the chat list's active chat now.
+fn opened(store: &Store, id: &str) -> bool {
+    store
+        .get(persist::KEY_INDEX)
+        .ok()
+        .flatten()
+        .and_then(|t| persist::decode_index(&t).ok())
+        .is_some_and(|i| i.active.as_deref() == Some(id))
 }
 
 /// Between passes, ms.

@@ -438,7 +438,8 @@ impl AppState {
             }));
         }
         if let Some(id) = packed {
-            state.open_now(&id);
+            // Its alert (start-up problems) stays: the chat opens under it.
+            state.open_with(&id, Box::new(|_, _| {}));
         }
         state
     }
@@ -632,16 +633,25 @@ impl AppState {
             return;
         };
         let app = *self;
+        let target = id.to_string();
         with_stored(
             id,
             Box::new(move |read| {
-                let applied = read.and_then(|mut sess| {
-                    if let Some(e) = cmds.into_iter().find_map(|cmd| sess.apply(cmd).err()) {
-                        return Err(e.to_string());
-                    }
-                    app.save_session_text(&sess, &persist::encode_session(&sess));
-                    Ok(())
-                });
+                let open = app.session.with_untracked(|s| s.id == target);
+                let applied = if open {
+                    // Opened while it was unpacked: the reply goes into the chat on screen.
+                    cmds.into_iter()
+                        .try_for_each(|cmd| app.apply(cmd))
+                        .map_err(|e| e.to_string())
+                } else {
+                    read.and_then(|mut sess| {
+                        if let Some(e) = cmds.into_iter().find_map(|cmd| sess.apply(cmd).err()) {
+                            return Err(e.to_string());
+                        }
+                        app.save_session_text(&sess, &persist::encode_session(&sess));
+                        Ok(())
+                    })
+                };
                 if let Err(why) = applied {
                     app.alert.set(Some(Alert {
                         text: crate::ui::error_text::reply_not_kept(&title, &why),
@@ -849,45 +859,78 @@ impl AppState {
     /// A reply streaming in the chat on screen is stopped first — after asking, if that chat
     /// could not be saved.
     pub fn open(&self, id: &str) -> bool {
+        self.open_at(id, || {})
+    }
+
+    /// [`Self::open`], then `then` once the chat is on screen (a packed chat is unpacked first).
+    pub fn open_at(&self, id: &str, then: impl FnOnce() + 'static) -> bool {
         if !self.may_leave(Leave::Open(id.to_string())) {
             return false;
         }
         stop_turns();
-        self.open_now(id)
+        self.open_with(
+            id,
+            Box::new(move |_, opened| {
+                if opened {
+                    then()
+                }
+            }),
+        )
     }
 
     /// Open chat `id` without asking about the one on screen. A packed chat opens once it is
     /// unpacked (unless another chat was opened meanwhile).
     fn open_now(&self, id: &str) -> bool {
+        self.open_with(id, Box::new(|_, _| {}))
+    }
+
+    /// Open chat `id`, then call `then` with whether it opened — at once, or once a packed chat
+    /// is unpacked; not at all if another chat was opened (or started) meanwhile. Answers whether
+    /// the chat opened or is opening. An alert that appeared while a packed chat was unpacked is
+    /// kept.
+    fn open_with(&self, id: &str, then: Box<dyn FnOnce(AppState, bool)>) -> bool {
+        thread_local! {
+            static OPENING: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        }
+        let generation = OPENING.with(|g| g.get() + 1);
+        OPENING.with(|g| g.set(generation));
         let app = *self;
-        let opened = std::rc::Rc::new(std::cell::Cell::new(true));
-        let answer = opened.clone();
         let from = self.session.with_untracked(|s| s.id.clone());
+        let alert = self.alert.get_untracked();
+        let answer = std::rc::Rc::new(std::cell::Cell::new(None));
+        let answered = answer.clone();
         let target = id.to_string();
-        let now = with_stored(
+        with_stored(
             id,
             Box::new(move |read| {
-                // A packed chat unpacked after another chat was opened is not shown.
-                if app.session.with_untracked(|s| s.id != from) {
+                if OPENING.with(std::cell::Cell::get) != generation
+                    || app.session.with_untracked(|s| s.id != from)
+                {
                     return;
                 }
-                match read {
-                    Ok(sess) => app.show_opened(&target, sess),
+                let opened = match read {
+                    Ok(sess) => {
+                        let keep = app.alert.get_untracked() != alert;
+                        app.show_opened(&target, sess, !keep);
+                        true
+                    }
                     Err(why) => {
-                        answer.set(false);
                         app.alert.set(Some(Alert {
                             text: chat_unopenable(&why),
                             ..Alert::default()
                         }));
+                        false
                     }
-                }
+                };
+                answered.set(Some(opened));
+                then(app, opened);
             }),
         );
-        // Not yet answered: a packed chat, opening.
-        !now || opened.get()
+        // Not answered yet: a packed chat, opening.
+        answer.get().unwrap_or(true)
     }
 
-    fn show_opened(&self, id: &str, mut sess: Session) {
+    fn show_opened(&self, id: &str, mut sess: Session, clear_alert: bool) {
         let s = store();
         if sess.recover_interrupted() {
             let _ = s.set(&persist::session_key(id), &persist::encode_session(&sess));
@@ -904,7 +947,9 @@ impl AppState {
         self.draft.set(draft);
         self.index.update(|i| i.active = Some(id.to_string()));
         self.save_index();
-        self.alert.set(None);
+        if clear_alert {
+            self.alert.set(None);
+        }
     }
 
     /// Start a new chat with the role of the "Role" select and open it. An untouched open
@@ -1082,12 +1127,26 @@ impl AppState {
         self.index.update(|i| i.remove(id));
         let next = self.index.with_untracked(|i| i.active.clone());
         self.unsaved.set(false);
-        let opened = next.is_some_and(|next| self.open_now(&next));
-        if !opened {
-            self.session.set(fresh_session());
-            self.draft.set(String::new());
-            self.save_session();
-            self.start_chat(self.next_role.get_untracked(), Vars::new(), true);
+        // The next chat, or (if there is none, or it cannot be opened) a fresh one: the chat
+        // that is gone never stays on screen, where a save would bring it back.
+        let fresh = |app: AppState| {
+            app.session.set(fresh_session());
+            app.draft.set(String::new());
+            app.save_session();
+            app.start_chat(app.next_role.get_untracked(), Vars::new(), true);
+        };
+        match next {
+            Some(next) => {
+                self.open_with(
+                    &next,
+                    Box::new(move |app, opened| {
+                        if !opened {
+                            fresh(app)
+                        }
+                    }),
+                );
+            }
+            None => fresh(*self),
         }
     }
 

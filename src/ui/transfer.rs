@@ -49,7 +49,7 @@ pub fn search(app: AppState) {
 }
 
 /// "Import" (with the files dropped onto the window, if any).
-pub fn import(app: AppState, files: Option<web_sys::FileList>) {
+pub fn import(app: AppState, files: Option<js_sys::Array>) {
     app.open_external(
         "Import",
         async move { prompts_module::open_import(files).await },

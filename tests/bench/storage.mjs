@@ -1,5 +1,5 @@
 // Benchmark: how much more history the same browser storage holds with packed chat records
-// (src/core/packed.rs: raw DEFLATE by the browser's CompressionStream, 15 bits to a character)
+// (src/core/packed.rs: zlib by the browser's CompressionStream, 15 bits to a character)
 // than with the JSON records they replace — measured by filling a real localStorage in headless
 // Chromium until it refuses, once with copies of the JSON record and once with copies of the
 // packed one — and what packing one chat costs (deflate, then inflate to verify). Chats of 40
@@ -63,11 +63,11 @@ for (const [name, json] of records) {
   await page.goto(server.url);
   const r = await page.evaluate(async ({ json, runs }) => {
     async function deflate(text) {
-      const s = new Blob([text]).stream().pipeThrough(new CompressionStream('deflate-raw'));
+      const s = new Blob([text]).stream().pipeThrough(new CompressionStream('deflate'));
       return new Uint8Array(await new Response(s).arrayBuffer());
     }
     async function inflate(bytes) {
-      const s = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+      const s = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
       return new Response(s).text();
     }
     function pack(bytes) {

@@ -30,7 +30,7 @@ const V1 = JSON.parse(fs.readFileSync(path.join(repoRoot, 'tests', 'fixtures', '
 /** `json` (a chat record) packed: `z1:<deflated>,<json bytes>:<list line>\n<15 bits a char>`. */
 function pack(json) {
   const chat = JSON.parse(json);
-  const bytes = zlib.deflateRawSync(Buffer.from(json, 'utf8'));
+  const bytes = zlib.deflateSync(Buffer.from(json, 'utf8'));
   let out = '';
   let acc = 0;
   let bits = 0;
@@ -92,7 +92,7 @@ test('resting chats are packed after a request, verified; they open, search, exp
       }
       acc &= (1 << bits) - 1;
     }
-    assert.equal(zlib.inflateRawSync(Buffer.from(bytes)).toString('utf8'), V1['satori.session.c-zh']);
+    assert.equal(zlib.inflateSync(Buffer.from(bytes)).toString('utf8'), V1['satori.session.c-zh']);
 
     // A packed chat opens.
     await chatEntry(page, 'Shipping question').click();
@@ -107,6 +107,9 @@ test('resting chats are packed after a request, verified; they open, search, exp
     await search.getByRole('button', { name: /SF1234567890/ }).click();
     await search.waitFor({ state: 'detached' });
     await poll(async () => /快递单号：SF1234567890/.test(await log.innerText()), { message: 'the packed chat found by search on screen' });
+    const found = page.locator('article.msg.found');
+    await found.waitFor();
+    assert.match(await found.innerText(), /SF1234567890/, 'the search opens the packed chat at the message');
 
     // "Export all" carries packed chats as chats.
     const file = await download(page, () => page.getByRole('button', byName('Export all')).click());

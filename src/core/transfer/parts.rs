@@ -57,10 +57,21 @@ pub fn wanted(entries: Vec<Entry>) -> Result<Vec<Entry>, ImportError> {
             "the archive holds {all} files, none of them conversations.json or conversations-NNN.json"
         )));
     }
+    // What is read (stored bytes) and what it becomes, both within the limit; an entry stored
+    // as is holds as many bytes as it declares.
     let bytes = picked
         .iter()
-        .map(|e| e.size)
+        .map(|e| e.size.max(e.compressed))
         .fold(0u64, u64::saturating_add);
+    if let Some(e) = picked
+        .iter()
+        .find(|e| e.is_stored() && e.compressed != e.size)
+    {
+        return Err(ImportError::Archive(format!(
+            "{} is damaged (its sizes do not match)",
+            e.name
+        )));
+    }
     if bytes > import::MAX_BYTES as u64 {
         return Err(ImportError::TooLargeTogether {
             bytes: usize::try_from(bytes).unwrap_or(usize::MAX),

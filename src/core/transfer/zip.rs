@@ -124,11 +124,18 @@ pub fn zip64_directory(record: &[u8], len: u64) -> Result<Directory, ZipError> {
     Ok(dir)
 }
 
+/// The largest central directory read, bytes (a directory entry takes about 100 bytes: this is
+/// several hundred thousand files).
+pub const MAX_DIRECTORY: u64 = 64 * 1000 * 1000;
+
 fn inside(dir: Directory, len: u64) -> Result<(), ZipError> {
     if dir.offset.checked_add(dir.size).is_none_or(|e| e > len) {
         return Err(bad(
             "its central directory lies outside the file (is the download complete?)",
         ));
+    }
+    if dir.size > MAX_DIRECTORY {
+        return Err(bad("its central directory is larger than Satori reads"));
     }
     Ok(())
 }
@@ -152,6 +159,11 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// Whether it is stored as is (not compressed).
+    pub fn is_stored(&self) -> bool {
+        self.method == 0
+    }
+
     /// The name without its folders.
     pub fn base_name(&self) -> &str {
         self.name.rsplit(['/', '\\']).next().unwrap_or(&self.name)
@@ -290,9 +302,10 @@ pub fn read_all<E: From<ZipError>>(
 ) -> Result<Vec<(Entry, Vec<u8>)>, E> {
     let len = zip.len() as u64;
     let slice = |from: u64, n: u64| -> Result<&[u8], ZipError> {
-        let end = from.saturating_add(n).min(len);
-        zip.get(from as usize..end as usize)
-            .ok_or_else(|| bad("the archive is cut short"))
+        let cut = || bad("the archive is cut short");
+        let end = usize::try_from(from.saturating_add(n).min(len)).map_err(|_| cut())?;
+        let from = usize::try_from(from).map_err(|_| cut())?;
+        zip.get(from..end).ok_or_else(cut)
     };
     let dir = match end(slice(len.saturating_sub(TAIL), TAIL)?, len)? {
         End::Directory(d) => d,
@@ -309,4 +322,20 @@ pub fn read_all<E: From<ZipError>>(
         out.push((e, bytes));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_larger_than_satori_reads_is_refused_before_it_is_read() {
+        let mut record = vec![0u8; ZIP64_RECORD as usize];
+        record[..4].copy_from_slice(&ZIP64_END.to_le_bytes());
+        record[40..48].copy_from_slice(&(MAX_DIRECTORY + 1).to_le_bytes());
+        let err = zip64_directory(&record, 10 * MAX_DIRECTORY).unwrap_err();
+        assert_eq!(err.0, "its central directory is larger than Satori reads");
+        record[40..48].copy_from_slice(&MAX_DIRECTORY.to_le_bytes());
+        assert!(zip64_directory(&record, 10 * MAX_DIRECTORY).is_ok());
+    }
 }

@@ -97,14 +97,21 @@ pub fn App() -> impl IntoView {
         let Ok(at) = serde_json::from_str::<OpenAt>(&detail(&ev)) else {
             return;
         };
-        let open = app.chats.session.with_untracked(|s| s.id == at.id) || app.open(&at.id);
+        let show = move || {
+            if let Some(message) = at.message {
+                request_animation_frame(move || {
+                    crate::ui::components::conversation::show_message(&message)
+                });
+            }
+        };
+        let open = if app.chats.session.with_untracked(|s| s.id == at.id) {
+            show();
+            true
+        } else {
+            app.open_at(&at.id, show)
+        };
         if open {
             sidebar_open.set(false); // a narrow screen shows the chat, not the chat list
-        }
-        if let (true, Some(message)) = (open, at.message) {
-            request_animation_frame(move || {
-                crate::ui::components::conversation::show_message(&message)
-            });
         }
     });
     let deleted = window_event_listener_untyped(EVENT_DELETE, move |ev| {
@@ -123,11 +130,13 @@ pub fn App() -> impl IntoView {
         }
     });
     let dropped = window_event_listener(leptos::ev::drop, move |ev| {
-        let files = ev
+        // The drop's file list empties once the event is over: take the files now.
+        let files: js_sys::Array = ev
             .data_transfer()
             .and_then(|d| d.files())
-            .filter(|f| f.length() > 0);
-        if let Some(files) = files {
+            .map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+            .unwrap_or_default();
+        if files.length() > 0 {
             ev.prevent_default();
             crate::ui::transfer::import(app, Some(files));
         }

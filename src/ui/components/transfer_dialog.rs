@@ -194,6 +194,15 @@ enum Step {
 async fn examine(files: Vec<web_sys::File>) -> Result<Plan, String> {
     let incoming = match files.as_slice() {
         [one] if is_zip(one) => read_zip(one).await,
+        // One part of an export in parts: read as such, so the parts it lacks are said.
+        [one]
+            if matches!(
+                parts::kind(&one.name()),
+                parts::Kind::Conversations(Some(_))
+            ) =>
+        {
+            read_parts(&files).await?
+        }
         [one] => {
             let size = one.size();
             if size > import::MAX_BYTES as f64 {
@@ -318,7 +327,7 @@ async fn read_parts(
 }
 
 /// The files of a file list (a picker's or a drop's).
-pub fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
     list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
         .unwrap_or_default()
 }
