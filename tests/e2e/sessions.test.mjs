@@ -464,3 +464,39 @@ test('Delete chat deletes the chat it names, even if another chat was opened whi
     assert.equal(await textOf(lastUser(page)), 'Chat B');
   });
 });
+
+test('a saved chat opens at its latest message, after a reload and when chosen in the list', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    const records = { 'satori.index': JSON.stringify({ v: 1, sessions: [], active: 'long-a' }) };
+    const index = JSON.parse(records['satori.index']);
+    for (const id of ['long-a', 'long-b']) {
+      const messages = [];
+      let parent;
+      for (let i = 0; i < 80; i++) {
+        const m = { id: `${id}-${i}`, role: i % 2 ? 'assistant' : 'user', content: `${id} message ${i}\n\n- a list item\n- another one\n\n**bold** text that takes a few lines of markdown.`, status: 'complete', created_at: 1764000000000 + i };
+        if (parent) m.parent = parent;
+        parent = m.id;
+        messages.push(m);
+      }
+      records[`satori.session.${id}`] = JSON.stringify({ v: 1, id, title: `Long ${id.slice(-1)}`, role: '', created_at: 1764000000000, updated_at: 1764000000000 + (id === 'long-a' ? 2 : 1), messages, leaf: parent });
+      index.sessions.push({ id, title: `Long ${id.slice(-1)}`, updated_at: 1764000000000 + (id === 'long-a' ? 2 : 1) });
+    }
+    records['satori.index'] = JSON.stringify(index);
+    await page.evaluate((r) => { for (const [k, v] of Object.entries(r)) localStorage.setItem(k, v); }, records);
+    const lastInView = (text) => page.evaluate((text) => {
+      const log = document.querySelector('[role="log"]');
+      const last = [...log.querySelectorAll('article')].pop();
+      if (!last || !last.innerText.includes(text)) return false;
+      const a = last.getBoundingClientRect();
+      const b = log.getBoundingClientRect();
+      return a.bottom > b.top && a.top < b.bottom && log.scrollHeight > log.clientHeight * 2;
+    }, text);
+    await reload(page);
+    await poll(() => lastInView('long-a message 79'), { message: 'the latest message of the open chat in view after a reload' });
+    await chatEntry(page, 'Long b').click();
+    await poll(() => lastInView('long-b message 79'), { message: 'the latest message in view when another chat is chosen' });
+    // Still there a moment later (rendered markdown changes heights).
+    await sleep(500);
+    assert.ok(await lastInView('long-b message 79'));
+  });
+});

@@ -1,7 +1,7 @@
 //! The conversation log: the visible branch of the open session, one article per message.
 
 use crate::ui::components::message::{MessageView, Row};
-use crate::ui::state::{Chats, LiveTurn};
+use crate::ui::state::{Chats, LiveTurn, Overlay};
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -30,20 +30,37 @@ pub fn Conversation() -> impl IntoView {
         })
     });
     let log: NodeRef<html::Div> = NodeRef::new();
-    // Keep the newest text in view while it arrives, unless the user scrolled up.
-    Effect::new(move |_| {
+    // A chat opens at its latest message (also once rendered markdown has changed the heights);
+    // then the newest text stays in view while it arrives, unless the user scrolled up.
+    let overlay = expect_context::<Overlay>();
+    Effect::new(move |shown: Option<Option<(String, bool)>>| {
         rows.track();
         turn.live.track();
-        if let Some(el) = log.get() {
-            let near_bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 120;
-            if near_bottom
-                || turn
-                    .live
-                    .with_untracked(|l| l.as_ref().is_some_and(|l| l.content.is_empty()))
-            {
-                el.set_scroll_top(el.scroll_height());
-            }
+        let now = (
+            chats.session.with(|s| s.id.clone()),
+            overlay.markdown_ready.get(),
+        );
+        let Some(el) = log.get() else {
+            return shown.flatten();
+        };
+        let near_bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 120;
+        if shown.flatten().as_ref() != Some(&now)
+            || near_bottom
+            || turn
+                .live
+                .with_untracked(|l| l.as_ref().is_some_and(|l| l.content.is_empty()))
+        {
+            el.set_scroll_top(el.scroll_height());
+            // Again once laid out — unless a search result is being shown instead.
+            request_animation_frame(move || {
+                if let Some(el) = log.get_untracked() {
+                    if !matches!(el.query_selector(".msg.found"), Ok(Some(_))) {
+                        el.set_scroll_top(el.scroll_height());
+                    }
+                }
+            });
         }
+        Some(now)
     });
     // One listener for every "Copy code" button in rendered markdown.
     let on_click = move |ev: leptos::ev::MouseEvent| {
