@@ -6,7 +6,8 @@
 #      paint) and the prompts module (template engine, YAML reader, on-demand dialogs);
 #   3. the OpenAI token tables go to dist/tokens/ (gzip-compressed, hashed names);
 #   4. scripts/postbuild.mjs moves trunk's inline loader into a file (CSP without
-#      'unsafe-inline') and names every module in index.html (<meta name="satori-module:NAME">).
+#      'unsafe-inline') and names every module in index.html (<meta name="satori-module:NAME">);
+#   5. scripts/precompress.mjs writes .gz and .br copies for servers that send them as they are.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
@@ -49,3 +50,4 @@ for enc in o200k_base cl100k_base; do
   NAMED+=("table:$enc=tokens/$enc-$hash.bin")
 done
 node scripts/postbuild.mjs dist "${NAMED[@]}"
+node scripts/precompress.mjs "$ROOT/dist"

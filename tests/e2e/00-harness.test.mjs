@@ -314,6 +314,38 @@ describe('static server', () => {
     assert.deepEqual([...wasm.slice(0, 4)], [0, 0x61, 0x73, 0x6d]);
   });
 
+  test('a precompressed copy goes out as it is when the browser takes its encoding', async () => {
+    const root = path.join(tmp, 'dist');
+    const zlib = await import('node:zlib');
+    const body = 'export const big = "' + 'satori '.repeat(2000) + '";\n';
+    fs.writeFileSync(path.join(root, 'big.js'), body);
+    fs.writeFileSync(path.join(root, 'big.js.gz'), zlib.gzipSync(body, { level: 9 }));
+    fs.writeFileSync(path.join(root, 'big.js.br'), zlib.brotliCompressSync(body));
+    const get = (encoding) => new Promise((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: web.port, path: '/big.js', headers: encoding ? { 'accept-encoding': encoding } : {} }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const br = await get('gzip, deflate, br, zstd');
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.match(br.headers['content-type'], /^text\/javascript/);
+    assert.equal(br.headers.vary, 'Accept-Encoding');
+    assert.equal(zlib.brotliDecompressSync(br.body).toString(), body);
+    assert.ok(br.body.length < body.length / 10, `${br.body.length} bytes sent for ${body.length}`);
+    const gz = await get('gzip;q=1, br;q=0');
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.equal(zlib.gunzipSync(gz.body).toString(), body);
+    const plain = await get(undefined);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.body.toString(), body);
+    // The browser itself decodes it.
+    assert.equal(await (await fetch(`${web.url}big.js`)).text(), body);
+  });
+
   test('directories serve their index.html; missing files are 404', async () => {
     const res = await fetch(`${web.url}assets/`);
     assert.equal(await res.text(), 'assets index');

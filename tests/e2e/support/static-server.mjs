@@ -44,6 +44,16 @@ export function mimeType(file) {
   return MIME_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
 }
 
+/** Whether an Accept-Encoding header takes `name` (listed, and not with q=0). */
+function accepts(header, name) {
+  return String(header ?? '')
+    .split(',')
+    .some((part) => {
+      const [token, ...params] = part.trim().split(';');
+      return token.trim().toLowerCase() === name && !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p));
+    });
+}
+
 function normalizePrefix(prefix) {
   let p = String(prefix || '/');
   if (!p.startsWith('/')) p = `/${p}`;
@@ -116,11 +126,27 @@ export async function startStatic({ root, prefix = '/', port = 0, host = '127.0.
       return plain(res, 404, 'Not Found\n');
     }
 
+    // A precompressed copy next to the file (scripts/precompress.mjs) goes out as it is, when
+    // the browser takes its encoding.
+    const type = mimeType(file);
+    let encoding;
+    for (const [name, ext] of [['br', '.br'], ['gzip', '.gz']]) {
+      if (!accepts(req.headers['accept-encoding'], name)) continue;
+      const st = await fsp.stat(file + ext).catch(() => null);
+      if (st?.isFile()) {
+        file += ext;
+        stat = st;
+        encoding = name;
+        break;
+      }
+    }
     res.writeHead(200, {
-      'Content-Type': mimeType(file),
+      'Content-Type': type,
       'Content-Length': stat.size,
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
+      Vary: 'Accept-Encoding',
+      ...(encoding ? { 'Content-Encoding': encoding } : {}),
     });
     if (req.method === 'HEAD') return res.end();
     const stream = fs.createReadStream(file);
