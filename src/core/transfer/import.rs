@@ -200,18 +200,60 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
             e.into_inner().to_string(),
         )
     })?;
-    let templates = file.prompts.map(|p| p.templates).unwrap_or_default();
-    for (i, t) in templates.iter().enumerate() {
-        if t.template.key.trim().is_empty() {
-            return Err(schema(
-                format!("prompts.templates[{i}].template.key"),
-                "empty",
-            ));
-        }
-    }
+    let templates = file
+        .prompts
+        .map(|p| p.templates)
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| reread(i, t))
+        .collect::<Result<Vec<_>, _>>()?;
     let chats = file.chats.into_iter().map(Session::from).collect();
     let damaged = file.unreadable.len();
     checked(chats, templates, file.settings.is_some()).map(|i| Incoming { damaged, ..i })
+}
+
+/// Template `i` of a file read again from its YAML source, as the Prompts dialog reads what
+/// the user types: it must be one valid template under the key the file gives it. The file's
+/// own copy of the parsed template is never trusted.
+fn reread(i: usize, t: UserTemplate) -> Result<UserTemplate, ImportError> {
+    let at = format!("prompts.templates[{i}]");
+    if t.template.key.trim().is_empty() {
+        return Err(schema(format!("{at}.template.key"), "empty"));
+    }
+    let file = format!("{at}.source");
+    let fragments = &crate::core::prompts::builtin().fragments;
+    match crate::core::prompts::user::read_yaml(&file, &t.source, true, fragments) {
+        crate::core::prompts::user::YamlAnswer::Errors(d) => Err(schema(
+            file,
+            d.first().map_or_else(
+                || "not a valid template".into(),
+                |d| {
+                    let key = if d.key.is_empty() {
+                        String::new()
+                    } else {
+                        format!("`{}`: ", d.key)
+                    };
+                    format!(
+                        "line {}, column {}: {key}{}",
+                        d.at.line, d.at.col, d.message
+                    )
+                },
+            ),
+        )),
+        crate::core::prompts::user::YamlAnswer::Ok(mut list) => match list.pop() {
+            Some(read) if list.is_empty() && read.template.key == t.template.key => Ok(read),
+            Some(read) if list.is_empty() => Err(schema(
+                file,
+                format!(
+                    "it defines the template {:?}, not {:?}",
+                    short(&read.template.key),
+                    short(&t.template.key)
+                ),
+            )),
+            _ => Err(schema(file, "it must define exactly one template")),
+        },
+    }
 }
 
 /// Chats read from any format, checked like Satori's own (ids present and unique, parents,
