@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks (numbers only, no assertions): release build sizes and time to an interactive
 # composer, against a baseline page measured in the same browser; how much more history packed
-# chat records fit than JSON ones, and what packing costs.
+# chat records fit than JSON ones, and what packing costs; long chats (load, DOM, typing).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -9,3 +9,10 @@ bash scripts/setup.sh
 bash scripts/build.sh >/dev/null
 node tests/bench/first-load.mjs --dist dist "$@"
 node tests/bench/storage.mjs
+# Long chats (tests/bench/longchat/): the release build served on 127.0.0.1, stopped by its pid.
+node tests/e2e/support/static-server.mjs --root dist --port 8124 >/dev/null 2>&1 &
+SERVER=$!
+trap 'kill "$SERVER" 2>/dev/null || true' EXIT
+sleep 1
+node tests/bench/longchat/longchat.mjs http://127.0.0.1:8124/ --adapter tests/bench/longchat/adapters/satori.mjs --messages 2000 --runs 3
+node tests/bench/longchat/longchat.mjs http://127.0.0.1:8124/ --adapter tests/bench/longchat/adapters/satori.mjs --chats 50 --messages 40 --runs 3
