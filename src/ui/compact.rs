@@ -94,14 +94,19 @@ pub fn after_request() {
 }
 
 /// Storage is full: pack every chat but the open one now, whatever their rest, in the context
-/// module (loaded if need be); answers how many were packed. In the app.
+/// module (loaded if need be; given up after a minute); answers how many were packed. In the app.
 pub async fn make_room() -> Result<usize, String> {
     use crate::adapters::modules::{self, Module};
-    let promise = modules::load_and_call(Module::Context, "pack_now", &[])
-        .await
-        .map_err(|e| e.to_string())?;
-    let n = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
-        .await
+    let controller = web_sys::AbortController::new()
         .map_err(|e| crate::adapters::js::JsError::from(e).message)?;
+    let n = modules::call_within(
+        Module::Context,
+        "pack_now",
+        &[],
+        &controller.signal(),
+        60_000,
+    )
+    .await
+    .map_err(|e| e.to_string())?;
     Ok(n.as_f64().unwrap_or(0.0) as usize)
 }

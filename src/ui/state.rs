@@ -439,7 +439,7 @@ impl AppState {
         }
         if let Some(id) = packed {
             // Its alert (start-up problems) stays: the chat opens under it.
-            state.open_with(&id, Box::new(|_, _| {}));
+            state.open_with(&id, false, Box::new(|_, _| {}));
         }
         state
     }
@@ -577,9 +577,10 @@ impl AppState {
         }
     }
 
-    /// Storage is full: pack the other chats now; if that freed room, save the open chat again
-    /// and take back the alert that said it was not saved. One attempt at a time, and none for
-    /// half a minute after one that found nothing to pack.
+    /// Storage is full: pack the other chats now, then save the chat on screen again if it is
+    /// still the one that could not be saved, and take back the alert this raised if nothing
+    /// replaced it and the save went through. One attempt at a time, and none for half a minute
+    /// after one that did not get the chat saved.
     fn make_room(&self) {
         thread_local! {
             static BUSY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -591,19 +592,19 @@ impl AppState {
             return;
         }
         let app = *self;
+        let id = self.session.with_untracked(|s| s.id.clone());
+        let raised = self.alert.get_untracked();
         leptos::task::spawn_local(async move {
-            let packed = crate::ui::compact::make_room().await;
-            if !matches!(packed, Ok(n) if n > 0) {
-                FRUITLESS.with(|f| f.set(now_ms()));
-            } else {
+            let _ = crate::ui::compact::make_room().await;
+            let here = app.session.with_untracked(|s| s.id == id);
+            if here && app.unsaved.get_untracked() {
                 app.save_session();
-                if !app.unsaved.get_untracked() {
-                    app.alert.update(|a| {
-                        if a.as_ref().is_some_and(|a| a.export) {
-                            *a = None;
-                        }
-                    });
-                }
+            }
+            if app.unsaved.get_untracked() {
+                FRUITLESS.with(|f| f.set(now_ms()));
+            } else if here && app.alert.get_untracked() == raised {
+                // Saved (now, or by a save that found the room while the others were packed).
+                app.alert.set(None);
             }
             BUSY.with(|b| b.set(false));
         });
@@ -870,6 +871,7 @@ impl AppState {
         stop_turns();
         self.open_with(
             id,
+            true,
             Box::new(move |_, opened| {
                 if opened {
                     then()
@@ -881,14 +883,19 @@ impl AppState {
     /// Open chat `id` without asking about the one on screen. A packed chat opens once it is
     /// unpacked (unless another chat was opened meanwhile).
     fn open_now(&self, id: &str) -> bool {
-        self.open_with(id, Box::new(|_, _| {}))
+        self.open_with(id, true, Box::new(|_, _| {}))
     }
 
     /// Open chat `id`, then call `then` with whether it opened — at once, or once a packed chat
     /// is unpacked; not at all if another chat was opened (or started) meanwhile. Answers whether
-    /// the chat opened or is opening. An alert that appeared while a packed chat was unpacked is
-    /// kept.
-    fn open_with(&self, id: &str, then: Box<dyn FnOnce(AppState, bool)>) -> bool {
+    /// the chat opened or is opening. The alert on screen goes when it opens if `clear_alert`,
+    /// and an alert that appeared while a packed chat was unpacked is kept.
+    fn open_with(
+        &self,
+        id: &str,
+        clear_alert: bool,
+        then: Box<dyn FnOnce(AppState, bool)>,
+    ) -> bool {
         thread_local! {
             static OPENING: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
         }
@@ -911,7 +918,7 @@ impl AppState {
                 let opened = match read {
                     Ok(sess) => {
                         let keep = app.alert.get_untracked() != alert;
-                        app.show_opened(&target, sess, !keep);
+                        app.show_opened(&target, sess, clear_alert && !keep);
                         true
                     }
                     Err(why) => {
@@ -1127,8 +1134,9 @@ impl AppState {
         self.index.update(|i| i.remove(id));
         let next = self.index.with_untracked(|i| i.active.clone());
         self.unsaved.set(false);
-        // The next chat, or (if there is none, or it cannot be opened) a fresh one: the chat
-        // that is gone never stays on screen, where a save would bring it back.
+        // The next chat, or (if there is none, or it cannot be opened) a fresh one. The chat
+        // that is gone leaves the screen at once — an unsaved placeholder stands in while a
+        // packed next chat is unpacked — so no save can bring it back.
         let fresh = |app: AppState| {
             app.session.set(fresh_session());
             app.draft.set(String::new());
@@ -1137,8 +1145,10 @@ impl AppState {
         };
         match next {
             Some(next) => {
+                self.session.set(fresh_session());
                 self.open_with(
                     &next,
+                    true,
                     Box::new(move |app, opened| {
                         if !opened {
                             fresh(app)

@@ -166,7 +166,8 @@ test('a reply stopped by leaving its chat, packed meanwhile, is added to it', as
 
 test('full storage: the other chats are packed at once to make room, the chat on screen is saved and the alert goes', async (t) => {
   await e2e.open(t, async ({ page }) => {
-    // Twelve resting chats of about 120 000 characters of prose each, as JSON.
+    // Twelve chats of about 120 000 characters of prose each, as JSON, changed a moment ago (a
+    // regular pass would leave them alone: only full storage packs them).
     const prose = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
     const records = {};
     const index = { v: 1, sessions: [] };
@@ -180,7 +181,7 @@ test('full storage: the other chats are packed at once to make room, the chat on
         parent = m.id;
         messages.push(m);
       }
-      const chat = { v: 1, id: `big${c}`, title: `Big ${c}`, role: '', created_at: 1764000000000, updated_at: 1764000000000 + c, messages, leaf: parent };
+      const chat = { v: 1, id: `big${c}`, title: `Big ${c}`, role: '', created_at: 1764000000000, updated_at: Date.now() - 60_000 + c, messages, leaf: parent };
       records[`satori.session.big${c}`] = JSON.stringify(chat);
       index.sessions.push({ id: chat.id, title: chat.title, updated_at: chat.updated_at });
     }

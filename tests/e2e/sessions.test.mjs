@@ -347,13 +347,15 @@ test('full storage: leaving an unsaved chat asks first (export it, or leave with
         try { localStorage.setItem(`filler.${i}`, 'x'.repeat(size)); } catch { size = size >> 1; }
       }
     });
-    await chat(page, 'Unsaved words');
+    // Longer than packing the other chats could make room for.
+    const unsaved = `Unsaved words ${'x'.repeat(30000)}`;
+    await chat(page, unsaved);
     const alert = page.getByRole('alert');
     await alert.filter({ hasText: /storage is full/i }).waitFor();
     // Leaving is asked about; the chat stays on screen.
     await chatEntry(page, 'First chat').click();
     await alert.filter({ hasText: /latest changes are not saved/ }).waitFor();
-    assert.equal(await textOf(lastUser(page)), 'Unsaved words', 'still on the unsaved chat');
+    assert.equal(await textOf(lastUser(page)), unsaved, 'still on the unsaved chat');
     await expectCurrent(page, 'Second chat');
     // Export it as it is on screen.
     await alert.getByRole('button', byName('Export this chat')).click();

@@ -33,6 +33,10 @@ pub fn Conversation() -> impl IntoView {
     // A chat opens at its latest message (also once rendered markdown has changed the heights);
     // then the newest text stays in view while it arrives, unless the user scrolled up.
     let overlay = expect_context::<Overlay>();
+    // Whether the view was at the bottom when the user last scrolled (our own scrolls count).
+    let pinned = StoredValue::new(true);
+    let found =
+        move |el: &web_sys::HtmlDivElement| matches!(el.query_selector(".msg.found"), Ok(Some(_)));
     Effect::new(move |shown: Option<Option<(String, bool)>>| {
         rows.track();
         turn.live.track();
@@ -43,8 +47,12 @@ pub fn Conversation() -> impl IntoView {
         let Some(el) = log.get() else {
             return shown.flatten();
         };
+        let shown = shown.flatten();
+        let opened = shown.as_ref().map(|s| &s.0) != Some(&now.0);
+        let relaid = shown.as_ref().is_some_and(|s| s.1 != now.1) && pinned.get_value();
         let near_bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 120;
-        if shown.flatten().as_ref() != Some(&now)
+        let force = (opened || relaid) && !found(&el);
+        if force
             || near_bottom
             || turn
                 .live
@@ -54,7 +62,7 @@ pub fn Conversation() -> impl IntoView {
             // Again once laid out — unless a search result is being shown instead.
             request_animation_frame(move || {
                 if let Some(el) = log.get_untracked() {
-                    if !matches!(el.query_selector(".msg.found"), Ok(Some(_))) {
+                    if !found(&el) {
                         el.set_scroll_top(el.scroll_height());
                     }
                 }
@@ -62,6 +70,11 @@ pub fn Conversation() -> impl IntoView {
         }
         Some(now)
     });
+    let on_scroll = move |_| {
+        if let Some(el) = log.get_untracked() {
+            pinned.set_value(el.scroll_height() - el.scroll_top() - el.client_height() < 120);
+        }
+    };
     // One listener for every "Copy code" button in rendered markdown.
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(target) = ev
@@ -85,7 +98,7 @@ pub fn Conversation() -> impl IntoView {
         }
     };
     view! {
-        <div class="log" role="log" aria-label="Conversation" node_ref=log on:click=on_click>
+        <div class="log" role="log" aria-label="Conversation" node_ref=log on:click=on_click on:scroll=on_scroll>
             <For each=move || rows.get() key=Row::key children=move |row| view! { <MessageView row=row /> } />
         </div>
     }

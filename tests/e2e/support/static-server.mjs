@@ -50,7 +50,7 @@ function accepts(header, name) {
     .split(',')
     .some((part) => {
       const [token, ...params] = part.trim().split(';');
-      return token.trim().toLowerCase() === name && !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p));
+      return token.trim().toLowerCase() === name && !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(p));
     });
 }
 
@@ -132,9 +132,10 @@ export async function startStatic({ root, prefix = '/', port = 0, host = '127.0.
     let encoding;
     for (const [name, ext] of [['br', '.br'], ['gzip', '.gz']]) {
       if (!accepts(req.headers['accept-encoding'], name)) continue;
-      const st = await fsp.stat(file + ext).catch(() => null);
+      const real = await fsp.realpath(file + ext).catch(() => null);
+      const st = real && isInside(rootReal, real) ? await fsp.stat(real).catch(() => null) : null;
       if (st?.isFile()) {
-        file += ext;
+        file = real;
         stat = st;
         encoding = name;
         break;
