@@ -1151,7 +1151,12 @@ impl AppState {
                     true,
                     Box::new(move |app, opened| {
                         if !opened {
-                            fresh(app)
+                            // Starting the fresh chat would take back the alert saying why.
+                            let why = app.alert.get_untracked();
+                            fresh(app);
+                            if why.is_some() {
+                                app.alert.set(why);
+                            }
                         }
                     }),
                 );
