@@ -34,6 +34,21 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+impl Diagnostic {
+    /// Where and what, in words, without the file: "line 3, column 1: `coder`: missing …".
+    pub fn in_words(&self) -> String {
+        let key = if self.key.is_empty() {
+            String::new()
+        } else {
+            format!("`{}`: ", self.key)
+        };
+        format!(
+            "line {}, column {}: {key}{}",
+            self.at.line, self.at.col, self.message
+        )
+    }
+}
+
 struct Ctx<'a> {
     file: &'a str,
     out: Vec<Diagnostic>,

@@ -226,20 +226,8 @@ fn reread(i: usize, t: UserTemplate) -> Result<UserTemplate, ImportError> {
     match crate::core::prompts::user::read_yaml(&file, &t.source, true, fragments) {
         crate::core::prompts::user::YamlAnswer::Errors(d) => Err(schema(
             file,
-            d.first().map_or_else(
-                || "not a valid template".into(),
-                |d| {
-                    let key = if d.key.is_empty() {
-                        String::new()
-                    } else {
-                        format!("`{}`: ", d.key)
-                    };
-                    format!(
-                        "line {}, column {}: {key}{}",
-                        d.at.line, d.at.col, d.message
-                    )
-                },
-            ),
+            d.first()
+                .map_or_else(|| "not a valid template".into(), |d| d.in_words()),
         )),
         crate::core::prompts::user::YamlAnswer::Ok(mut list) => match list.pop() {
             Some(read) if list.is_empty() && read.template.key == t.template.key => Ok(read),

@@ -152,17 +152,7 @@ fn describe_errors(answer: YamlAnswer) -> Result<Vec<UserTemplate>, String> {
         YamlAnswer::Ok(list) => Ok(list),
         YamlAnswer::Errors(d) => Err(d
             .iter()
-            .map(|d| {
-                let key = if d.key.is_empty() {
-                    String::new()
-                } else {
-                    format!("`{}`: ", d.key)
-                };
-                format!(
-                    "{} line {}, column {}: {key}{}",
-                    d.file, d.at.line, d.at.col, d.message
-                )
-            })
+            .map(|d| format!("{} {}", d.file, d.in_words()))
             .collect::<Vec<_>>()
             .join("\n")),
     }
