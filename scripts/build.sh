@@ -14,9 +14,10 @@ export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
 cd "$ROOT"
 trunk build --release --offline "$@"
 
-# build_module BIN PREFIX: a separate wasm module (src/bin/BIN.rs) into dist/PREFIX-<hash>/.
+# build_module BIN PREFIX [CSS]: a separate wasm module (src/bin/BIN.rs) into dist/PREFIX-<hash>/,
+# with the stylesheet of the UI it draws (as style.css), if any.
 build_module() {
-  local bin="$1" prefix="$2" stage="$ROOT/target/module-$1"
+  local bin="$1" prefix="$2" css="${3:-}" stage="$ROOT/target/module-$1"
   rm -rf "$stage" && mkdir -p "$stage"
   cargo build --release --target wasm32-unknown-unknown --bin "$bin"
   wasm-bindgen --target web --no-typescript --out-dir "$stage" \
@@ -24,19 +25,23 @@ build_module() {
   wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-reference-types --enable-multivalue --enable-mutable-globals \
     "$stage/${bin}_bg.wasm" -o "$stage/${bin}_bg.wasm"
+  STYLE_PATH=""
+  if [ -n "$css" ]; then cp "$ROOT/$css" "$stage/style.css"; fi
   local hash
   hash="$(find "$stage" -type f -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
   rm -rf "$ROOT"/dist/"$prefix"-*
   cp -r "$stage" "$ROOT/dist/$prefix-$hash"
   MODULE_PATH="$prefix-$hash/$bin.js"
+  if [ -n "$css" ]; then STYLE_PATH="$prefix-$hash/style.css"; fi
 }
 
 NAMED=()
 # The manifest is read on descriptor 3, so no tool in the loop can swallow its lines.
-while read -r -u 3 name prefix bin; do
+while read -r -u 3 name prefix bin css; do
   case "$name" in ''|'#'*) continue ;; esac
-  build_module "$bin" "$prefix"
+  build_module "$bin" "$prefix" "$css"
   NAMED+=("$name=$MODULE_PATH")
+  if [ -n "$STYLE_PATH" ]; then NAMED+=("style:$name=$STYLE_PATH"); fi
 done 3< "$ROOT/scripts/modules.txt"
 # The OpenAI token tables the context module counts with (made from npm js-tiktoken by
 # scripts/bpe-tables.mjs), stored gzip-compressed under hashed names in dist/tokens/; the page

@@ -1,14 +1,18 @@
 // Moves the inline module script trunk writes into dist/index.html to a hashed file next to it,
 // so the page runs under `script-src 'self'` with no inline script, and names each lazy module
-// (arguments NAME=PATH, PATH relative to dist/) in <meta name="satori-module:NAME">, and each data
-// table (arguments table:NAME=PATH) in <meta name="satori-table:NAME">. Fails loudly
-// if the page does not look as expected (better a broken build than a silently weakened CSP).
-import { readFileSync, writeFileSync } from 'node:fs';
+// (arguments NAME=PATH, PATH relative to dist/) in <meta name="satori-module:NAME">, the stylesheet
+// a module brings (style:NAME=PATH) in <meta name="satori-style:NAME">, and each data table
+// (arguments table:NAME=PATH) in <meta name="satori-table:NAME">. Then minifies every script and
+// stylesheet in DIST with esbuild (the wasm-bindgen glue ships unminified) and brings the page's
+// `integrity` hashes up to date. Fails loudly if the page does not look as expected (better a
+// broken build than a silently weakened CSP).
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { transformSync } from 'esbuild';
 
 const dist = process.argv[2] ?? 'dist';
-const modules = process.argv.slice(3).map((arg) => arg.match(/^((?:table:)?[a-z][a-z0-9_-]*)=([\w./-]+)$/));
+const modules = process.argv.slice(3).map((arg) => arg.match(/^((?:table:|style:)?[a-z][a-z0-9_-]*)=([\w./-]+)$/));
 if (modules.length === 0 || modules.some((m) => m === null)) {
   console.error('usage: node scripts/postbuild.mjs DIST NAME=MODULE_PATH...');
   process.exit(2);
@@ -27,7 +31,7 @@ html = html.replace(
   tag,
   modules
     .map(([, mod, path]) =>
-      mod.startsWith('table:')
+      mod.startsWith('table:') || mod.startsWith('style:')
         ? `<meta name="satori-${mod}" content="./${path}" />\n    `
         : `<meta name="satori-module:${mod}" content="./${path}" />\n    `)
     .join('') +
@@ -37,5 +41,24 @@ if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) {
   console.error('postbuild: an inline script is still present');
   process.exit(1);
 }
+// Minify scripts (as ES modules: exported names stay) and stylesheets.
+const files = (dir) => readdirSync(dir, { withFileTypes: true })
+  .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+let before = 0;
+let after = 0;
+for (const file of files(dist)) {
+  const loader = file.endsWith('.js') ? 'js' : file.endsWith('.css') ? 'css' : null;
+  if (!loader) continue;
+  const source = readFileSync(file, 'utf8');
+  const { code } = transformSync(source, { loader, minify: true, format: loader === 'js' ? 'esm' : undefined, target: 'es2022', legalComments: 'none' });
+  writeFileSync(file, code);
+  before += source.length;
+  after += code.length;
+}
+// `integrity` of every file the page names (trunk computed them before minification).
+html = html.replace(/(<link\b[^>]*?\bhref="\.\/([^"]+)"[^>]*?\bintegrity=")sha384-[^"]+"/g, (_, head, path) =>
+  `${head}sha384-${createHash('sha384').update(readFileSync(join(dist, path))).digest('base64')}"`);
+html = html.replace(/(<link\b[^>]*?\bintegrity=")sha384-[^"]+("[^>]*?\bhref="\.\/([^"]+)")/g, (_, head, tail, path) =>
+  `${head}sha384-${createHash('sha384').update(readFileSync(join(dist, path))).digest('base64')}${tail}`);
 writeFileSync(indexPath, html);
-console.log(`postbuild: loader moved to ${name}`);
+console.log(`postbuild: loader moved to ${name}; scripts and stylesheets minified, ${before} -> ${after} characters`);

@@ -1,6 +1,7 @@
 // Loads Satori's lazy wasm modules. The build (scripts/build.sh, from scripts/modules.txt) names
 // each one in <meta name="satori-module:NAME" content="./DIR-<hash>/BIN.js">; it is imported from
-// the app's own origin the first time it is needed. A failed load can be tried again.
+// the app's own origin the first time it is needed, after the stylesheet of the UI it draws
+// (<meta name="satori-style:NAME">), if any, has loaded. A failed load can be tried again.
 const ready = new Map(); // name -> initialised module
 const pending = new Map(); // name -> Promise
 
@@ -12,6 +13,8 @@ export function loadModule(name) {
       const meta = document.querySelector(`meta[name="satori-module:${name}"]`);
       if (!meta) throw new Error(`the page does not name the ${name} module`);
       const url = new URL(meta.getAttribute('content'), document.baseURI);
+      const style = document.querySelector(`meta[name="satori-style:${name}"]`);
+      if (style) await linkStyle(new URL(style.getAttribute('content'), document.baseURI).href);
       const m = await import(url.href);
       await m.default();
       ready.set(name, m);
@@ -20,6 +23,28 @@ export function loadModule(name) {
     p.finally(() => pending.delete(name)).catch(() => {});
   }
   return p;
+}
+
+// Adds <link rel="stylesheet" href> once; resolves when it has loaded (a failed one is removed, so
+// the next try adds it again).
+function linkStyle(href) {
+  const old = [...document.querySelectorAll('link[rel="stylesheet"]')].find((l) => l.href === href);
+  if (old && old.dataset.loaded) return Promise.resolve();
+  if (old) old.remove();
+  return new Promise((resolve, reject) => {
+    const link = document.createElement('link');
+    link.rel = 'stylesheet';
+    link.href = href;
+    link.onload = () => {
+      link.dataset.loaded = 'true';
+      resolve();
+    };
+    link.onerror = () => {
+      link.remove();
+      reject(new Error(`the stylesheet ${href} did not load`));
+    };
+    document.head.append(link);
+  });
 }
 
 export function isLoaded(name) {

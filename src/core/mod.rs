@@ -20,3 +20,4 @@ pub mod sse;
 pub mod startup;
 pub mod transfer;
 pub mod turn;
+pub mod window;

@@ -651,6 +651,40 @@ impl Session {
             .collect()
     }
 
+    /// The branch shown ([`Session::path`]), each message with its 1-based place among its
+    /// variants and their number (as [`Session::siblings`] counts them), in linear time.
+    pub fn branch(&self) -> Vec<(&Message, usize, usize)> {
+        let path = self.path();
+        // The parent of path[i + 1] is path[i]: siblings are found by their parent's place.
+        let at: HashMap<&str, usize> = path
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.id.as_str(), i + 1))
+            .collect();
+        // (message, its place among its variants (0: not met yet), their number)
+        let mut out: Vec<(&Message, usize, usize)> = path.iter().map(|m| (*m, 0, 0)).collect();
+        for m in &self.messages {
+            let i = match m.parent.as_deref() {
+                None => 0,
+                Some(p) => match at.get(p) {
+                    Some(&i) => i,
+                    None => continue,
+                },
+            };
+            if let Some((shown, place, n)) = out.get_mut(i) {
+                if shown.role == m.role && shown.parent == m.parent {
+                    *n += 1;
+                    if *place == 0 && m.id == shown.id {
+                        *place = *n;
+                    }
+                }
+            }
+        }
+        out.into_iter()
+            .map(|(m, place, n)| (m, place.max(1), n.max(1)))
+            .collect()
+    }
+
     /// The sibling `step` places away from `id` (negative = older), if there is one.
     pub fn variant(&self, id: &str, step: isize) -> Option<&str> {
         let sibs = self.siblings(id);
@@ -1037,6 +1071,25 @@ mod tests {
         );
     }
 
+    /// `branch` gives every message of the path its place among `siblings`, and their number.
+    fn branch_agrees(s: &Session) {
+        let slow: Vec<(String, usize, usize)> = s
+            .path()
+            .iter()
+            .map(|m| {
+                let sibs = s.siblings(&m.id);
+                let at = sibs.iter().position(|x| *x == m.id).map_or(1, |p| p + 1);
+                (m.id.clone(), at, sibs.len().max(1))
+            })
+            .collect();
+        let fast: Vec<(String, usize, usize)> = s
+            .branch()
+            .into_iter()
+            .map(|(m, at, n)| (m.id.clone(), at, n))
+            .collect();
+        assert_eq!(fast, slow);
+    }
+
     #[test]
     fn regenerate_keeps_old_variant_reachable() {
         let mut s = run(vec![
@@ -1050,6 +1103,7 @@ mod tests {
         ]);
         assert_eq!(ids(&s), ["sys", "u1", "a2"]);
         assert_eq!(s.siblings("a2"), ["a1", "a2"]);
+        branch_agrees(&s);
         assert_eq!(s.variant("a2", -1), Some("a1"));
         assert_eq!(s.variant("a2", 1), None);
         s.apply(Command::SelectVariant { id: "a1".into() }).unwrap();
@@ -1075,10 +1129,13 @@ mod tests {
         })
         .unwrap();
         assert_eq!(ids(&s), ["sys", "u1b"]);
+        branch_agrees(&s);
+        assert_eq!(s.branch()[1].1, 2);
         // Switching back to the old user message restores its whole newest branch.
         s.apply(Command::SelectVariant { id: "u1".into() }).unwrap();
         assert_eq!(ids(&s), ["sys", "u1", "a1", "u2", "a2"]);
         assert_eq!(s.siblings("u1"), ["u1", "u1b"]);
+        branch_agrees(&s);
     }
 
     #[test]

@@ -16,6 +16,7 @@ import {
   reload,
   recordAssistantTexts,
   partialTexts,
+  everyMessage,
 } from './support/browser.mjs';
 
 const QUESTION = 'What is the capital of France?';
@@ -89,7 +90,7 @@ test('a real llama.cpp server with a 2 048-token window: a chat far longer than 
       assert.ok(n <= 2048 - 40 - 20, `request ${i + 1}: ${n} tokens`);
     }
     // The conversation itself went far past the window.
-    const all = await page.evaluate(() => [...document.querySelectorAll('[role="log"] article[data-role="user"]')].map((a) => a.innerText));
+    const all = (await everyMessage(page)).messages.filter((m) => m.role === 'user').map((m) => m.text);
     let history = 0;
     for (const text of all) history += await tokens(text);
     assert.ok(history > 2048, `the user messages alone have ${history} tokens`);

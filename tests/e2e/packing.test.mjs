@@ -22,6 +22,7 @@ import {
   chatEntry,
   poll,
   reload,
+  everyMessage,
 } from './support/browser.mjs';
 
 const e2e = useApp();
@@ -210,8 +211,9 @@ test('full storage: the other chats are packed at once to make room, the chat on
     await poll(async () => (await page.getByRole('alert').filter({ hasText: /storage is full/i }).count()) === 0, { message: 'the full-storage alert taken back' });
     // The packed chats are all still there, whole.
     await chatEntry(page, 'Big 3').click();
-    const log = page.getByRole('log', byName('Conversation'));
-    await poll(async () => (await log.locator('article').count()) === 40, { message: 'a packed chat with its 40 messages' });
+    await page.getByRole('log', byName('Conversation')).locator('article[data-message^="big3-"]').first().waitFor();
+    const { messages } = await everyMessage(page);
+    assert.deepEqual(messages.map((m) => m.id), Array.from({ length: 40 }, (_, i) => `big3-${i}`), 'a packed chat with its 40 messages');
     await page.evaluate(() => { for (const k of Object.keys(localStorage)) if (k.startsWith('filler.')) localStorage.removeItem(k); });
   });
 });

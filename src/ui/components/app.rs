@@ -38,17 +38,21 @@ pub fn App() -> impl IntoView {
         )
     });
 
-    // Esc stops a streaming reply (dialogs handle their own Esc first).
+    // Esc stops a streaming reply (dialogs handle their own Esc first). Find in page cannot see
+    // messages of a long chat that are not drawn: Ctrl+F offers "Search chats" then.
+    use crate::ui::components::conversation;
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape"
-            && !ev.is_composing()
-            && app.overlay.dialog.get_untracked().is_none()
-            && chat::is_streaming(&app)
-        {
+        let free = app.overlay.dialog.get_untracked().is_none() && !ev.is_composing();
+        let find = (ev.ctrl_key() || ev.meta_key()) && !ev.alt_key() && ev.key() == "f";
+        if free && ev.key() == "Escape" && chat::is_streaming(&app) {
             ev.prevent_default();
             chat::stop();
+        } else if free && find && conversation::windowed() {
+            ev.prevent_default();
+            crate::ui::transfer::search(app);
         }
     });
+    let resized = window_event_listener(leptos::ev::resize, |_| conversation::resized());
     // Messages from the "Prompts" dialog, which runs in the prompts module.
     use crate::adapters::prompts_module::{
         detail, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED,
@@ -215,6 +219,7 @@ pub fn App() -> impl IntoView {
         setup.remove();
         system.remove();
         handle.remove();
+        resized.remove();
         chat::stop();
     });
 

@@ -1,79 +1,354 @@
 //! The conversation log: the visible branch of the open session, one article per message.
+//!
+//! Only the messages near the viewport are drawn (`core::window` decides which); a spacer above
+//! and one below stand in for the rest, so a chat of thousands of messages keeps the page small.
+//! Drawn messages are measured; the rest are estimated from their text. When the drawn rows
+//! change, the first message in view is put back where it was (the browser's own scroll
+//! anchoring is off: it does not follow these changes); at the latest message the view stays
+//! there, following a reply as it arrives, unless the user scrolled up.
 
+use crate::core::session::Role;
+use crate::core::window;
 use crate::ui::components::message::{MessageView, Row};
 use crate::ui::state::{Chats, LiveTurn, Overlay};
 use leptos::html;
 use leptos::prelude::*;
+use std::ops::Range;
 use wasm_bindgen::JsCast;
 
-/// `role="log"` named "Conversation".
+/// Pixels from the bottom within which the view counts as "at the latest message".
+const NEAR_BOTTOM: i32 = 120;
+/// Line height and per-message frame (header, actions, gap) of the estimates, in pixels.
+const LINE: f64 = 24.0;
+const FRAME: f64 = 70.0;
+/// Average width of a character of message text, in pixels.
+const CHAR: f64 = 7.6;
+/// Consecutive re-plans without the drawn rows settling, before waiting for the next scroll.
+const MAX_REPLANS: u8 = 8;
+
+/// The rows drawn and the spacers standing in for the others.
+#[derive(Clone, PartialEq, Default)]
+struct Drawn {
+    rows: Range<usize>,
+    above: f64,
+    below: f64,
+}
+
+/// Row heights, by position in the branch shown: measured once drawn (kept while the row's key
+/// and the width stay the same), estimated from the text before, scaled by how far estimates
+/// have been off so far.
+#[derive(Default)]
+struct Sizes {
+    width: f64,
+    keys: Vec<String>,
+    heights: Vec<f64>,
+    known: Vec<bool>,
+    estimated: f64,
+    measured: f64,
+    /// The next check scrolls to the end first (content grew at the end, or the user asked).
+    stick: bool,
+    scheduled: bool,
+    replans: u8,
+}
+
+impl Sizes {
+    fn guess(&self, row: &Row) -> f64 {
+        let m = &row.msg;
+        if m.example || m.role == Role::System {
+            return 2.0 * LINE + FRAME / 2.0;
+        }
+        let per_line = (self.width - 32.0).clamp(200.0, 832.0) / CHAR;
+        let reasoning = if m.reasoning.is_empty() { 0.0 } else { LINE };
+        let scale = if self.estimated > 0.0 {
+            (self.measured / self.estimated).clamp(0.5, 3.0)
+        } else {
+            1.0
+        };
+        (window::estimate(&m.content, per_line, LINE, FRAME) + reasoning) * scale
+    }
+
+    /// Heights for `rows`: rows whose key is unchanged at the same position keep theirs.
+    fn rebuild(&mut self, rows: &[Row]) {
+        let keys: Vec<String> = rows.iter().map(Row::key).collect();
+        let mut heights = Vec::with_capacity(rows.len());
+        let mut known = Vec::with_capacity(rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            let kept =
+                self.known.get(i).copied().unwrap_or(false) && self.keys.get(i) == Some(&keys[i]);
+            heights.push(if kept {
+                self.heights[i]
+            } else {
+                self.guess(row)
+            });
+            known.push(kept);
+        }
+        (self.keys, self.heights, self.known) = (keys, heights, known);
+    }
+
+    /// Row `i` measured `h` pixels high.
+    fn measured(&mut self, rows: &[Row], i: usize, h: f64) {
+        if i >= self.heights.len() || i >= rows.len() {
+            return;
+        }
+        if !self.known[i] {
+            self.known[i] = true;
+            self.estimated += self.guess(&rows[i]);
+            self.measured += h;
+        }
+        self.heights[i] = h;
+    }
+}
+
+/// Everything a check needs (all handles, so it is `Copy`).
+#[derive(Clone, Copy)]
+struct List {
+    log: NodeRef<html::Div>,
+    rows: Memo<Vec<Row>>,
+    sizes: StoredValue<Sizes>,
+    drawn: RwSignal<Drawn>,
+    /// Whether the view is at the latest message (our own scrolls count).
+    pinned: RwSignal<bool>,
+}
+
+thread_local! {
+    /// The conversation on screen, for [`show_message`] and [`windowed`].
+    static LIST: std::cell::Cell<Option<List>> = const { std::cell::Cell::new(None) };
+}
+
+impl List {
+    /// Draw `rows`, with spacers for the others.
+    fn draw(self, rows: Range<usize>) {
+        let d = self.sizes.with_value(|s| Drawn {
+            above: window::before(&s.heights, &rows),
+            below: window::after(&s.heights, &rows),
+            rows,
+        });
+        if self.drawn.with_untracked(|now| *now != d) {
+            self.drawn.set(d);
+        }
+    }
+
+    /// Draw the last messages and stay at the end.
+    fn draw_end(self) {
+        self.pinned.set(true);
+        self.sizes.update_value(|f| {
+            f.stick = true;
+            f.replans = 0;
+        });
+        let h = self.height();
+        self.draw(self.sizes.with_value(|s| window::tail(&s.heights, 2.0 * h)));
+        self.schedule();
+    }
+
+    fn height(self) -> f64 {
+        self.log
+            .get_untracked()
+            .map(|el| f64::from(el.client_height()))
+            .filter(|h| *h > 0.0)
+            .or_else(|| web_sys::window()?.inner_height().ok()?.as_f64())
+            .unwrap_or(800.0)
+    }
+
+    /// Check at the next frame (once, however often asked).
+    fn schedule(self) {
+        if !self.sizes.with_value(|f| f.scheduled) {
+            self.sizes.update_value(|f| f.scheduled = true);
+            request_animation_frame(move || self.check());
+        }
+    }
+
+    /// Measure what is drawn, then draw what the viewport needs.
+    fn check(self) {
+        let stick = self.sizes.with_value(|f| f.stick);
+        self.sizes.update_value(|f| {
+            f.scheduled = false;
+            f.stick = false;
+        });
+        let Some(el) = self.log.get_untracked() else {
+            return;
+        };
+        if stick && !has_found(&el) {
+            el.set_scroll_top(el.scroll_height());
+        }
+        let range = self.drawn.with_untracked(|d| d.rows.clone());
+        // The spacers around the articles drawn.
+        let kids = el.children();
+        let n = kids.length();
+        if n as usize != range.len() + 2 {
+            return; // not drawn yet: the change that is drawing it schedules another check
+        }
+        let width = f64::from(el.client_width());
+        let tops: Vec<f64> = (1..n)
+            .filter_map(|i| kids.item(i))
+            .map(|k| f64::from(k.unchecked_into::<web_sys::HtmlElement>().offset_top()))
+            .collect();
+        self.rows.with_untracked(|r| {
+            self.sizes.update_value(|s| {
+                if (width - s.width).abs() > 0.5 {
+                    s.width = width;
+                    s.known.clear();
+                    (s.estimated, s.measured) = (0.0, 0.0);
+                    s.rebuild(r);
+                }
+                for (k, pair) in tops.windows(2).enumerate() {
+                    s.measured(r, range.start + k, pair[1] - pair[0]);
+                }
+            })
+        });
+        // The log is the offset parent of its children: the view's top in list coordinates.
+        let top = match kids.item(0) {
+            Some(above) => f64::from(
+                el.scroll_top() - above.unchecked_into::<web_sys::HtmlElement>().offset_top(),
+            ),
+            None => return,
+        };
+        let plan = self
+            .sizes
+            .with_value(|s| window::plan(&s.heights, &range, top, f64::from(el.client_height())));
+        match plan {
+            None => {
+                self.sizes.update_value(|f| f.replans = 0);
+                self.draw(range); // spacers follow what was measured
+            }
+            Some(next) if self.sizes.with_value(|f| f.replans < MAX_REPLANS) => {
+                let pinned = self.pinned.get_untracked();
+                self.sizes.update_value(|f| {
+                    f.replans += 1;
+                    f.stick = pinned;
+                });
+                // The first message in view, and how far below the view's top it is: it stays
+                // there once the rows are drawn (rows drawn above it have their real heights now).
+                let scroll = el.scroll_top();
+                let anchor = (1..n.saturating_sub(1))
+                    .filter_map(|k| {
+                        Some((k, kids.item(k)?.unchecked_into::<web_sys::HtmlElement>()))
+                    })
+                    .find(|(_, a)| a.offset_top() + a.offset_height() > scroll)
+                    .map(|(k, a)| (range.start + k as usize - 1, a.offset_top() - scroll));
+                self.draw(next);
+                // Runs after the rows are drawn (effects run first, in order) and before paint.
+                leptos::task::spawn_local(async move {
+                    if let (Some(el), Some((i, offset)), false) =
+                        (self.log.get_untracked(), anchor, pinned)
+                    {
+                        let start = self.drawn.with_untracked(|d| d.rows.start);
+                        if let Some(a) = i
+                            .checked_sub(start)
+                            .and_then(|k| el.children().item(k as u32 + 1))
+                        {
+                            let now = a.unchecked_into::<web_sys::HtmlElement>().offset_top()
+                                - el.scroll_top();
+                            el.set_scroll_top(el.scroll_top() + now - offset);
+                        }
+                    }
+                    self.schedule();
+                });
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn on_scroll(self) {
+        if let Some(el) = self.log.get_untracked() {
+            let at_end = el.scroll_height() - el.scroll_top() - el.client_height() < NEAR_BOTTOM;
+            if self.pinned.get_untracked() != at_end {
+                self.pinned.set(at_end);
+            }
+        }
+        self.sizes.update_value(|f| f.replans = 0);
+        self.schedule();
+    }
+}
+
+fn has_found(el: &web_sys::HtmlDivElement) -> bool {
+    matches!(el.query_selector(".msg.found"), Ok(Some(_)))
+}
+
+/// `role="log"` named "Conversation", and "Jump to latest" while the view is above the end.
 #[component]
 pub fn Conversation() -> impl IntoView {
     let chats = expect_context::<Chats>();
     let turn = expect_context::<LiveTurn>();
+    let overlay = expect_context::<Overlay>();
     let rows = Memo::new(move |_| {
         chats.session.with(|s| {
-            let path = s.path();
-            let n = path.len();
-            path.iter()
+            let branch = s.branch();
+            let n = branch.len();
+            branch
+                .into_iter()
                 .enumerate()
-                .map(|(i, m)| {
-                    let sibs = s.siblings(&m.id);
-                    Row {
-                        msg: (*m).clone(),
-                        variant: sibs.iter().position(|x| *x == m.id).map_or(1, |p| p + 1),
-                        variants: sibs.len().max(1),
-                        last: i + 1 == n,
-                    }
+                .map(|(i, (m, variant, variants))| Row {
+                    msg: m.clone(),
+                    variant,
+                    variants,
+                    last: i + 1 == n,
                 })
                 .collect::<Vec<_>>()
         })
     });
-    let log: NodeRef<html::Div> = NodeRef::new();
-    // A chat opens at its latest message (also once rendered markdown has changed the heights);
-    // then the newest text stays in view while it arrives, unless the user scrolled up.
-    let overlay = expect_context::<Overlay>();
-    // Whether the view was at the bottom when the user last scrolled (our own scrolls count).
-    let pinned = StoredValue::new(true);
-    let found =
-        move |el: &web_sys::HtmlDivElement| matches!(el.query_selector(".msg.found"), Ok(Some(_)));
-    Effect::new(move |shown: Option<Option<(String, bool)>>| {
-        rows.track();
-        turn.live.track();
-        let now = (
-            chats.session.with(|s| s.id.clone()),
-            overlay.markdown_ready.get(),
-        );
-        let Some(el) = log.get() else {
-            return shown.flatten();
-        };
-        let shown = shown.flatten();
-        let opened = shown.as_ref().map(|s| &s.0) != Some(&now.0);
-        let relaid = shown.as_ref().is_some_and(|s| s.1 != now.1) && pinned.get_value();
-        let near_bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 120;
-        let force = (opened || relaid) && !found(&el);
-        if force
-            || near_bottom
-            || turn
-                .live
-                .with_untracked(|l| l.as_ref().is_some_and(|l| l.content.is_empty()))
-        {
-            el.set_scroll_top(el.scroll_height());
-            // Again once laid out — unless a search result is being shown instead.
-            request_animation_frame(move || {
-                if let Some(el) = log.get_untracked() {
-                    if !found(&el) {
-                        el.set_scroll_top(el.scroll_height());
-                    }
+    let drafts = StoredValue::new(Vec::<(String, String)>::new());
+
+    let list = List {
+        log: NodeRef::new(),
+        rows,
+        sizes: StoredValue::new(Sizes::default()),
+        drawn: RwSignal::new(Drawn::default()),
+        pinned: RwSignal::new(true),
+    };
+    LIST.set(Some(list));
+    on_cleanup(|| LIST.set(None));
+
+    // The rows changed: another chat opened (draw its end), or messages came or went.
+    Effect::new(move |prev: Option<(String, usize)>| {
+        let id = chats.session.with(|s| s.id.clone());
+        let n = rows.with(|r| {
+            list.sizes.update_value(|s| {
+                if s.width == 0.0 {
+                    s.width = web_sys::window()
+                        .and_then(|w| w.inner_width().ok()?.as_f64())
+                        .unwrap_or(800.0);
                 }
+                s.rebuild(r)
             });
+            r.len()
+        });
+        match &prev {
+            Some((was, old)) if *was == id => {
+                list.draw(
+                    list.drawn
+                        .with_untracked(|d| window::follow(&d.rows, *old, n)),
+                );
+                if list.pinned.get_untracked() {
+                    list.sizes.update_value(|f| f.stick = true);
+                }
+                list.schedule();
+            }
+            _ => {
+                drafts.update_value(Vec::clear); // edits belong to the chat they began in
+                list.draw_end();
+            }
         }
-        Some(now)
+        (id, n)
     });
-    let on_scroll = move |_| {
-        if let Some(el) = log.get_untracked() {
-            pinned.set_value(el.scroll_height() - el.scroll_top() - el.client_height() < 120);
+    // A reply starts: show the end. Text arrives or the formatting changes the heights: stay at
+    // the end if the view was there.
+    Effect::new(move |prev: Option<Option<String>>| {
+        let live = turn.live.with(|l| l.as_ref().map(|l| l.id.clone()));
+        overlay.markdown_ready.track();
+        if live.is_some() && prev.as_ref().is_some_and(|p| *p != live) {
+            list.draw_end();
+        } else if list.pinned.get_untracked() {
+            list.sizes.update_value(|f| f.stick = true);
+            list.schedule();
         }
+        live
+    });
+
+    let jump = move |_| {
+        if let Ok(Some(old)) = document().query_selector(".msg.found") {
+            let _ = old.class_list().remove_1("found");
+        }
+        list.draw_end();
     };
     // One listener for every "Copy code" button in rendered markdown.
     let on_click = move |ev: leptos::ev::MouseEvent| {
@@ -97,31 +372,78 @@ pub fn Conversation() -> impl IntoView {
             button.set_text_content(Some("Copied"));
         }
     };
+    // Heights go through the CSSOM: `style-src 'self'` forbids style attributes.
+    let spacer = |px: f64| format!("{}px", px.round() as i64);
     view! {
-        <div class="log" role="log" aria-label="Conversation" node_ref=log on:click=on_click on:scroll=on_scroll>
-            <For each=move || rows.get() key=Row::key children=move |row| view! { <MessageView row=row /> } />
+        <div class="log-wrap">
+            <div class="log" role="log" aria-label="Conversation" tabindex="0" node_ref=list.log on:click=on_click on:scroll=move |_| list.on_scroll()>
+                <div class="spacer" aria-hidden="true" style:height=move || list.drawn.with(|d| spacer(d.above))></div>
+                <For
+                    each=move || {
+                        let range = list.drawn.with(|d| d.rows.clone());
+                        rows.with(|r| r[range.start.min(r.len())..range.end.min(r.len())].to_vec())
+                    }
+                    key=Row::key
+                    children=move |row| view! { <MessageView row=row /> }
+                />
+                <div class="spacer" aria-hidden="true" style:height=move || list.drawn.with(|d| spacer(d.below))></div>
+            </div>
+            <button type="button" class="jump" class:hidden=move || list.pinned.get() on:click=jump>"Jump to latest"</button>
         </div>
     }
 }
 
-/// Scroll message `id` of the open chat into view and mark it (a search result chosen).
+/// The window changed size: the drawn rows may no longer cover the view.
+pub fn resized() {
+    if let Some(list) = LIST.get() {
+        list.schedule();
+    }
+}
+
+/// Whether some messages of the open chat are not drawn (find in page cannot see them).
+pub fn windowed() -> bool {
+    LIST.get()
+        .is_some_and(|l| l.drawn.with_untracked(|d| d.rows.len()) < l.rows.with_untracked(Vec::len))
+}
+
+/// Draw message `id` of the open chat with its neighbours, scroll it into view and mark it (a
+/// search result chosen).
 pub fn show_message(id: &str) {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+    let Some(list) = LIST.get() else {
         return;
     };
-    // Ids come from imported files: every character but letters and digits as a CSS escape.
-    let quoted: String = id
-        .chars()
-        .map(|c| match c {
-            'a'..='z' | 'A'..='Z' | '0'..='9' => c.to_string(),
-            c => format!("\\{:x} ", c as u32),
-        })
-        .collect();
-    if let Ok(Some(old)) = doc.query_selector(".msg.found") {
-        let _ = old.class_list().remove_1("found");
-    }
-    if let Ok(Some(el)) = doc.query_selector(&format!("article[data-message=\"{quoted}\"]")) {
-        el.scroll_into_view();
-        let _ = el.class_list().add_1("found");
-    }
+    let Some(i) = list
+        .rows
+        .with_untracked(|r| r.iter().position(|row| row.msg.id == id))
+    else {
+        return;
+    };
+    list.pinned.set(false);
+    list.sizes.update_value(|f| {
+        f.stick = false;
+        f.replans = 0;
+    });
+    let h = list.height();
+    list.draw(list.sizes.with_value(|s| window::around(&s.heights, i, h)));
+    let id = id.to_string();
+    // Once drawn (effects run before the next frame).
+    request_animation_frame(move || {
+        let doc = document();
+        // Ids come from imported files: every character but letters and digits as a CSS escape.
+        let quoted: String = id
+            .chars()
+            .map(|c| match c {
+                'a'..='z' | 'A'..='Z' | '0'..='9' => c.to_string(),
+                c => format!("\\{:x} ", c as u32),
+            })
+            .collect();
+        if let Ok(Some(old)) = doc.query_selector(".msg.found") {
+            let _ = old.class_list().remove_1("found");
+        }
+        if let Ok(Some(el)) = doc.query_selector(&format!("article[data-message=\"{quoted}\"]")) {
+            el.scroll_into_view();
+            let _ = el.class_list().add_1("found");
+        }
+        list.schedule();
+    });
 }

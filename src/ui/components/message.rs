@@ -20,6 +20,31 @@ pub struct Row {
     pub last: bool,
 }
 
+thread_local! {
+    /// Unsaved edits of the open chat's messages by id: an edit survives its message leaving
+    /// the rows drawn (a long chat draws only those near the view) and coming back.
+    static EDITS: std::cell::RefCell<Vec<(String, String)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn edit_of(id: &str) -> Option<String> {
+    EDITS.with_borrow(|e| e.iter().find(|(k, _)| k == id).map(|(_, t)| t.clone()))
+}
+
+/// Message `id` is being edited with `text` (`None`: no longer).
+fn set_edit(id: &str, text: Option<String>) {
+    EDITS.with_borrow_mut(|e| {
+        e.retain(|(k, _)| k != id);
+        if let Some(t) = text {
+            e.push((id.to_string(), t));
+        }
+    });
+}
+
+/// Another chat opened: the edits in progress were of the one before.
+pub fn forget_edits() {
+    EDITS.with_borrow_mut(Vec::clear);
+}
+
 impl Row {
     /// Changes whenever the row must re-render.
     pub fn key(&self) -> String {
@@ -98,8 +123,16 @@ pub fn MessageView(
         }
     };
     let live_now = is_live();
-    let editing = RwSignal::new(false);
-    let edit_text = RwSignal::new(msg.content.clone());
+    let draft = edit_of(&id);
+    let editing = RwSignal::new(draft.is_some());
+    let edit_text = RwSignal::new(draft.unwrap_or_else(|| msg.content.clone()));
+    let end_edit = {
+        let id = id.clone();
+        move || {
+            editing.set(false);
+            set_edit(&id, None);
+        }
+    };
 
     let body = if live_now {
         let is_live = is_live.clone();
@@ -215,9 +248,13 @@ pub fn MessageView(
             let content = msg.content.clone();
             Some(
                 view! {
-                    <button type="button" class="link-btn" on:click=move |_| {
-                        edit_text.set(content.clone());
-                        editing.set(true);
+                    <button type="button" class="link-btn" on:click={
+                        let id = id.clone();
+                        move |_| {
+                            edit_text.set(content.clone());
+                            editing.set(true);
+                            set_edit(&id, Some(content.clone()));
+                        }
                     }>"Edit"</button>
                 }
                 .into_any(),
@@ -252,6 +289,7 @@ pub fn MessageView(
     };
 
     let id_for_edit = id.clone();
+    let id_for_draft = id.clone();
     let edit_label_id = format!("edit-{id}");
     view! {
         <article class="msg" aria-busy={
@@ -273,19 +311,30 @@ pub fn MessageView(
             >
                 <div class="edit-box">
                     <label for=edit_label_id.clone() class="visually-hidden">"Edit message"</label>
-                    <textarea id=edit_label_id.clone() rows="3" prop:value=move || edit_text.get() on:input=move |ev| edit_text.set(event_target_value(&ev))></textarea>
+                    <textarea id=edit_label_id.clone() rows="3" prop:value=move || edit_text.get() on:input={
+                        let id = id_for_draft.clone();
+                        move |ev| {
+                            let text = event_target_value(&ev);
+                            set_edit(&id, Some(text.clone()));
+                            edit_text.set(text);
+                        }
+                    }></textarea>
                     <div class="edit-actions">
                         <button type="button" class="primary" disabled=move || chat::is_streaming(&app) on:click={
                             let of = id_for_edit.clone();
+                            let end_edit = end_edit.clone();
                             move |_| {
                                 let text = edit_text.get_untracked();
                                 if !text.trim().is_empty() {
-                                    editing.set(false);
+                                    end_edit();
                                     chat::edit(app, of.clone(), text);
                                 }
                             }
                         }>"Save and send"</button>
-                        <button type="button" on:click=move |_| editing.set(false)>"Cancel"</button>
+                        <button type="button" on:click={
+                            let end_edit = end_edit.clone();
+                            move |_| end_edit()
+                        }>"Cancel"</button>
                     </div>
                 </div>
             </Show>

@@ -60,10 +60,35 @@ async function oneRun() {
     m.layoutDurationS -= base.LayoutDuration; m.recalcStyleDurationS -= base.RecalcStyleDuration;
     // 3. typing
     const t = await typeInto(page, TEXTBOX, opt.text, +opt.pace);
+    // 4. scrolling back to the first message, one view per frame (a fast wheel), if the
+    // adapter names the scroller: long tasks meanwhile, and the time to reach the top.
+    const s = adapter.scroller ? await scrollBack(page, adapter.scroller) : {};
     await browser.close();
     const { _resources, _longTaskList, ...fig } = m;
-    return { ...fig, ...t, seededChars, errors };
+    return { ...fig, ...t, ...s, seededChars, errors };
   } catch (e) { await browser.close(); throw e; }
+}
+
+async function scrollBack(page, selector) {
+  return page.evaluate(async (sel) => {
+    const el = document.querySelector(sel);
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const before = window.__bench.lt.length;
+    const t0 = performance.now();
+    let frames = 0;
+    for (; frames < 5000; frames++) {
+      if (el.scrollTop <= 0) {
+        await frame();
+        await frame();
+        if (el.scrollTop <= 0) break;
+      }
+      el.scrollTop = Math.max(0, el.scrollTop - el.clientHeight);
+      await frame();
+    }
+    const lts = window.__bench.lt.slice(before).filter(([start]) => start >= t0);
+    return { scrollBackMs: performance.now() - t0, scrollFrames: frames, scrollLongTasks: lts.length,
+      scrollLongTaskMaxMs: lts.reduce((m, [, d]) => Math.max(m, d), 0) };
+  }, selector);
 }
 
 const runs = [];
@@ -74,14 +99,18 @@ for (let i = 0; i < +opt.runs; i++) {
     `long tasks ${r.longTasks} / ${r1(r.longTaskTotalMs)} ms (max ${r1(r.longTaskMaxMs)}), heap ${r1(r.jsHeapUsedMB)} MB ` +
     `(after GC ${r1(r.jsHeapUsedAfterGcMB)}), DOM ${r.domNodes}, storage ${r.seededChars} -> ${r.localStorageChars} chars, ` +
     `type ${opt.text.length} chars burst ${r1(r.typeBurstMs)} ms, paced per key median ${r1(r.keyMedianMs)} max ` +
-    `${r1(r.keyMaxMs)} ms (text arrived: ${r.valueOk}), errors ${r.errors.length}`);
+    `${r1(r.keyMaxMs)} ms (text arrived: ${r.valueOk}), ` +
+    (r.scrollFrames !== undefined ? `scroll to the first message ${r1(r.scrollBackMs)} ms / ${r.scrollFrames} frames, long tasks ${r.scrollLongTasks} (max ${r1(r.scrollLongTaskMaxMs)}), ` : '') +
+    `errors ${r.errors.length}`);
 }
 const keys = ['textboxMs', 'contentMs', 'inViewMs', 'interactiveMs', 'fcpMs', 'longTasks', 'longTaskTotalMs', 'longTaskMaxMs', 'blockingMs',
   'jsHeapUsedMB', 'jsHeapUsedAfterGcMB', 'domNodes', 'taskDurationS', 'scriptDurationS', 'layoutDurationS',
-  'recalcStyleDurationS', 'seededChars', 'localStorageChars', 'typeBurstMs', 'typeBurstDispatchMs', 'keyMedianMs', 'keyMaxMs'];
-const summary = Object.fromEntries(keys.map(k => [k, stats(runs.map(r => r[k]))]));
+  'recalcStyleDurationS', 'seededChars', 'localStorageChars', 'typeBurstMs', 'typeBurstDispatchMs', 'keyMedianMs', 'keyMaxMs',
+  'scrollBackMs', 'scrollFrames', 'scrollLongTasks', 'scrollLongTaskMaxMs'];
+const shown = keys.filter(k => runs.some(r => r[k] !== undefined));
+const summary = Object.fromEntries(shown.map(k => [k, stats(runs.map(r => r[k]))]));
 console.log(`\nmin / median / max over ${runs.length} runs (${conv.chats.length} x ${opt.messages} messages)`);
-for (const k of keys) console.log(`  ${k.padEnd(22)} ${fmtStats(summary[k])}`);
+for (const k of shown) console.log(`  ${k.padEnd(22)} ${fmtStats(summary[k])}`);
 if (runs.some(r => !r.valueOk)) console.log('  WARNING: typed text did not reach the textbox in some runs');
 if (runs[0].errors.length) console.log('  page errors:', runs[0].errors.slice(0, 5));
 if (opt.out) fs.writeFileSync(opt.out, JSON.stringify({ url: URL_, date: new Date().toISOString(), chats: +opt.chats,

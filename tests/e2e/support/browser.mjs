@@ -164,6 +164,36 @@ export const articles = (page, role) => conversation(page).locator(`article[data
 export const lastAssistant = (page) => articles(page, 'assistant').last();
 export const lastUser = (page) => articles(page, 'user').last();
 
+/**
+ * Every message of the open chat, top to bottom, as a reader sees them: a long chat draws only
+ * the messages near the view, so this scrolls the conversation from its first message to its
+ * last, half a view at a time, collecting what is drawn. Returns { messages: [{ id, role, text }],
+ * mostDrawn } (the most articles drawn at once along the way).
+ */
+export async function everyMessage(page) {
+  return conversation(page).evaluate(async (log) => {
+    const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+    const seen = new Map();
+    let mostDrawn = 0;
+    log.scrollTop = 0;
+    await frames();
+    await frames();
+    for (let guard = 0; guard < 20000; guard++) {
+      const drawn = log.querySelectorAll(':scope > article');
+      mostDrawn = Math.max(mostDrawn, drawn.length);
+      for (const a of drawn) {
+        if (!seen.has(a.dataset.message)) {
+          seen.set(a.dataset.message, { id: a.dataset.message, role: a.dataset.role, text: a.querySelector('.content')?.textContent ?? '' });
+        }
+      }
+      if (log.scrollTop + log.clientHeight >= log.scrollHeight - 1) break;
+      log.scrollTop += log.clientHeight / 2;
+      await frames();
+    }
+    return { messages: [...seen.values()], mostDrawn };
+  });
+}
+
 /** A chat entry (button or link) in the sidebar, by exact title. */
 export function chatEntry(page, title) {
   const nav = chatsNav(page);
@@ -243,24 +273,26 @@ export async function waitIdle(page, { timeout = 30_000 } = {}) {
 }
 
 /**
- * Types `text` into "Message" and presses Enter; waits until the user article count grew and the
- * app either shows a new assistant article, an alert, or finished (so a following waitIdle cannot
- * pass before the send started).
+ * Types `text` into "Message" and presses Enter; waits until a new last user message is drawn and
+ * the app either shows a new last assistant message, an alert, or finished (so a following
+ * waitIdle cannot pass before the send started). Messages are told apart by id, not counted: a
+ * long chat draws only the messages near the view.
  */
 export async function sendMessage(page, text, { timeout = 15_000 } = {}) {
-  const usersBefore = await articles(page, 'user').count();
-  const assistantsBefore = await articles(page, 'assistant').count();
+  const lastId = (role) => articles(page, role).evaluateAll((els) => els.at(-1)?.dataset.message ?? null);
+  const userBefore = await lastId('user');
+  const assistantBefore = await lastId('assistant');
   const alertsBefore = await alerts(page).count();
   const box = messageBox(page);
   await box.fill(text);
   await box.press('Enter');
-  await poll(async () => (await articles(page, 'user').count()) > usersBefore, {
+  await poll(async () => ((await lastId('user')) ?? userBefore) !== userBefore, {
     timeout,
     message: `a new user message after sending ${JSON.stringify(text)}`,
   });
   await poll(
     async () =>
-      (await articles(page, 'assistant').count()) > assistantsBefore ||
+      ((await lastId('assistant')) ?? assistantBefore) !== assistantBefore ||
       (await alerts(page).count()) > alertsBefore ||
       (await stopButton(page).isVisible()),
     { timeout, message: 'the app to start answering (assistant message, Stop button or alert)' },

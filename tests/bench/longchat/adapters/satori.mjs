@@ -3,6 +3,8 @@
 // `leaf`), the chat list `satori.index` naming the chat to open, and settings pointing at a local
 // server so the composer is ready (nothing is sent during the measurement).
 export const textbox = 'textarea';
+// The conversation scrolls in its own element.
+export const scroller = '.log';
 
 export function localStorage(conv) {
   const entries = {};

@@ -1,0 +1,166 @@
+// Long chats: only the messages near the view are drawn, whatever the chat's length. The chat
+// opens at its latest message; every message stays reachable by scrolling, in order; what is on
+// screen does not jump while older messages are drawn above it; "Jump to latest" returns to the
+// end; a search result far up is drawn and shown; Ctrl+F offers "Search chats" (find in page
+// cannot see what is not drawn); an edit in progress survives its message scrolling away.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useApp } from './support/app.mjs';
+import {
+  byName,
+  configure,
+  conversation,
+  everyMessage,
+  lastUser,
+  poll,
+  reload,
+  sendMessage,
+  waitIdle,
+} from './support/browser.mjs';
+
+const e2e = useApp();
+const N = 1000;
+
+/** Message `i` of the seeded chat: prose, lists, code, Chinese; lengths vary a lot. */
+function content(i) {
+  const kinds = [
+    () => `Question ${i}: what about item ${i}?`,
+    () => `Answer ${i}.\n\n${'All of this is filler prose to make the message wrap over several lines. '.repeat(1 + (i % 7))}`,
+    () => `Answer ${i} with code:\n\n\`\`\`rust\nfn f${i}() -> u32 {\n    ${i}\n}\n\`\`\`\n\nDone.`,
+    () => `回答 ${i}：${'这是一段用来测试换行的中文文字。'.repeat(1 + (i % 5))}`,
+    () => `Answer ${i}:\n\n- one\n- two\n- three\n\n| a | b |\n|---|---|\n| ${i} | ${i + 1} |`,
+  ];
+  return i % 2 === 0 ? kinds[0]() : kinds[1 + ((i >> 1) % 4)]();
+}
+
+/** Seeds one chat of `n` messages (marked `needle` at message `at`) and opens the app on it. */
+async function seedLongChat(page, { n = N, needle = null, at = 0 } = {}) {
+  const messages = [];
+  let parent;
+  for (let i = 0; i < n; i++) {
+    const text = i === at && needle ? `${content(i)} ${needle}` : content(i);
+    const m = { id: `m${i}`, role: i % 2 ? 'assistant' : 'user', content: text, status: 'complete', created_at: 1764000000000 + i * 1000 };
+    if (parent) m.parent = parent;
+    parent = m.id;
+    messages.push(m);
+  }
+  const chat = { v: 1, id: 'long', title: 'A long chat', role: '', created_at: 1764000000000, updated_at: 1764000000000 + n * 1000, messages, leaf: parent };
+  const index = { v: 1, sessions: [{ id: 'long', title: chat.title, updated_at: chat.updated_at }], active: 'long' };
+  await page.evaluate(([c, i]) => {
+    localStorage.setItem('satori.session.long', c);
+    localStorage.setItem('satori.index', i);
+  }, [JSON.stringify(chat), JSON.stringify(index)]);
+  await reload(page);
+  await conversation(page).locator('article').first().waitFor();
+}
+
+const drawnCount = (page) => conversation(page).locator(':scope > article').count();
+
+/** Whether the article of message `id` is inside the conversation's visible box. */
+async function onScreen(page, id) {
+  return conversation(page).evaluate((log, id) => {
+    const a = log.querySelector(`:scope > article[data-message="${id}"]`);
+    if (!a) return false;
+    const box = log.getBoundingClientRect();
+    const r = a.getBoundingClientRect();
+    return r.bottom > box.top && r.top < box.bottom;
+  }, id);
+}
+
+test('a chat of 1000 messages opens at its latest message, draws only what is near the view, and every message is reachable in order', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await seedLongChat(page);
+    await poll(() => onScreen(page, `m${N - 1}`), { message: 'the latest message on screen' });
+    const drawn = await drawnCount(page);
+    assert.ok(drawn > 0 && drawn < 80, `a few messages drawn, not ${N} (${drawn})`);
+    await page.getByRole('button', byName('Jump to latest')).waitFor({ state: 'hidden' });
+    const { messages, mostDrawn } = await everyMessage(page);
+    assert.deepEqual(messages.map((m) => m.id), Array.from({ length: N }, (_, i) => `m${i}`), 'every message once, in order');
+    assert.ok(messages[0].text.includes('Question 0'), 'the first message drawn with its text');
+    assert.ok(messages[N - 1].text.includes(`${N - 1}`), 'the last message drawn with its text');
+    assert.ok(mostDrawn <= 80, `never more than 80 messages drawn at once (${mostDrawn})`);
+  });
+});
+
+test('what is on screen stays put while older messages are drawn above it, and "Jump to latest" returns to the end', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await seedLongChat(page);
+    await poll(() => onScreen(page, `m${N - 1}`), { message: 'the latest message on screen' });
+    // Scroll up 300 px at a time: the message at the top of the view moves down by exactly that,
+    // never jumps, though messages above it are drawn and others dropped below.
+    const jumps = await conversation(page).evaluate(async (log) => {
+      const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+      const bad = [];
+      let redraws = 0;
+      for (let step = 0; step < 120 && log.scrollTop > 0; step++) {
+        const box = log.getBoundingClientRect();
+        const first = [...log.querySelectorAll(':scope > article')].find((a) => a.getBoundingClientRect().bottom > box.top);
+        const before = first.getBoundingClientRect().top;
+        const firstDrawn = log.querySelector(':scope > article').dataset.message;
+        const by = Math.min(300, log.scrollTop);
+        log.scrollTop -= by;
+        await frames();
+        await frames();
+        if (log.querySelector(':scope > article').dataset.message !== firstDrawn) redraws++;
+        if (!first.isConnected) continue; // it left the drawn rows (far below now)
+        const moved = first.getBoundingClientRect().top - before;
+        if (Math.abs(moved - by) > 2) bad.push(`${first.dataset.message}: scrolled ${by}, moved ${moved.toFixed(1)}`);
+      }
+      return { bad, redraws, top: log.scrollTop };
+    });
+    assert.deepEqual(jumps.bad, [], 'no jumps');
+    assert.ok(jumps.redraws > 3, `older messages were drawn on the way up (${jumps.redraws} redraws)`);
+    const jump = page.getByRole('button', byName('Jump to latest'));
+    await jump.waitFor();
+    await jump.click();
+    await poll(() => onScreen(page, `m${N - 1}`), { message: 'the latest message on screen again' });
+    await jump.waitFor({ state: 'hidden' });
+    assert.ok((await drawnCount(page)) < 80);
+  });
+});
+
+test('a search result far up a long chat is drawn and shown; Ctrl+F there offers "Search chats"', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await seedLongChat(page, { needle: 'zebracorn', at: 12 });
+    await poll(() => onScreen(page, `m${N - 1}`), { message: 'the latest message on screen' });
+    assert.equal(await conversation(page).locator('article[data-message="m12"]').count(), 0, 'message 12 not drawn at first');
+    await page.keyboard.press('Control+f');
+    const dialog = page.getByRole('dialog', byName('Search chats'));
+    await dialog.waitFor();
+    await dialog.getByRole('searchbox', byName('Search chats')).fill('zebracorn');
+    await dialog.getByRole('button', { name: /zebracorn/ }).first().click();
+    await dialog.waitFor({ state: 'detached' });
+    await poll(() => onScreen(page, 'm12'), { message: 'message 12 drawn and on screen' });
+    assert.equal(await conversation(page).locator('article.found').getAttribute('data-message'), 'm12', 'and marked');
+    await page.getByRole('button', byName('Jump to latest')).waitFor();
+  });
+});
+
+test('in a short chat Ctrl+F is left to the browser', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    await sendMessage(page, 'Hello there');
+    await waitIdle(page);
+    await page.keyboard.press('Control+f');
+    await page.waitForTimeout(300);
+    assert.equal(await page.getByRole('dialog').count(), 0, 'no dialog of ours');
+  });
+});
+
+test('an edit in progress survives its message scrolling out of the drawn rows and back', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await seedLongChat(page);
+    const last = lastUser(page);
+    await last.getByRole('button', byName('Edit')).click();
+    const box = last.getByRole('textbox', byName('Edit message'));
+    await box.fill('A better question, half typed');
+    const id = await last.getAttribute('data-message');
+    await conversation(page).evaluate((log) => { log.scrollTop = 0; });
+    await poll(async () => (await conversation(page).locator(`article[data-message="${id}"]`).count()) === 0, { message: 'the edited message no longer drawn' });
+    await page.getByRole('button', byName('Jump to latest')).click();
+    const again = conversation(page).locator(`article[data-message="${id}"]`);
+    await again.waitFor();
+    assert.equal(await again.getByRole('textbox', byName('Edit message')).inputValue(), 'A better question, half typed');
+  });
+});
