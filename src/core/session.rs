@@ -1091,6 +1091,31 @@ mod tests {
     }
 
     #[test]
+    fn branch_places_variants_like_siblings() {
+        let mut s = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            finish("a1", Status::Complete),
+            start("a2", "u1"),
+            finish("a2", Status::Complete),
+            start("a3", "u1"),
+            finish("a3", Status::Complete),
+        ]);
+        s.apply(Command::SelectVariant { id: "a2".into() }).unwrap();
+        // Another role under the same parent (not a variant), listed first; a duplicate of the
+        // shown id (an imported file), listed last: the first one is the one placed.
+        let mut tool = s.get("a1").unwrap().clone();
+        (tool.id, tool.role) = ("t1".into(), Role::Tool);
+        s.messages.insert(0, tool);
+        let mut dup = s.get("a3").unwrap().clone();
+        dup.id = "a2".into();
+        s.messages.push(dup);
+        branch_agrees(&s);
+        let places: Vec<(usize, usize)> = s.branch().iter().map(|b| (b.1, b.2)).collect();
+        assert_eq!(places, [(1, 1), (1, 1), (2, 4)]);
+    }
+
+    #[test]
     fn regenerate_keeps_old_variant_reachable() {
         let mut s = run(vec![
             user("u1", "hi"),
