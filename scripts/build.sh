@@ -6,7 +6,9 @@
 #      paint) and the prompts module (template engine, YAML reader, on-demand dialogs);
 #   3. the OpenAI token tables go to dist/tokens/ (gzip-compressed, hashed names);
 #   4. scripts/postbuild.mjs moves trunk's inline loader into a file (CSP without
-#      'unsafe-inline') and names every module in index.html (<meta name="satori-module:NAME">);
+#      'unsafe-inline'), names every module and the stylesheet it brings in index.html
+#      (<meta name="satori-module:NAME">, <meta name="satori-style:NAME">), and minifies every
+#      script and stylesheet (esbuild), updating the page's integrity hashes;
 #   5. scripts/precompress.mjs writes .gz and .br copies for servers that send them as they are.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -3,8 +3,8 @@
 // (arguments NAME=PATH, PATH relative to dist/) in <meta name="satori-module:NAME">, the stylesheet
 // a module brings (style:NAME=PATH) in <meta name="satori-style:NAME">, and each data table
 // (arguments table:NAME=PATH) in <meta name="satori-table:NAME">. Then minifies every script and
-// stylesheet in DIST with esbuild (the wasm-bindgen glue ships unminified) and brings the page's
-// `integrity` hashes up to date. Fails loudly if the page does not look as expected (better a
+// stylesheet in DIST with esbuild (trunk leaves the wasm-bindgen glue and the snippets as they
+// are) and brings the page's `integrity` hashes up to date. Fails loudly if the page does not look as expected (better a
 // broken build than a silently weakened CSP).
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';

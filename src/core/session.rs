@@ -663,9 +663,12 @@ impl Session {
             .collect();
         // (message, its place among its variants (0: not met yet), their number)
         let mut out: Vec<(&Message, usize, usize)> = path.iter().map(|m| (*m, 0, 0)).collect();
+        let root = path.first().and_then(|m| m.parent.as_deref());
         for m in &self.messages {
+            // Siblings of the first message share its parent (none, or one that is missing).
             let i = match m.parent.as_deref() {
-                None => 0,
+                p if p == root => 0,
+                None => continue,
                 Some(p) => match at.get(p) {
                     Some(&i) => i,
                     None => continue,
@@ -1113,6 +1116,15 @@ mod tests {
         branch_agrees(&s);
         let places: Vec<(usize, usize)> = s.branch().iter().map(|b| (b.1, b.2)).collect();
         assert_eq!(places, [(1, 1), (1, 1), (2, 4)]);
+        // A damaged record: the first message's parent is missing, and it has a sibling.
+        for m in s.messages.iter_mut().filter(|m| m.parent.is_none()) {
+            m.parent = Some("gone".into());
+        }
+        let mut twin = s.messages.iter().find(|m| m.id == "sys").unwrap().clone();
+        twin.id = "sys2".into();
+        s.messages.push(twin);
+        branch_agrees(&s);
+        assert_eq!((s.branch()[0].1, s.branch()[0].2), (1, 2));
     }
 
     #[test]

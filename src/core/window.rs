@@ -107,7 +107,8 @@ pub fn plan(heights: &[f64], drawn: &Range<usize>, top: f64, height: f64) -> Opt
         return None;
     }
     let want = visible(heights, top - height, bottom + height);
-    let centre = visible(heights, top, bottom).start;
+    let middle = top + height / 2.0;
+    let centre = visible(heights, middle, middle).start;
     Some(cap(want, centre))
 }
 

@@ -33,8 +33,11 @@ function content(i) {
   return i % 2 === 0 ? kinds[0]() : kinds[1 + ((i >> 1) % 4)]();
 }
 
-/** Seeds one chat of `n` messages (marked `needle` at message `at`) and opens the app on it. */
-async function seedLongChat(page, { n = N, needle = null, at = 0 } = {}) {
+/**
+ * Seeds one chat of `n` messages (marked `needle` at message `at`) and opens the app on it — or,
+ * with `elsewhere`, on another, short chat.
+ */
+async function seedLongChat(page, { n = N, needle = null, at = 0, elsewhere = false } = {}) {
   const messages = [];
   let parent;
   for (let i = 0; i < n; i++) {
@@ -45,13 +48,17 @@ async function seedLongChat(page, { n = N, needle = null, at = 0 } = {}) {
     messages.push(m);
   }
   const chat = { v: 1, id: 'long', title: 'A long chat', role: '', created_at: 1764000000000, updated_at: 1764000000000 + n * 1000, messages, leaf: parent };
-  const index = { v: 1, sessions: [{ id: 'long', title: chat.title, updated_at: chat.updated_at }], active: 'long' };
-  await page.evaluate(([c, i]) => {
+  const other = { v: 1, id: 'other', title: 'Another chat', role: '', created_at: 1764000000000, updated_at: 1764000000000, messages: [{ id: 'o1', role: 'user', content: 'Short', status: 'complete', created_at: 1764000000000 }], leaf: 'o1' };
+  const sessions = [{ id: 'long', title: chat.title, updated_at: chat.updated_at }, { id: 'other', title: other.title, updated_at: other.updated_at }];
+  const index = { v: 1, sessions, active: elsewhere ? 'other' : 'long' };
+  await page.evaluate(([c, o, i]) => {
     localStorage.setItem('satori.session.long', c);
+    localStorage.setItem('satori.session.other', o);
     localStorage.setItem('satori.index', i);
-  }, [JSON.stringify(chat), JSON.stringify(index)]);
+  }, [JSON.stringify(chat), JSON.stringify(other), JSON.stringify(index)]);
   await reload(page);
-  await conversation(page).locator('article').first().waitFor();
+  // Formatted (the markdown module loaded): message heights are final.
+  await conversation(page).locator(elsewhere ? 'article' : 'article .code-block').first().waitFor();
 }
 
 const drawnCount = (page) => conversation(page).locator(':scope > article').count();
@@ -136,6 +143,19 @@ test('a search result far up a long chat is drawn and shown; Ctrl+F there offers
   });
 });
 
+test('a search result far up a long chat that is not open opens that chat at the message', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await seedLongChat(page, { needle: 'zebracorn', at: 12, elsewhere: true });
+    await page.getByRole('button', byName('Search chats')).click();
+    const dialog = page.getByRole('dialog', byName('Search chats'));
+    await dialog.getByRole('searchbox', byName('Search chats')).fill('zebracorn');
+    await dialog.getByRole('button', { name: /zebracorn/ }).first().click();
+    await dialog.waitFor({ state: 'detached' });
+    await poll(() => onScreen(page, 'm12'), { message: 'message 12 of the other chat drawn and on screen' });
+    assert.equal(await conversation(page).locator('article.found').getAttribute('data-message'), 'm12', 'and marked');
+  });
+});
+
 test('in a short chat Ctrl+F is left to the browser', async (t) => {
   await e2e.open(t, async ({ page }) => {
     e2e.fake.reset();
@@ -162,5 +182,33 @@ test('an edit in progress survives its message scrolling out of the drawn rows a
     const again = conversation(page).locator(`article[data-message="${id}"]`);
     await again.waitFor();
     assert.equal(await again.getByRole('textbox', byName('Edit message')).inputValue(), 'A better question, half typed');
+  });
+});
+
+test('scrolling up while a reply arrives keeps the view where the user put it; "Jump to latest" follows the reply again', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await seedLongChat(page, { n: 40 });
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    // The fake server echoes the message a word at a time: a long message, a long reply.
+    await sendMessage(page, Array.from({ length: 120 }, (_, i) => `word${i}`).join(' '));
+    const log = conversation(page);
+    await poll(async () => /word10\b/.test(await log.locator('article[data-status="streaming"]').innerText().catch(() => '')), {
+      message: 'the reply arriving',
+      timeout: 20_000,
+    }).catch(async (e) => {
+      throw new Error(`${e.message}; alerts: ${await page.getByRole('alert').allInnerTexts()}; last: ${await log.locator('article').last().innerText()}`);
+    });
+    const held = await log.evaluate((el) => {
+      el.scrollTop -= 500;
+      return el.scrollTop;
+    });
+    await page.waitForTimeout(800);
+    assert.ok(await log.locator('article[data-status="streaming"]').count(), 'still arriving');
+    assert.equal(await log.evaluate((el) => el.scrollTop), held, 'the view stayed where the user scrolled');
+    await page.getByRole('button', byName('Jump to latest')).click();
+    await poll(async () => log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 2), { message: 'at the end again' });
+    await waitIdle(page);
+    assert.ok(await log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 2), 'followed the reply to its end');
   });
 });

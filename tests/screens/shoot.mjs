@@ -106,6 +106,26 @@ try {
       await find.getByRole('status').waitFor();
       await page.screenshot({ path: `${out}/${scheme}-${label}-search.png` });
       await find.getByRole('button', { name: 'Close' }).click();
+      // A long chat scrolled up: only the messages near the view are drawn; "Jump to latest".
+      await page.evaluate(() => {
+        const messages = [];
+        for (let i = 0; i < 600; i++) {
+          const text = i % 2 ? `Answer ${i}: here is \`code ${i}\` and **bold** text that wraps over a line or two on a phone.` : `Question ${i}?`;
+          messages.push({ id: `s${i}`, role: i % 2 ? 'assistant' : 'user', content: text, status: 'complete', created_at: 1764000000000 + i, ...(i ? { parent: `s${i - 1}` } : {}) });
+        }
+        localStorage.setItem('satori.session.shots', JSON.stringify({ v: 1, id: 'shots', title: 'Six hundred messages', role: '', created_at: 1764000000000, updated_at: Date.now(), messages, leaf: 's599' }));
+        const index = JSON.parse(localStorage.getItem('satori.index'));
+        index.sessions.unshift({ id: 'shots', title: 'Six hundred messages', updated_at: Date.now() });
+        index.active = 'shots';
+        localStorage.setItem('satori.index', JSON.stringify(index));
+      });
+      await page.reload();
+      const log = page.getByRole('log', { name: 'Conversation' });
+      await log.locator('article[data-message="s599"]').waitFor();
+      await log.evaluate((el) => { el.scrollTop = el.scrollHeight / 2; });
+      await page.getByRole('button', { name: 'Jump to latest' }).waitFor();
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: `${out}/${scheme}-${label}-long-chat.png` });
       await ctx.close();
     }
   }

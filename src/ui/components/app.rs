@@ -43,7 +43,8 @@ pub fn App() -> impl IntoView {
     use crate::ui::components::conversation;
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         let free = app.overlay.dialog.get_untracked().is_none() && !ev.is_composing();
-        let find = (ev.ctrl_key() || ev.meta_key()) && !ev.alt_key() && ev.key() == "f";
+        let find =
+            (ev.ctrl_key() || ev.meta_key()) && !ev.alt_key() && ev.key().eq_ignore_ascii_case("f");
         if free && ev.key() == "Escape" && chat::is_streaming(&app) {
             ev.prevent_default();
             chat::stop();

@@ -67,20 +67,20 @@ impl Sizes {
         (window::estimate(&m.content, per_line, LINE, FRAME) + reasoning) * scale
     }
 
-    /// Heights for `rows`: rows whose key is unchanged at the same position keep theirs.
+    /// Heights for `rows`: rows whose key is unchanged at the same position keep theirs,
+    /// measured or estimated (so the spacers only change where rows did).
     fn rebuild(&mut self, rows: &[Row]) {
         let keys: Vec<String> = rows.iter().map(Row::key).collect();
         let mut heights = Vec::with_capacity(rows.len());
         let mut known = Vec::with_capacity(rows.len());
         for (i, row) in rows.iter().enumerate() {
-            let kept =
-                self.known.get(i).copied().unwrap_or(false) && self.keys.get(i) == Some(&keys[i]);
+            let kept = self.keys.get(i) == Some(&keys[i]);
             heights.push(if kept {
                 self.heights[i]
             } else {
                 self.guess(row)
             });
-            known.push(kept);
+            known.push(kept && self.known[i]);
         }
         (self.keys, self.heights, self.known) = (keys, heights, known);
     }
@@ -128,8 +128,35 @@ impl List {
         }
     }
 
-    /// Draw the last messages and stay at the end.
+    /// Draw the same rows with spacers from the heights as they are now; when the spacer above
+    /// changes (rows above re-estimated: the width changed, a row changed elsewhere), the view
+    /// moves with it, so what is on screen stays put.
+    fn respace(self) {
+        let (range, was) = self.drawn.with_untracked(|d| (d.rows.clone(), d.above));
+        self.draw(range);
+        let moved = self.drawn.with_untracked(|d| d.above) - was;
+        if moved.abs() >= 0.5 && !self.pinned.get_untracked() {
+            leptos::task::spawn_local(async move {
+                if let Some(el) = self.log.get_untracked() {
+                    el.set_scroll_top(el.scroll_top() + moved.round() as i32);
+                }
+            });
+        }
+    }
+
+    /// Redraws that bring back messages already there (scrolling, jumps) are not announced as
+    /// new by the log's live region: it is off until they are drawn.
+    fn quiet(self, on: bool) {
+        if let Some(el) = self.log.get_untracked() {
+            let _ = el.set_attribute("aria-live", if on { "off" } else { "polite" });
+        }
+    }
+
+    /// Draw the last messages and stay at the end (a search result shown is no longer marked).
     fn draw_end(self) {
+        if let Ok(Some(old)) = document().query_selector(".msg.found") {
+            let _ = old.class_list().remove_1("found");
+        }
         self.pinned.set(true);
         self.sizes.update_value(|f| {
             f.stick = true;
@@ -186,7 +213,7 @@ impl List {
             self.sizes.update_value(|s| {
                 if (width - s.width).abs() > 0.5 {
                     s.width = width;
-                    s.known.clear();
+                    (s.keys, s.known) = (Vec::new(), Vec::new());
                     (s.estimated, s.measured) = (0.0, 0.0);
                     s.rebuild(r);
                 }
@@ -208,7 +235,7 @@ impl List {
         match plan {
             None => {
                 self.sizes.update_value(|f| f.replans = 0);
-                self.draw(range); // spacers follow what was measured
+                self.respace(); // spacers follow what was measured
             }
             Some(next) if self.sizes.with_value(|f| f.replans < MAX_REPLANS) => {
                 let pinned = self.pinned.get_untracked();
@@ -225,9 +252,11 @@ impl List {
                     })
                     .find(|(_, a)| a.offset_top() + a.offset_height() > scroll)
                     .map(|(k, a)| (range.start + k as usize - 1, a.offset_top() - scroll));
+                self.quiet(true);
                 self.draw(next);
                 // Runs after the rows are drawn (effects run first, in order) and before paint.
                 leptos::task::spawn_local(async move {
+                    self.quiet(false);
                     if let (Some(el), Some((i, offset)), false) =
                         (self.log.get_untracked(), anchor, pinned)
                     {
@@ -253,6 +282,10 @@ impl List {
             let at_end = el.scroll_height() - el.scroll_top() - el.client_height() < NEAR_BOTTOM;
             if self.pinned.get_untracked() != at_end {
                 self.pinned.set(at_end);
+            }
+            // The user scrolled away from the end: a pending "stay at the end" is void.
+            if !at_end {
+                self.sizes.update_value(|f| f.stick = false);
             }
         }
         self.sizes.update_value(|f| f.replans = 0);
@@ -286,7 +319,6 @@ pub fn Conversation() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
-    let drafts = StoredValue::new(Vec::<(String, String)>::new());
 
     let list = List {
         log: NodeRef::new(),
@@ -318,13 +350,14 @@ pub fn Conversation() -> impl IntoView {
                     list.drawn
                         .with_untracked(|d| window::follow(&d.rows, *old, n)),
                 );
+                list.respace();
                 if list.pinned.get_untracked() {
                     list.sizes.update_value(|f| f.stick = true);
                 }
                 list.schedule();
             }
             _ => {
-                drafts.update_value(Vec::clear); // edits belong to the chat they began in
+                crate::ui::components::message::forget_edits(); // edits belong to their chat
                 list.draw_end();
             }
         }
@@ -344,11 +377,12 @@ pub fn Conversation() -> impl IntoView {
         live
     });
 
+    // The button hides once at the end: the keyboard focus moves to the conversation.
     let jump = move |_| {
-        if let Ok(Some(old)) = document().query_selector(".msg.found") {
-            let _ = old.class_list().remove_1("found");
-        }
         list.draw_end();
+        if let Some(el) = list.log.get_untracked() {
+            let _ = el.focus();
+        }
     };
     // One listener for every "Copy code" button in rendered markdown.
     let on_click = move |ev: leptos::ev::MouseEvent| {
@@ -424,10 +458,12 @@ pub fn show_message(id: &str) {
         f.replans = 0;
     });
     let h = list.height();
+    list.quiet(true);
     list.draw(list.sizes.with_value(|s| window::around(&s.heights, i, h)));
     let id = id.to_string();
-    // Once drawn (effects run before the next frame).
-    request_animation_frame(move || {
+    // Once drawn (effects run first, in order), before the next check looks at the view.
+    leptos::task::spawn_local(async move {
+        list.quiet(false);
         let doc = document();
         // Ids come from imported files: every character but letters and digits as a CSS escape.
         let quoted: String = id

@@ -85,6 +85,7 @@ async function scrollBack(page, selector) {
       el.scrollTop = Math.max(0, el.scrollTop - el.clientHeight);
       await frame();
     }
+    await new Promise((r) => setTimeout(r, 200)); // long-task entries arrive asynchronously
     const lts = window.__bench.lt.slice(before).filter(([start]) => start >= t0);
     return { scrollBackMs: performance.now() - t0, scrollFrames: frames, scrollLongTasks: lts.length,
       scrollLongTaskMaxMs: lts.reduce((m, [, d]) => Math.max(m, d), 0) };
