@@ -36,7 +36,7 @@ struct Drawn {
 
 /// Row heights, by position in the branch shown: measured once drawn (kept while the row's key
 /// and the width stay the same), estimated from the text before, scaled by how far estimates
-/// have been off so far.
+/// have been off so far; and when the next check runs and what it does first.
 #[derive(Default)]
 struct Sizes {
     width: f64,
@@ -83,6 +83,14 @@ impl Sizes {
             known.push(kept && self.known[i]);
         }
         (self.keys, self.heights, self.known) = (keys, heights, known);
+    }
+
+    /// The width changed: every height is estimated again (measurements are void).
+    fn resized(&mut self, width: f64, rows: &[Row]) {
+        self.width = width;
+        (self.keys, self.known) = (Vec::new(), Vec::new());
+        (self.estimated, self.measured) = (0.0, 0.0);
+        self.rebuild(rows);
     }
 
     /// Row `i` measured `h` pixels high.
@@ -154,9 +162,7 @@ impl List {
 
     /// Draw the last messages and stay at the end (a search result shown is no longer marked).
     fn draw_end(self) {
-        if let Ok(Some(old)) = document().query_selector(".msg.found") {
-            let _ = old.class_list().remove_1("found");
-        }
+        unmark();
         self.pinned.set(true);
         self.sizes.update_value(|f| {
             f.stick = true;
@@ -212,10 +218,7 @@ impl List {
         self.rows.with_untracked(|r| {
             self.sizes.update_value(|s| {
                 if (width - s.width).abs() > 0.5 {
-                    s.width = width;
-                    (s.keys, s.known) = (Vec::new(), Vec::new());
-                    (s.estimated, s.measured) = (0.0, 0.0);
-                    s.rebuild(r);
+                    s.resized(width, r);
                 }
                 for (k, pair) in tops.windows(2).enumerate() {
                     s.measured(r, range.start + k, pair[1] - pair[0]);
@@ -290,6 +293,13 @@ impl List {
         }
         self.sizes.update_value(|f| f.replans = 0);
         self.schedule();
+    }
+}
+
+/// The search result shown is no longer marked.
+fn unmark() {
+    if let Ok(Some(old)) = document().query_selector(".msg.found") {
+        let _ = old.class_list().remove_1("found");
     }
 }
 
@@ -473,9 +483,7 @@ pub fn show_message(id: &str) {
                 c => format!("\\{:x} ", c as u32),
             })
             .collect();
-        if let Ok(Some(old)) = doc.query_selector(".msg.found") {
-            let _ = old.class_list().remove_1("found");
-        }
+        unmark();
         if let Ok(Some(el)) = doc.query_selector(&format!("article[data-message=\"{quoted}\"]")) {
             el.scroll_into_view();
             let _ = el.class_list().add_1("found");
