@@ -4,6 +4,7 @@
 //! `js_sys`, `gloo_*` or `wasm_bindgen`, reads a clock, draws random numbers or does IO. Time and
 //! ids are passed in as arguments.
 
+pub mod agent;
 pub mod bpe;
 pub mod chat_start;
 pub mod context;
