@@ -5,5 +5,7 @@
 
 pub mod calc;
 pub mod react;
+pub mod recall;
 pub mod repair;
 pub mod schema;
+pub mod tools;
