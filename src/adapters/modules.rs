@@ -40,6 +40,8 @@ pub enum Module {
     /// The context pipeline with its counting (UI-free), fetched when the user starts typing or
     /// a request is built.
     Context,
+    /// The agent's tools (UI-free), fetched for chats in agent mode.
+    Agent,
 }
 
 impl Module {
@@ -49,6 +51,7 @@ impl Module {
             Module::Markdown => "markdown",
             Module::Prompts => "prompts",
             Module::Context => "context",
+            Module::Agent => "agent",
         }
     }
 }

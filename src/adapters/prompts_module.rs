@@ -14,7 +14,8 @@
 //! - [`EVENT_IMPORTED`]: an import (or its undo) changed the stored chats (detail: empty),
 //! - [`EVENT_RENAME`]: "Rename chat" saved (detail: `{"id", "title"}`),
 //! - [`EVENT_OPEN_AT`]: "Search chats" chose a result (detail: `{"id", "message"}`),
-//! - [`EVENT_DELETE`]: "Delete chat" confirmed (detail: the chat's id).
+//! - [`EVENT_DELETE`]: "Delete chat" confirmed (detail: the chat's id),
+//! - [`EVENT_AGENT`]: "Agent" saved (detail: `{"id", "agent"}`, the chat and its `AgentConfig`).
 
 use crate::adapters::modules::{self, Module, ModuleError};
 use wasm_bindgen::prelude::*;
@@ -22,6 +23,8 @@ use wasm_bindgen::JsCast;
 
 /// The user templates changed.
 pub const EVENT_CHANGED: &str = "satori:prompts-changed";
+/// The chat's agent settings were saved in "Agent".
+pub const EVENT_AGENT: &str = "satori:chat-agent";
 /// The chat's context settings were saved in the context inspector.
 pub const EVENT_CHAT_CONTEXT: &str = "satori:chat-context";
 /// A summary was edited in the context inspector.
@@ -160,6 +163,11 @@ pub async fn open_search(session: &str) -> Result<(), ModuleError> {
 /// Open "Rename chat" for chat `id`, called `title`.
 pub async fn open_rename(id: &str, title: &str) -> Result<(), ModuleError> {
     call("open_rename", &[id, title]).await.map(|_| ())
+}
+
+/// Open "Agent" for chat `id` with its settings `agent` (an `AgentConfig` as JSON).
+pub async fn open_agent(id: &str, agent: &str) -> Result<(), ModuleError> {
+    call("open_agent", &[id, agent]).await.map(|_| ())
 }
 
 /// Open "Delete chat" for chat `id`, called `title`.

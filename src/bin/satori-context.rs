@@ -13,7 +13,16 @@ use wasm_bindgen::prelude::wasm_bindgen;
 #[wasm_bindgen]
 pub async fn prepare(ask: String) -> Result<String, String> {
     let ask: Ask = serde_json::from_str(&ask).map_err(|e| format!("bad request: {e}"))?;
-    let answer = context_shell::answer(ask).await;
+    // Agent mode: the tools come from the agent module.
+    let tools = match ask.agent.on {
+        true => Some(
+            offered()
+                .await
+                .map_err(|e| format!("found no tools: the agent module {e}"))?,
+        ),
+        false => None,
+    };
+    let answer = context_shell::answer(ask, tools).await;
     satori::ui::compact::after_request();
     serde_json::to_string(&answer).map_err(|e| e.to_string())
 }
@@ -32,6 +41,14 @@ pub fn learn_window(base_url: &str, model: &str, window: u32) {
 }
 
 fn main() {}
+
+/// The tools the agent module offers, loading it first.
+async fn offered() -> Result<serde_json::Value, satori::adapters::modules::ModuleError> {
+    use satori::adapters::modules::{load_and_call, Module, ModuleError};
+    let v = load_and_call(Module::Agent, "offered", &[]).await?;
+    serde_json::from_str(&v.as_string().unwrap_or_default())
+        .map_err(|e| ModuleError::Call(e.to_string()))
+}
 
 /// Storage is full: pack every chat record but the open one now (see `satori::ui::compact`);
 /// resolves to how many were packed.

@@ -7,8 +7,9 @@
 
 use leptos::prelude::*;
 use satori::adapters::prompts_module::{
-    notify, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED, EVENT_OPEN_AT,
-    EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM, EVENT_USE,
+    notify, EVENT_AGENT, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED,
+    EVENT_OPEN_AT, EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM,
+    EVENT_USE,
 };
 use satori::adapters::storage::Store;
 use satori::core::key_binding::KeyField;
@@ -350,6 +351,25 @@ pub fn open_rename(id: &str, title: &str) {
                 title=title
                 on_save=Callback::new(move |t: String| {
                     notify(EVENT_RENAME, &serde_json::json!({ "id": id, "title": t }).to_string());
+                    close();
+                })
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+}
+
+/// Open "Agent" for chat `id` whose settings are `agent` (JSON); the answer names the chat.
+#[wasm_bindgen]
+pub fn open_agent(id: &str, agent: &str) {
+    let id = id.to_string();
+    let agent = serde_json::from_str(agent).unwrap_or_default();
+    mount(move || {
+        view! {
+            <satori::ui::components::agent_dialog::AgentDialog
+                agent=agent
+                on_save=Callback::new(move |a: satori::core::session::AgentConfig| {
+                    notify(EVENT_AGENT, &serde_json::json!({ "id": id, "agent": a }).to_string());
                     close();
                 })
                 on_close=Callback::new(|_| close())

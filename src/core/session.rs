@@ -257,6 +257,31 @@ pub struct ContextOverrides {
     pub summarize: Option<bool>,
 }
 
+/// Most model steps (requests) agent mode makes for one user message, unless the chat says.
+pub const DEFAULT_MAX_STEPS: u32 = 8;
+
+/// A chat's agent mode: whether the model may call tools, and how many steps it may take.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentConfig {
+    /// Whether the model is offered tools.
+    #[serde(default)]
+    pub on: bool,
+    /// Most model steps per user message (`None`: [`DEFAULT_MAX_STEPS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u32>,
+    /// Tools are described in the system prompt and called in ReAct text (`Action: tool(…)`)
+    /// instead of the API's function calling, for servers without it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub react: bool,
+}
+
+impl AgentConfig {
+    /// The step limit in force (at least 1).
+    pub fn steps(&self) -> u32 {
+        self.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1)
+    }
+}
+
 /// A conversation with its whole message tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
@@ -286,6 +311,9 @@ pub struct Session {
     /// Context settings this chat overrides.
     #[serde(default, skip_serializing_if = "is_default")]
     pub context: ContextOverrides,
+    /// The chat's agent mode.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub agent: AgentConfig,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -370,7 +398,8 @@ pub enum Command {
         /// The counts.
         usage: Usage,
     },
-    /// Replace the tool calls of a streaming reply with everything received so far.
+    /// Replace the tool calls of a streaming reply with everything received so far, or give a
+    /// finished reply without calls the call its ReAct text asks for (agent mode).
     SetToolCalls {
         /// The reply.
         id: MessageId,
@@ -427,6 +456,25 @@ pub enum Command {
     SetContext {
         /// The overrides.
         context: ContextOverrides,
+    },
+    /// Set the chat's agent mode.
+    SetAgent {
+        /// The new settings.
+        agent: AgentConfig,
+    },
+    /// Add the result of tool call `call_id` after `parent` (the reply that made the call, or
+    /// the result of an earlier call of the same reply).
+    AddTool {
+        /// Id of the new message.
+        id: MessageId,
+        /// The message it follows.
+        parent: MessageId,
+        /// The call it answers.
+        call_id: String,
+        /// The result, as text for the model.
+        content: String,
+        /// Time, ms since epoch.
+        at: i64,
     },
     /// Start an untouched session (no user message yet, system prompt not edited) over from
     /// another template or other variables.
@@ -499,6 +547,7 @@ impl Session {
             leaf: None,
             summaries: Vec::new(),
             context: ContextOverrides::default(),
+            agent: AgentConfig::default(),
         };
         session.push_preamble(preamble, at);
         session
@@ -785,7 +834,7 @@ impl Session {
                 let p = self
                     .get(&parent)
                     .ok_or_else(|| SessionError::UnknownMessage(parent.clone()))?;
-                if p.role != Role::User {
+                if !matches!(p.role, Role::User | Role::Tool) {
                     return Err(SessionError::WrongRole(parent));
                 }
                 let mut reply = Message::new(id, Some(parent), Role::Assistant, String::new(), at);
@@ -806,7 +855,17 @@ impl Session {
                 self.streaming_reply(&id)?.usage = Some(usage);
             }
             Command::SetToolCalls { id, tool_calls } => {
-                self.streaming_reply(&id)?.tool_calls = tool_calls;
+                let m = self
+                    .get_mut(&id)
+                    .ok_or_else(|| SessionError::UnknownMessage(id.clone()))?;
+                if m.role != Role::Assistant {
+                    return Err(SessionError::WrongRole(id));
+                }
+                // A finished reply takes calls only once (those read from its ReAct text).
+                if m.status != Status::Streaming && !m.tool_calls.is_empty() {
+                    return Err(SessionError::WrongStatus(id));
+                }
+                m.tool_calls = tool_calls;
             }
             Command::FinishReply {
                 id,
@@ -920,6 +979,25 @@ impl Session {
                 s.edited = true;
             }
             Command::SetContext { context } => self.context = context,
+            Command::SetAgent { agent } => self.agent = agent,
+            Command::AddTool {
+                id,
+                parent,
+                call_id,
+                content,
+                at,
+            } => {
+                self.ensure_new_id(&id)?;
+                let p = self
+                    .get(&parent)
+                    .ok_or_else(|| SessionError::UnknownMessage(parent.clone()))?;
+                if !matches!(p.role, Role::Assistant | Role::Tool) {
+                    return Err(SessionError::WrongRole(parent));
+                }
+                let mut m = Message::new(id, Some(parent), Role::Tool, content, at);
+                m.tool_call_id = Some(call_id);
+                self.push(m);
+            }
             Command::Restart {
                 origin,
                 preamble,
@@ -1049,6 +1127,51 @@ mod tests {
         let a = s.get("a1").unwrap();
         assert_eq!((a.content.as_str(), a.status), ("Hello", Status::Complete));
         assert_eq!(ids(&s), ["sys", "u1", "a1"]);
+    }
+
+    #[test]
+    fn tool_results_follow_calls_and_replies_follow_results() {
+        let call = ToolCall {
+            index: 0,
+            id: "c1".into(),
+            name: "calculator".into(),
+            arguments: "{}".into(),
+        };
+        let tool = |id: &str, parent: &str| Command::AddTool {
+            id: id.into(),
+            parent: parent.into(),
+            call_id: "c1".into(),
+            content: "2".into(),
+            at: 3,
+        };
+        let mut s = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            finish("a1", Status::Complete),
+        ]);
+        // A finished reply without calls takes the call read from its ReAct text, once.
+        let set = Command::SetToolCalls {
+            id: "a1".into(),
+            tool_calls: vec![call.clone()],
+        };
+        s.apply(set.clone()).unwrap();
+        assert_eq!(s.apply(set), Err(SessionError::WrongStatus("a1".into())));
+        assert_eq!(
+            s.apply(tool("t0", "u1")),
+            Err(SessionError::WrongRole("u1".into()))
+        );
+        s.apply(tool("t1", "a1")).unwrap();
+        s.apply(start("a2", "t1")).unwrap();
+        assert_eq!(ids(&s), ["sys", "u1", "a1", "t1", "a2"]);
+        let t = s.get("t1").unwrap();
+        assert_eq!(
+            (t.role, t.tool_call_id.as_deref()),
+            (Role::Tool, Some("c1"))
+        );
+        assert_eq!(
+            s.apply(tool("t1", "a1")),
+            Err(SessionError::DuplicateId("t1".into()))
+        );
     }
 
     #[test]

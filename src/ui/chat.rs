@@ -14,7 +14,9 @@ use crate::core::context::Verdict;
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
 use crate::core::provider::error::{classify, not_a_stream, ApiError};
-use crate::core::session::{Command, ContextOverrides, Message, MessageId, Role, Summary};
+use crate::core::session::{
+    AgentConfig, Command, ContextOverrides, Message, MessageId, Role, Summary,
+};
 use crate::core::settings::Settings;
 use crate::core::turn::{Effect, Ending, Event, Turn, TurnConfig};
 use crate::ui::context::{
@@ -22,8 +24,8 @@ use crate::ui::context::{
     summaries_paused, SummaryError,
 };
 use crate::ui::error_text::{
-    cannot_start, describe, note_text, retry_status, summary_failed, summary_paused, ErrorContext,
-    STILL_STARTING, SUMMARIZING,
+    agent_failed, cannot_start, describe, note_text, retry_status, summary_failed, summary_paused,
+    ErrorContext, REACT_SWITCH, STILL_STARTING, SUMMARIZING,
 };
 use crate::ui::state::{start_of, Alert, AppState, Live};
 use leptos::prelude::*;
@@ -41,6 +43,10 @@ struct Running {
     estimated: Cell<Option<u32>>,
     /// A notice to leave on the status line when the reply ends (a summary that failed).
     notice: RefCell<Option<String>>,
+    /// The chat's agent mode when the turn started.
+    agent: AgentConfig,
+    /// The server refused the tools offered: answer again in ReAct text.
+    to_react: Cell<bool>,
 }
 
 impl Running {
@@ -58,6 +64,9 @@ impl Running {
 thread_local! {
     /// Every turn in progress (a chat has at most one).
     static TURNS: RefCell<Vec<Rc<Running>>> = const { RefCell::new(Vec::new()) };
+    /// How many times Stop was pressed: agent mode goes on to its next step only if it was not
+    /// pressed while the tools ran.
+    static STOPS: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Whether a reply is streaming.
@@ -68,6 +77,7 @@ pub fn is_streaming(app: &AppState) -> bool {
 /// Stop the reply in flight (Stop button, Esc, leaving the chat). The partial text is kept,
 /// marked stopped.
 pub fn stop() {
+    STOPS.set(STOPS.get().wrapping_add(1));
     let running: Vec<Rc<Running>> = TURNS.with(|t| t.borrow().clone());
     for r in running {
         for effect in r.on(Event::Stop) {
@@ -182,13 +192,14 @@ pub fn regenerate(app: AppState, reply: MessageId) {
     }
 }
 
-/// Answer the last user message again (after an error with nothing kept, or a broken reply).
+/// Answer the last user message (or tool result) again (after an error with nothing kept, or a
+/// broken reply).
 pub fn retry(app: AppState) {
     let target = app.chats.session.with_untracked(|s| {
         let path = s.path();
         let last = path.last()?;
         match last.role {
-            Role::User => Some(last.id.clone()),
+            Role::User | Role::Tool => Some(last.id.clone()),
             Role::Assistant => last.parent.clone(),
             _ => None,
         }
@@ -240,11 +251,17 @@ pub fn edit(app: AppState, of: MessageId, text: String) {
 
 /// Start a streamed reply to user message `parent`.
 fn answer(app: AppState, parent: MessageId) {
+    answer_with(app, parent, None);
+}
+
+/// [`answer`], leaving `notice` on the status line when the reply ends.
+fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) {
     if is_streaming(&app) {
         return;
     }
     let settings = app.conn.settings.get_untracked();
     let reply_id = new_id();
+    let asked = parent.clone();
     app.dismiss();
     if app
         .apply(Command::StartReply {
@@ -257,7 +274,7 @@ fn answer(app: AppState, parent: MessageId) {
     {
         return;
     }
-    let (session_id, history, summary, overrides) = app.chats.session.with_untracked(|s| {
+    let (session_id, history, summary, overrides, agent) = app.chats.session.with_untracked(|s| {
         let history: Vec<Message> = s
             .path()
             .into_iter()
@@ -266,7 +283,7 @@ fn answer(app: AppState, parent: MessageId) {
             .collect();
         let refs: Vec<&Message> = history.iter().collect();
         let summary = s.summary_for(&refs).cloned();
-        (s.id.clone(), history, summary, s.context.clone())
+        (s.id.clone(), history, summary, s.context.clone(), s.agent)
     });
     app.live_begin(Live {
         session_id: session_id.clone(),
@@ -279,7 +296,9 @@ fn answer(app: AppState, parent: MessageId) {
         controller: RefCell::new(None),
         turn: RefCell::new(turn),
         estimated: Cell::new(None),
-        notice: RefCell::new(None),
+        notice: RefCell::new(notice),
+        agent,
+        to_react: Cell::new(false),
     });
     TURNS.with(|t| t.borrow_mut().push(running.clone()));
     leptos::task::spawn_local(async move {
@@ -287,6 +306,7 @@ fn answer(app: AppState, parent: MessageId) {
             history,
             summary,
             overrides,
+            agent,
         };
         let built = context_for(app, &settings, request, &running).await;
         let (body, first) = match built {
@@ -296,14 +316,76 @@ fn answer(app: AppState, parent: MessageId) {
         };
         drive(app, &settings, &body, &running, first).await;
         TURNS.with(|t| t.borrow_mut().retain(|r| !Rc::ptr_eq(r, &running)));
+        if running.to_react.get() {
+            let agent = AgentConfig {
+                react: true,
+                ..agent
+            };
+            if app.apply(Command::SetAgent { agent }).is_ok() {
+                answer_with(app, asked, Some(REACT_SWITCH.into()));
+            }
+        } else if agent.on && !running.turn.borrow().stopping() {
+            agent_step(app, &running.session_id, agent).await;
+        }
     });
 }
 
-/// What a request is built from: the branch being answered, its summary, the chat's overrides.
+/// Agent mode, after a reply: the agent module reads it (its calls, or in ReAct text the call its
+/// text asks for), runs the tools and hands back their results, which are stored; then the model
+/// is asked again — until it answers without tools, Stop, or the chat's "Max steps".
+async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
+    let input = app.chats.session.with_untracked(|s| {
+        let path = s.path();
+        (s.id == session_id).then(|| serde_json::json!({"path": path, "agent": agent}).to_string())
+    });
+    let Some(input) = input else { return };
+    let stops = STOPS.get();
+    let next = match crate::ui::agent::next(&input).await {
+        Ok(n) => n,
+        Err(e) => {
+            return app.show(Alert {
+                text: agent_failed(&e.to_string()),
+                ..Alert::default()
+            })
+        }
+    };
+    if STOPS.get() != stops || app.chats.session.with_untracked(|s| s.id != session_id) {
+        return;
+    }
+    if !next.notice.is_empty() {
+        app.set_status(next.notice);
+    }
+    let Some(last) = next.results.last().map(|m| m.id.clone()) else {
+        return;
+    };
+    let mut cmds = Vec::new();
+    if let Some(m) = next.results.first().filter(|_| !next.calls.is_empty()) {
+        cmds.push(Command::SetToolCalls {
+            id: m.parent.clone().unwrap_or_default(),
+            tool_calls: next.calls,
+        });
+    }
+    cmds.extend(next.results.into_iter().map(|m| Command::AddTool {
+        id: m.id,
+        parent: m.parent.unwrap_or_default(),
+        call_id: m.tool_call_id.unwrap_or_default(),
+        content: m.content,
+        at: m.created_at,
+    }));
+    app.apply_all(cmds);
+    app.save_session();
+    // A notice of the run so far (the switch to ReAct text) stays until the run ends.
+    let notice = Some(app.turn.status.get_untracked()).filter(|s| !s.is_empty());
+    answer_with(app, last, notice);
+}
+
+/// What a request is built from: the branch being answered, its summary, the chat's overrides
+/// and agent mode.
 struct Request {
     history: Vec<Message>,
     summary: Option<Summary>,
     overrides: ContextOverrides,
+    agent: AgentConfig,
 }
 
 /// Build the request body with the context pipeline, making a summary first when one is due
@@ -320,6 +402,7 @@ async fn context_for(
         history,
         summary,
         overrides,
+        agent,
     } = request;
     // Decided once: a paused chat's summary request comes without its turns.
     let paused = summaries_paused(&running.session_id, now_ms());
@@ -336,6 +419,7 @@ async fn context_for(
         }),
         elided: 0,
         summaries_paused: paused.is_some(),
+        agent,
     };
     let mut answer: Answer = ask_module(&ask, running).await?;
     if let Some(request) = answer.summary.take() {
@@ -572,6 +656,11 @@ fn finish(app: AppState, running: &Running, ending: &Ending, settings: &Settings
     }
     app.apply_all(cmds);
     if let Some(err) = &ending.error {
+        let agent = running.agent;
+        if agent.on && !agent.react && ending.discard && crate::core::agent::refuses_tools(err) {
+            running.to_react.set(true);
+            return;
+        }
         let ctx = ErrorContext {
             base_url: settings.base_url.clone(),
             model: settings.model.clone(),

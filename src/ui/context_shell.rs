@@ -333,6 +333,7 @@ async fn prepare(
     summary: Option<&Summary>,
     overrides: &ContextOverrides,
     elided: Elided,
+    tools: u32,
 ) -> Prepared {
     let info = server_info(settings).await;
     // The server's own tokenizer first; else OpenAI's tables for OpenAI models.
@@ -362,13 +363,15 @@ async fn prepare(
             .unwrap_or(1.0)
     });
     let run = |exact: bool| {
-        let (config, source) = models::config(
+        let (mut config, source) = models::config(
             &settings.model,
             &settings.context_defaults(),
             overrides,
             window,
             exact,
         );
+        // The tools offered take room in the window like the messages.
+        config.margin = config.margin.saturating_add(tools);
         let (context, misses) = COUNTING.with_borrow_mut(|c| {
             let mut tables = TABLES.with_borrow_mut(std::mem::take);
             let loaded = match table.and_then(|e| tables.get_mut(e.name())) {
@@ -476,7 +479,9 @@ pub fn learn_window(base_url: &str, model: &str, window: u32) {
 
 /// Answer `ask`: build the context (asking the server for counts when it can), the request body,
 /// the summary request when one is due, and the report when asked for.
-pub async fn answer(ask: Ask) -> Answer {
+///
+/// `tools`: in agent mode, the tools the agent module offers (the `tools` field of a request).
+pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
     let detail = if ask.inspect {
         Detail::Inspect
     } else {
@@ -492,6 +497,9 @@ pub async fn answer(ask: Ask) -> Answer {
             count: ask.elided as usize,
             summarizing: !ask.summaries_paused,
         },
+        tools
+            .as_ref()
+            .map_or(0, |t| crate::core::context::count::estimate(&t.to_string())),
     )
     .await;
     let settings = &ask.settings;
@@ -511,7 +519,24 @@ pub async fn answer(ask: Ask) -> Answer {
             read_from: read_from.map(|i| i as u32),
         };
     }
-    let body = to_json(&chat_request(settings, &settings.model, &context.messages));
+    let react = match (&tools, ask.agent.react) {
+        (Some(t), true) => Some(crate::core::agent::react::for_react(
+            context.messages.clone(),
+            t,
+        )),
+        _ => None,
+    };
+    let mut request = chat_request(
+        settings,
+        &settings.model,
+        react.as_deref().unwrap_or(&context.messages),
+    );
+    if react.is_some() {
+        request.stop = Some(crate::core::agent::react::STOP);
+    } else {
+        request.tools = tools.as_ref();
+    }
+    let body = to_json(&request);
     let summary = context.summary_job.as_ref().map(|job| {
         let refs: Vec<&Message> = ask.history.iter().collect();
         SummaryRequest {

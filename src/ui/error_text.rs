@@ -96,6 +96,14 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
     }
 }
 
+/// Agent mode could not go on: the agent module `what` (could not be loaded, failed).
+pub fn agent_failed(what: &str) -> String {
+    format!("Agent mode stopped: the part of Satori that runs its tools (the agent module) {what}. Check the connection and reload the page; the chat is kept.")
+}
+
+/// The status line when the server refused the tools and the chat switched to ReAct text.
+pub const REACT_SWITCH: &str = "This server does not take tools: agent mode now describes them in the system prompt (ReAct text) for this chat.";
+
 /// The note stored on a reply that ended with `note`.
 pub fn note_text(note: &Note) -> String {
     match note {

@@ -1,6 +1,7 @@
 //! Leptos components and application state. Components call into [`state`] and [`chat`];
 //! rules live in `core`.
 
+pub mod agent;
 pub mod chat;
 pub mod compact;
 pub mod components;

@@ -4,7 +4,7 @@
 
 use super::summary::SummaryRequest;
 use super::{Context, Verdict};
-use crate::core::session::{ContextOverrides, Message, Role, Summary, ToolCall};
+use crate::core::session::{AgentConfig, ContextOverrides, Message, Role, Summary, ToolCall};
 use crate::core::settings::Settings;
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +32,15 @@ pub struct Ask {
     /// will not be made for this request, so its turns are not read.
     #[serde(default)]
     pub summaries_paused: bool,
+    /// The chat's agent mode: when on, the context module adds the tools the agent module offers
+    /// (as `tools`, or described in the system prompt in ReAct text); they count against the
+    /// window like the messages.
+    #[serde(default, skip_serializing_if = "is_off")]
+    pub agent: AgentConfig,
+}
+
+fn is_off(a: &AgentConfig) -> bool {
+    *a == AgentConfig::default()
 }
 
 /// What the inspector's report of a request needs besides the request.

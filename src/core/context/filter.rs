@@ -4,7 +4,9 @@
 //! - Excluded messages, replies that hold nothing and an emptied system prompt are left out.
 //! - Thoughts (`<think>…</think>` blocks, ReAct `Thought:` sections) are removed from every
 //!   assistant turn but the latest (reasoning sent separately is never sent back at all).
-//! - Tool results older than the latest tool round become `[tool result omitted: N tokens]`, so
+//! - Tool results older than the latest tool round (every result since the last user message —
+//!   all steps of an agent run —, or else the latest calls' results) become
+//!   `[tool result omitted: N tokens]`, so
 //!   every call keeps exactly one answer; results of the latest round longer than the per-item
 //!   cap are shortened head-and-tail with a visible marker. Pinned results are never touched.
 //! - `repair` leaves out tool results with no call right before them (or a second result for

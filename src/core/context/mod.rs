@@ -123,6 +123,8 @@ pub enum Source {
     Summary,
     /// Added by repair: the result of a call that had none.
     Repair,
+    /// Added by agent mode: the ReAct instructions, in a chat without a system prompt.
+    Agent,
 }
 
 /// One message of the request.

@@ -169,8 +169,18 @@ pub(crate) fn scan(history: &[&Message], summary: Option<&Summary>, _cfg: &Confi
         }
         rounds.push(s..end);
     }
+    // The latest tool round: every result since the last user message (an agent run of several
+    // steps needs all it found so far), or else the results of the latest calls.
     let mut latest_round = vec![false; n];
-    if let Some(a) = latest_calls {
+    let run_start = history
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |u| u + 1);
+    if latest_calls.is_some_and(|a| a >= run_start) {
+        for i in run_start..n {
+            latest_round[i] = candidate[i] && history[i].role == Role::Tool;
+        }
+    } else if let Some(a) = latest_calls {
         for i in a + 1..n {
             if !candidate[i] {
                 continue;

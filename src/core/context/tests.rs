@@ -72,6 +72,7 @@ fn sent_ids(ctx: &Context) -> Vec<String> {
             Source::History(_) => m.content.chars().take(12).collect::<String>(),
             Source::Summary => "<summary>".into(),
             Source::Repair => format!("<no result {}>", m.tool_call_id.clone().unwrap_or_default()),
+            Source::Agent => "<agent>".into(),
         })
         .collect()
 }
@@ -169,6 +170,41 @@ fn older_tool_results_become_placeholders_and_the_latest_are_capped() {
             "t3:cut"
         ]
     );
+}
+
+#[test]
+fn an_agent_run_keeps_every_result_since_the_user_message() {
+    // Three steps answering q2: the model still needs what step one found when it writes the
+    // answer; the run before q2 is stale.
+    let h = [
+        msg("u1", Role::User, "q1"),
+        asst_calls("a1", &["c1"]),
+        tool("t1", "c1", "old result"),
+        msg("a1b", Role::Assistant, "done"),
+        msg("u2", Role::User, "q2"),
+        asst_calls("a2", &["c2", "c3"]),
+        tool("t2", "c2", "first step"),
+        tool("t3", "c3", "also first step"),
+        asst_calls("a3", &["c4"]),
+        tool("t4", "c4", "second step"),
+    ];
+    let ctx = run(&h, None, &cfg(10_000));
+    assert_eq!(
+        fates(&h, &ctx),
+        [
+            "u1:kept",
+            "a1:kept",
+            "t1:placeholder",
+            "a1b:kept",
+            "u2:kept",
+            "a2:kept",
+            "t2:kept",
+            "t3:kept",
+            "a3:kept",
+            "t4:kept"
+        ]
+    );
+    assert_eq!(ctx.messages[6].content, "first step");
 }
 
 #[test]

@@ -69,6 +69,12 @@ pub struct ChatRequest<'a> {
     /// Reply token limit, if set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// Tools offered to the model (agent mode), as their JSON array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<&'a serde_json::Value>,
+    /// Stop sequences (agent mode in ReAct text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<&'static [&'static str]>,
 }
 
 /// The body for sending `messages` (as the pipeline built them) to `model` with `settings`.
@@ -106,6 +112,8 @@ pub fn chat_request<'a>(
         },
         temperature: settings.temperature,
         max_tokens: settings.max_tokens,
+        tools: None,
+        stop: None,
     }
 }
 

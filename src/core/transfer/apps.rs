@@ -147,6 +147,7 @@ fn chat(id: String, title: String, created: i64, updated: i64, turns: Vec<Turn>)
         messages,
         summaries: Vec::new(),
         context: ContextOverrides::default(),
+        agent: Default::default(),
     }
 }
 

@@ -206,5 +206,6 @@ fn conversation(conv: &Map<String, Value>, at: &str) -> Result<Session, ImportEr
         leaf,
         summaries: Vec::new(),
         context: ContextOverrides::default(),
+        agent: Default::default(),
     })
 }

@@ -8,7 +8,7 @@ use super::time::{iso, parse_iso};
 use crate::core::prompts::user::UserPrompts;
 use crate::core::provider::stream::Usage;
 use crate::core::session::{
-    ContextOverrides, Message, PromptOrigin, Role, Session, Status, Summary, ToolCall,
+    AgentConfig, ContextOverrides, Message, PromptOrigin, Role, Session, Status, Summary, ToolCall,
 };
 use serde::{Deserialize, Serialize};
 
@@ -101,6 +101,9 @@ pub struct Chat {
     /// The chat's own context settings.
     #[serde(default, skip_serializing_if = "is_default")]
     pub context: ContextOverrides,
+    /// The chat's agent mode.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub agent: AgentConfig,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -274,6 +277,7 @@ impl From<&Session> for Chat {
             messages: s.messages.iter().map(ChatMessage::from).collect(),
             summaries: s.summaries.iter().map(ChatSummary::from).collect(),
             context: s.context.clone(),
+            agent: s.agent,
         }
     }
 }
@@ -291,6 +295,7 @@ impl From<Chat> for Session {
             leaf: c.leaf,
             summaries: c.summaries.into_iter().map(Summary::from).collect(),
             context: c.context,
+            agent: c.agent,
         }
     }
 }

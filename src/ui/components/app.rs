@@ -56,9 +56,9 @@ pub fn App() -> impl IntoView {
     let resized = window_event_listener(leptos::ev::resize, |_| conversation::resized());
     // Messages from the "Prompts" dialog, which runs in the prompts module.
     use crate::adapters::prompts_module::{
-        detail, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED,
-        EVENT_OPEN_AT, EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM,
-        EVENT_USE,
+        detail, EVENT_AGENT, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE,
+        EVENT_IMPORTED, EVENT_OPEN_AT, EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY,
+        EVENT_SYSTEM, EVENT_USE,
     };
     let imported = window_event_listener_untyped(EVENT_IMPORTED, move |_| {
         app.reload_index();
@@ -89,6 +89,21 @@ pub fn App() -> impl IntoView {
                 text: crate::ui::error_text::NO_TITLE.into(),
                 ..Default::default()
             });
+        }
+    });
+    let agent = window_event_listener_untyped(EVENT_AGENT, move |ev| {
+        #[derive(serde::Deserialize)]
+        struct Agent {
+            id: String,
+            agent: crate::core::session::AgentConfig,
+        }
+        if let Ok(a) = serde_json::from_str::<Agent>(&detail(&ev)) {
+            let cmd = Command::SetAgent { agent: a.agent };
+            if app.chats.session.with_untracked(|s| s.id != a.id) {
+                app.apply_to_stored(&a.id, vec![cmd]);
+            } else {
+                let _ = app.apply(cmd);
+            }
         }
     });
     // "Search chats" chose a result: open that chat (asking first if the one on screen is not
@@ -207,6 +222,7 @@ pub fn App() -> impl IntoView {
         imported.remove();
         other_tab.remove();
         renamed.remove();
+        agent.remove();
         deleted.remove();
         open_at.remove();
         dragover.remove();
@@ -246,6 +262,9 @@ pub fn App() -> impl IntoView {
                         <button type="button" on:click=move |_| chat_dialog(app, true)>
                             "Delete chat"
                         </button>
+                        <button type="button" aria-haspopup="dialog" on:click=move |_| agent_dialog(app)>
+                            {move || if app.chats.session.with(|s| s.agent.on) { "Agent: on" } else { "Agent" }}
+                        </button>
                         <button type="button" on:click=move |_| crate::ui::transfer::export_chat(app)>
                             "Export chat"
                         </button>
@@ -270,6 +289,19 @@ pub fn App() -> impl IntoView {
             </main>
         </div>
     }
+}
+
+/// Open "Agent" for the open chat, in the dialogs module.
+fn agent_dialog(app: AppState) {
+    let (id, agent) = app.chats.session.with_untracked(|s| {
+        (
+            s.id.clone(),
+            serde_json::to_string(&s.agent).unwrap_or_default(),
+        )
+    });
+    app.open_external("Agent", async move {
+        crate::adapters::prompts_module::open_agent(&id, &agent).await
+    });
 }
 
 /// Open "Rename chat" or ("delete") "Delete chat" for the open chat, in the dialogs module.

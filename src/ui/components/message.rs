@@ -179,6 +179,14 @@ pub fn MessageView(
         .into_any()
     } else if role == Role::User {
         view! { <div class="content plain">{msg.content.clone()}</div> }.into_any()
+    } else if role == Role::Tool {
+        view! {
+            <details class="tool-result">
+                <summary>"Result"</summary>
+                <div class="content plain">{msg.content.clone()}</div>
+            </details>
+        }
+        .into_any()
     } else {
         let reasoning = (!msg.reasoning.is_empty()).then(|| {
             view! {
@@ -188,12 +196,28 @@ pub fn MessageView(
                 </details>
             }
         });
+        // Agent mode: the tools the reply called, with their arguments.
+        let calls = (!msg.tool_calls.is_empty()).then(|| {
+            let names: Vec<&str> = msg.tool_calls.iter().map(|c| c.name.as_str()).collect();
+            let args: Vec<String> = msg
+                .tool_calls
+                .iter()
+                .map(|c| format!("{}({})", c.name, c.arguments))
+                .collect();
+            view! {
+                <details class="tool-calls">
+                    <summary>{format!("Called {}", names.join(", "))}</summary>
+                    <div class="content plain">{args.join("\n")}</div>
+                </details>
+            }
+        });
         view! {
             {reasoning}
             <div class="content markdown" inner_html={
                 let content = msg.content.clone();
                 move || to_html(app, &content)
             }></div>
+            {calls}
         }
         .into_any()
     };

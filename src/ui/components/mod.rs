@@ -1,5 +1,6 @@
 //! One component per file.
 
+pub mod agent_dialog;
 pub mod alert;
 pub mod app;
 pub mod chat_dialogs;

@@ -27,6 +27,11 @@
 //   cut          destroy the socket after the pieces: no finish chunk, no [DONE]
 //   stall        after the pieces keep the connection open, sending nothing, until the client
 //                aborts or close() is called
+//   toolCalls    tool calls streamed after the content, as OpenAI `delta.tool_calls`: each
+//                {id, name, arguments} (arguments: JSON text); the first fragment of a call carries
+//                its id and name, then its arguments go out in pieces of `argPiece` characters
+//                (default 4) — split anywhere, as real servers do. finish_reason becomes
+//                'tool_calls' unless `finishReason` says otherwise
 //   finishReason finish_reason of the final chunk (default 'stop')
 //   model        model name echoed in the chunks (default: the request's model)
 //
@@ -187,8 +192,20 @@ export async function startFakeLlm() {
       pieces = [sseData(chunkObject({ role: 'assistant', content: '' }, { model, id }))];
       for (const r of script.reasoning ?? []) pieces.push(sseData(chunkObject({ [field]: r }, { model, id })));
       for (const c of script.chunks ?? []) pieces.push(sseData(chunkObject({ content: c }, { model, id })));
+      const calls = script.toolCalls ?? [];
+      calls.forEach((call, index) => {
+        const first = { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } };
+        pieces.push(sseData(chunkObject({ tool_calls: [first] }, { model, id })));
+        const args = call.arguments ?? '';
+        const step = script.argPiece ?? 4;
+        for (let at = 0; at < args.length; at += step) {
+          const part = { index, function: { arguments: args.slice(at, at + step) } };
+          pieces.push(sseData(chunkObject({ tool_calls: [part] }, { model, id })));
+        }
+      });
       if (!script.cut && !script.stall) {
-        pieces.push(sseData(chunkObject({}, { model, id, finishReason: script.finishReason ?? 'stop' })));
+        const finish = script.finishReason ?? (calls.length ? 'tool_calls' : 'stop');
+        pieces.push(sseData(chunkObject({}, { model, id, finishReason: finish })));
         pieces.push(sseData('[DONE]'));
       }
       delay = script.delayMs ?? 0;

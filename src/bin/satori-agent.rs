@@ -1,0 +1,124 @@
+//! The agent module: the tools agent mode offers the model and runs for it (the calculator, the
+//! clock, recall of earlier messages; `satori::core::agent`), as a wasm module of its own without
+//! Leptos. The app loads it only for chats in agent mode, so plain chats never pay for it: the
+//! context module asks it for the tools to offer with each request ([`offered`]), and after
+//! each reply the app hands it the branch ([`next`]), which plans the step
+//! (`satori::core::agent::plan`) and runs the calls. `scripts/build.sh` builds it into
+//! `dist/agent-<hash>/`; `satori::ui::agent` calls it.
+
+use satori::adapters::clock::{new_id, now_ms};
+use satori::core::agent::{plan, recall, tools, Plan};
+use satori::core::session::{AgentConfig, Message, Role, ToolCall};
+use std::collections::HashSet;
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
+
+fn main() {}
+
+/// The tools offered with each request of an agent-mode chat: the `tools` field of a chat
+/// completion request, as JSON text.
+#[wasm_bindgen]
+pub fn offered() -> String {
+    tools::wire(&tools::builtin()).to_string()
+}
+
+/// What [`next`] reads: the branch shown, ending with the reply, and the chat's agent mode.
+#[derive(serde::Deserialize)]
+struct Input {
+    path: Vec<Message>,
+    agent: AgentConfig,
+}
+
+/// What [`next`] answers (see `satori::ui::agent::Next`).
+#[derive(serde::Serialize, Default)]
+struct Next {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    calls: Vec<ToolCall>,
+    results: Vec<Message>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    notice: String,
+}
+
+/// After a reply of an agent-mode chat: `input` is `{"path": [messages], "agent": AgentConfig}`.
+/// Answers JSON `{calls, results, notice}`: the tool results to store (one `tool` message per
+/// call, each following the one before), the calls read from a ReAct reply's text, and why the
+/// loop ends if it does. A call that cannot run is answered with what went wrong, for the model.
+#[wasm_bindgen]
+pub fn next(input: &str) -> Result<String, String> {
+    let input: Input = serde_json::from_str(input).map_err(|e| format!("bad request: {e}"))?;
+    let specs = tools::builtin();
+    let single = |name: &str| tools::single_string(&specs, name);
+    let path: Vec<&Message> = input.path.iter().collect();
+    let mut next = Next::default();
+    match plan(&path, &input.agent, &single) {
+        Plan::Done => {}
+        Plan::Stop(why) => next.notice = why,
+        Plan::Run {
+            reply,
+            calls,
+            from_text,
+        } => {
+            let context: HashSet<String> = input.path.iter().map(|m| m.id.clone()).collect();
+            let mut parent = reply;
+            for call in &calls {
+                let content = run(&specs, call, &context);
+                let id = new_id();
+                let mut m = Message::new(
+                    id.clone(),
+                    Some(std::mem::replace(&mut parent, id)),
+                    Role::Tool,
+                    content,
+                    now_ms(),
+                );
+                m.tool_call_id = Some(call.id.clone());
+                next.results.push(m);
+            }
+            if from_text {
+                next.calls = calls;
+            }
+        }
+    }
+    serde_json::to_string(&next).map_err(|e| e.to_string())
+}
+
+/// Run one call; its result, or what went wrong, as text for the model.
+fn run(specs: &[tools::Spec], call: &ToolCall, context: &HashSet<String>) -> String {
+    match tools::prepare(specs, &call.name, &call.arguments) {
+        Err(e) => e,
+        Ok(tools::Call::Calculate(e)) => tools::calculate(&e),
+        Ok(tools::Call::Now) => {
+            let date = js_sys::Date::new_0();
+            let offset = -date.get_timezone_offset() as i32;
+            tools::now_text(date.get_time() as i64, offset, &time_zone())
+        }
+        Ok(tools::Call::SearchChats { query, limit }) => search(&query, limit, context),
+    }
+}
+
+/// The browser's time zone name (`Asia/Shanghai`), or empty.
+fn time_zone() -> String {
+    let options = js_sys::Intl::DateTimeFormat::new(&js_sys::Array::new(), &js_sys::Object::new())
+        .resolved_options();
+    js_sys::Reflect::get(&options, &JsValue::from_str("timeZone"))
+        .ok()
+        .and_then(|z| z.as_string())
+        .unwrap_or_default()
+}
+
+/// `search_chats`: the stored chats' messages most relevant to `query`, but those in the request
+/// already (`context`).
+fn search(query: &str, limit: usize, context: &HashSet<String>) -> String {
+    let store = satori::adapters::storage::Store::local();
+    match satori::ui::components::transfer_dialog::stored_chats(&store) {
+        Ok(stored) => {
+            let hits = recall::recall(&stored.chats, query, context, limit);
+            recall::format(&hits, query, &|ms| {
+                satori::core::transfer::time::iso(ms)
+                    .get(..10)
+                    .unwrap_or_default()
+                    .to_string()
+            })
+        }
+        Err(e) => format!("Error: the stored chats could not be read ({e})."),
+    }
+}
