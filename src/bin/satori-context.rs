@@ -27,6 +27,23 @@ pub async fn prepare(ask: String) -> Result<String, String> {
     serde_json::to_string(&answer).map_err(|e| e.to_string())
 }
 
+/// Send the request `ask` describes (a `TurnAsk` as JSON) and read the reply, telling
+/// `on_event(kind, a, b)` what arrives (see `satori::ui::turn_shell`); resolves to the
+/// `Outcome` as JSON.
+#[wasm_bindgen]
+pub async fn turn(ask: String, on_event: js_sys::Function) -> Result<String, String> {
+    let ask: satori::ui::turn_shell::TurnAsk =
+        serde_json::from_str(&ask).map_err(|e| format!("bad request: {e}"))?;
+    let outcome = satori::ui::turn_shell::run(ask, on_event).await;
+    serde_json::to_string(&outcome).map_err(|e| e.to_string())
+}
+
+/// Stop the turn writing reply `reply` (the partial text is kept).
+#[wasm_bindgen]
+pub fn stop_turn(reply: &str) {
+    satori::ui::turn_shell::stop(reply);
+}
+
 /// A reply's usage: the server counted `actual` prompt tokens for a request of `model` estimated
 /// at `estimated`.
 #[wasm_bindgen]

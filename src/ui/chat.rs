@@ -1,64 +1,46 @@
-//! Sending messages and running turns: the shell around the turn machine
-//! ([`crate::core::turn`]).
-//!
-//! The machine decides (accumulation, retries, status, checkpoints, endings); this file only
-//! runs its effects — the request with its `AbortController`, the retry countdown, rendering at
-//! most once per animation frame (only the live message re-renders), checkpoints to storage,
-//! and recording the ending in the session. Each turn is a [`Running`] of its own chat.
+//! Sending messages and running turns. A turn's request is built by the context module and also
+//! sent and read there ([`crate::ui::turn_shell`], running the turn machine
+//! [`crate::core::turn`]); this file starts the reply, shows what the module says arrived (only
+//! the live message re-renders), saves at its checkpoints and records the [`Outcome`] it hands
+//! back in the session. Each turn is a [`Running`] of its own chat. Agent mode's loop is here
+//! too: after a reply, the agent module runs the tools it called and the model is asked again.
 
 use crate::adapters::clock::{local_time, new_id, now_ms};
-use crate::adapters::fetch::{post_stream, ChatStream, FetchError};
+use crate::adapters::modules::{self, Module};
 use crate::core::context::ask::{Answer, Ask, ReportAsk};
-use crate::core::context::models::window_from_error;
 use crate::core::context::Verdict;
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
-use crate::core::provider::error::{classify, not_a_stream, ApiError};
+use crate::core::provider::error::ApiError;
 use crate::core::session::{
     AgentConfig, Command, ContextOverrides, Message, MessageId, Role, Summary,
 };
 use crate::core::settings::Settings;
-use crate::core::turn::{Effect, Ending, Event, Turn, TurnConfig};
+use crate::core::turn::{Alerted, Outcome};
 use crate::ui::context::{
-    learn, learn_window, make_summary, pause_summaries, prepare_send, remember_sent,
-    summaries_paused, SummaryError,
+    make_summary, pause_summaries, prepare_send, remember_sent, summaries_paused, SummaryError,
 };
 use crate::ui::error_text::{
-    agent_failed, cannot_start, describe, note_text, retry_status, summary_failed, summary_paused,
-    ErrorContext, REACT_SWITCH, STILL_STARTING, SUMMARIZING,
+    agent_failed, cannot_start, not_sent, summary_failed, summary_paused, REACT_SWITCH,
+    STILL_STARTING, SUMMARIZING,
 };
 use crate::ui::state::{start_of, Alert, AppState, Live};
-use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
 use std::rc::Rc;
+use wasm_bindgen::prelude::*;
 
-/// A turn in progress: the chat it belongs to, the abort handle of its request in flight, and
-/// its state machine (borrowed only between awaits, never across one).
+/// A turn in progress: the chat it belongs to, the reply it writes, the abort handle of the
+/// request being built.
 struct Running {
     session_id: String,
+    reply: MessageId,
     controller: RefCell<Option<web_sys::AbortController>>,
-    turn: RefCell<Turn>,
+    /// Stop was pressed.
+    stopping: Cell<bool>,
     /// The request's estimated prompt tokens (when not counted exactly), to learn from `usage`.
     estimated: Cell<Option<u32>>,
     /// A notice to leave on the status line when the reply ends (a summary that failed).
     notice: RefCell<Option<String>>,
-    /// The chat's agent mode when the turn started.
-    agent: AgentConfig,
-    /// The server refused the tools offered: answer again in ReAct text.
-    to_react: Cell<bool>,
-}
-
-impl Running {
-    fn on(&self, event: Event) -> Vec<Effect> {
-        self.turn.borrow_mut().on(event, now_ms())
-    }
-
-    fn abort(&self) {
-        if let Some(c) = self.controller.borrow().as_ref() {
-            c.abort();
-        }
-    }
 }
 
 thread_local! {
@@ -80,11 +62,11 @@ pub fn stop() {
     STOPS.set(STOPS.get().wrapping_add(1));
     let running: Vec<Rc<Running>> = TURNS.with(|t| t.borrow().clone());
     for r in running {
-        for effect in r.on(Event::Stop) {
-            if effect == Effect::Abort {
-                r.abort();
-            }
+        r.stopping.set(true);
+        if let Some(c) = r.controller.borrow().as_ref() {
+            c.abort();
         }
+        let _ = modules::call(Module::Context, "stop_turn", &[r.reply.as_str().into()]);
     }
 }
 
@@ -290,15 +272,13 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) {
         id: reply_id.clone(),
         ..Live::default()
     });
-    let (turn, first) = Turn::new(reply_id, TurnConfig::new(settings.stall_seconds), now_ms());
     let running = Rc::new(Running {
         session_id,
+        reply: reply_id,
         controller: RefCell::new(None),
-        turn: RefCell::new(turn),
+        stopping: Cell::new(false),
         estimated: Cell::new(None),
         notice: RefCell::new(notice),
-        agent,
-        to_react: Cell::new(false),
     });
     TURNS.with(|t| t.borrow_mut().push(running.clone()));
     leptos::task::spawn_local(async move {
@@ -309,14 +289,14 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) {
             agent,
         };
         let built = context_for(app, &settings, request, &running).await;
-        let (body, first) = match built {
-            _ if running.turn.borrow().stopping() => (String::new(), running.on(Event::Aborted)),
-            Ok(body) => (body, first),
-            Err(e) => (String::new(), running.on(Event::Failed(e))),
+        let outcome = match built {
+            _ if running.stopping.get() => Outcome::not_sent(None),
+            Ok(body) => stream(app, &settings, agent, body, &running).await,
+            Err(e) => Outcome::not_sent(Some(not_sent(&e))),
         };
-        drive(app, &settings, &body, &running, first).await;
         TURNS.with(|t| t.borrow_mut().retain(|r| !Rc::ptr_eq(r, &running)));
-        if running.to_react.get() {
+        finish(app, &running, &outcome);
+        if outcome.refused_tools {
             let agent = AgentConfig {
                 react: true,
                 ..agent
@@ -324,7 +304,7 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) {
             if app.apply(Command::SetAgent { agent }).is_ok() {
                 answer_with(app, asked, Some(REACT_SWITCH.into()));
             }
-        } else if agent.on && !running.turn.borrow().stopping() {
+        } else if agent.on && !running.stopping.get() {
             agent_step(app, &running.session_id, agent).await;
         }
     });
@@ -334,9 +314,17 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) {
 /// text asks for), runs the tools and hands back their results, which are stored; then the model
 /// is asked again — until it answers without tools, Stop, or the chat's "Max steps".
 async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
+    #[derive(serde::Serialize)]
+    struct Input<'a> {
+        path: Vec<&'a Message>,
+        agent: AgentConfig,
+    }
     let input = app.chats.session.with_untracked(|s| {
-        let path = s.path();
-        (s.id == session_id).then(|| serde_json::json!({"path": path, "agent": agent}).to_string())
+        let input = Input {
+            path: s.path(),
+            agent,
+        };
+        (s.id == session_id).then(|| serde_json::to_string(&input).unwrap_or_default())
     });
     let Some(input) = input else { return };
     let stops = STOPS.get();
@@ -427,7 +415,7 @@ async fn context_for(
             let notice = summary_paused(&why);
             app.set_status(notice.clone());
             *running.notice.borrow_mut() = Some(notice);
-        } else if !running.turn.borrow().stopping() {
+        } else if !running.stopping.get() {
             app.set_status(SUMMARIZING.into());
             let made =
                 make_summary(request, settings, &running.controller, now_ms(), new_id()).await;
@@ -488,190 +476,76 @@ fn store_summary(app: AppState, session_id: &str, summary: Summary) {
     }
 }
 
-pub(crate) fn to_api_error(e: FetchError, stall_seconds: u32) -> ApiError {
-    match e {
-        FetchError::Status {
-            status,
-            retry_after,
-            body,
-        } => classify(status, retry_after.as_deref(), &body, now_ms()),
-        FetchError::NotStream { content_type, body } => not_a_stream(&content_type, &body),
-        FetchError::Network(_) => ApiError::Network,
-        FetchError::Redirected => ApiError::Redirected,
-        FetchError::Stalled => ApiError::Stalled {
-            seconds: stall_seconds,
-        },
-        FetchError::Broken(_) | FetchError::Aborted => ApiError::Cut,
-    }
-}
-
-/// The context window a server stated in an error, if it did.
-fn stated_window(err: &ApiError) -> Option<u32> {
-    match err {
-        ApiError::Http { message, .. } | ApiError::Server { message, .. } => {
-            message.as_deref().and_then(window_from_error)
-        }
-        ApiError::InStream { message } => window_from_error(message),
-        _ => None,
-    }
-}
-
-/// The event a failed fetch or read means for the turn.
-fn event_of(e: FetchError, stall_seconds: u32) -> Event {
-    match e {
-        FetchError::Aborted => Event::Aborted,
-        other => Event::Failed(to_api_error(other, stall_seconds)),
-    }
-}
-
-/// Runs the effects of one turn until it finishes: the only place a turn touches the network,
-/// timers, storage and the screen.
-async fn drive(
+/// Send the request `body` and read the reply in the context module, showing what arrives;
+/// the outcome to record.
+async fn stream(
     app: AppState,
     settings: &Settings,
-    body: &str,
-    running: &Rc<Running>,
-    first: Vec<Effect>,
-) {
-    let key = app.key_for(&settings.base_url);
-    let stall_ms = settings.stall_seconds.saturating_mul(1000);
-    let mut queue: VecDeque<Effect> = first.into();
-    let mut stream = None;
-    let frame_scheduled = Rc::new(Cell::new(false));
-    loop {
-        let Some(effect) = queue.pop_front() else {
-            // Nothing to do but read on.
-            let Some(open) = stream.as_mut() else {
-                return;
-            };
-            let event = match ChatStream::next(open).await {
-                Ok(Some(bytes)) => Event::Bytes(bytes),
-                Ok(None) => Event::End,
-                Err(e) => event_of(e, settings.stall_seconds),
-            };
-            queue.extend(running.on(event));
-            continue;
-        };
-        match effect {
-            Effect::Request => {
-                let Ok(controller) = web_sys::AbortController::new() else {
-                    queue.extend(running.on(Event::Failed(ApiError::Network)));
-                    continue;
-                };
-                let signal = controller.signal();
-                *running.controller.borrow_mut() = Some(controller);
-                match post_stream(
-                    &settings.chat_url(),
-                    key.as_deref(),
-                    body,
-                    &signal,
-                    stall_ms,
-                )
-                .await
-                {
-                    Ok(s) => stream = Some(s),
-                    Err(e) => queue.extend(running.on(event_of(e, settings.stall_seconds))),
-                }
-            }
-            Effect::Wait {
-                seconds,
-                attempt,
-                of,
-            } => {
-                for left in (1..=seconds).rev() {
-                    app.set_status(retry_status(left, attempt, of));
-                    gloo_timers::future::TimeoutFuture::new(1000).await;
-                    if running.turn.borrow().stopping() {
-                        break;
-                    }
-                }
-                app.set_status(String::new());
-                queue.extend(running.on(Event::Waited));
-            }
-            Effect::Abort => running.abort(),
-            Effect::Render => {
-                if !frame_scheduled.get() {
-                    frame_scheduled.set(true);
-                    let running = running.clone();
-                    let scheduled = frame_scheduled.clone();
-                    request_animation_frame(move || {
-                        scheduled.set(false);
-                        show(app, &running);
-                    });
-                }
-            }
-            Effect::Checkpoint => {
-                show(app, running);
-                app.save_session();
-            }
-            Effect::Finish(ending) => {
-                // Dropping the stream releases the connection.
-                drop(stream.take());
-                show(app, running);
-                finish(app, running, &ending, settings);
-                return;
-            }
-        }
+    agent: AgentConfig,
+    body: String,
+    running: &Running,
+) -> Outcome {
+    let ask = crate::ui::turn_shell::TurnAsk {
+        reply: running.reply.clone(),
+        url: settings.chat_url(),
+        key: app.key_for(&settings.base_url),
+        body,
+        stall_seconds: settings.stall_seconds,
+        estimated: running.estimated.get(),
+        base_url: settings.base_url.clone(),
+        model: settings.model.clone(),
+        using_default: !app.conn.saved.get_untracked(),
+        agent,
+    };
+    let on_event = Closure::<dyn FnMut(String, String, String)>::new(
+        move |kind: String, a: String, b: String| match kind.as_str() {
+            "d" => app.live_append(&a, &b),
+            "s" => app.set_status(a),
+            _ => app.save_session(),
+        },
+    );
+    let ask = serde_json::to_string(&ask).unwrap_or_default();
+    let args = [JsValue::from_str(&ask), on_event.as_ref().clone()];
+    let result = match modules::call(Module::Context, "turn", &args) {
+        Ok(promise) => wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
+            .await
+            .map_err(|e| crate::adapters::js::JsError::from(e).message),
+        Err(e) => Err(e.to_string()),
+    };
+    drop(on_event);
+    match result.map(|v| serde_json::from_str(&v.as_string().unwrap_or_default())) {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(e)) => Outcome::not_sent(Some(not_sent(&ApiError::Module(e.to_string())))),
+        Err(e) => Outcome::not_sent(Some(not_sent(&ApiError::Module(e)))),
     }
 }
 
-/// Append what arrived since the last frame to the live reply.
-fn show(app: AppState, running: &Running) {
-    let mut turn = running.turn.borrow_mut();
-    let (c, r) = turn.unrendered();
-    if c.is_empty() && r.is_empty() {
-        return;
-    }
-    app.live_append(c, r);
-}
-
-fn finish(app: AppState, running: &Running, ending: &Ending, settings: &Settings) {
+/// Record how the reply ended: in the session (the open one, or the stored one when the user
+/// switched chats, which stops the reply), and the alert it brings.
+fn finish(app: AppState, running: &Running, outcome: &Outcome) {
     app.live_end();
     if let Some(notice) = running.notice.borrow_mut().take() {
         app.set_status(notice);
     }
-    let cmds = {
-        let turn = running.turn.borrow();
-        ending.commands(&turn, ending.note.as_ref().map(note_text), now_ms())
-    };
-    let usage = cmds.iter().find_map(|c| match c {
-        Command::SetUsage { usage, .. } => Some(usage),
-        _ => None,
-    });
-    learn(
-        &settings.model,
-        running.estimated.get(),
-        usage
-            .and_then(|u| u.prompt_tokens)
-            .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
-    );
-    if let Some(window) = ending.error.as_ref().and_then(stated_window) {
-        learn_window(settings, window);
-    }
+    let cmds = outcome.commands(&running.reply, now_ms());
     let open_id = app.chats.session.with_untracked(|s| s.id.clone());
     if open_id != running.session_id {
-        // The user switched chats (which stops the reply) before it ended: finish it in storage.
         app.apply_to_stored(&running.session_id, cmds);
         return;
     }
     app.apply_all(cmds);
-    if let Some(err) = &ending.error {
-        let agent = running.agent;
-        if agent.on && !agent.react && ending.discard && crate::core::agent::refuses_tools(err) {
-            running.to_react.set(true);
-            return;
-        }
-        let ctx = ErrorContext {
-            base_url: settings.base_url.clone(),
-            model: settings.model.clone(),
-            using_default: !app.conn.saved.get_untracked(),
-        };
+    if let Some(Alerted {
+        text,
+        retry,
+        settings,
+        unpin,
+    }) = outcome.alert.clone()
+    {
         app.show(Alert {
-            text: describe(err, &ctx),
-            settings: ending.offer_settings,
-            // Retrying would only meet the same pins: the alert offers unpinning instead.
-            retry: ending.offer_retry && !matches!(err, ApiError::PinsTooLarge { .. }),
-            unpin: matches!(err, ApiError::PinsTooLarge { .. }),
+            text,
+            settings,
+            retry,
+            unpin,
             ..Alert::default()
         });
     }

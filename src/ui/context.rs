@@ -138,25 +138,6 @@ pub async fn prepare_send(
     Ok(answer)
 }
 
-/// Learn from a reply's usage: the estimator's correction for `model` moves towards the prompt
-/// tokens the server counted, when the request was estimated at `estimated`.
-pub fn learn(model: &str, estimated: Option<u32>, actual: Option<u32>) {
-    if let (Some(estimated), Some(actual)) = (estimated, actual) {
-        let args = [model.into(), estimated.into(), actual.into()];
-        let _ = modules::call(Module::Context, "learn", &args);
-    }
-}
-
-/// The server stated the model's window in an error: remember it for the next request.
-pub fn learn_window(settings: &Settings, window: u32) {
-    let args = [
-        settings.base_url.as_str().into(),
-        settings.model.as_str().into(),
-        window.into(),
-    ];
-    let _ = modules::call(Module::Context, "learn_window", &args);
-}
-
 /// The inspector's reports for the open chat, as a JSON array: the next request (the draft as
 /// its last user message, if any), then the requests sent, newest first.
 pub async fn inspect(app: AppState) -> Result<String, ModuleError> {

@@ -5,6 +5,7 @@ use crate::adapters::storage::StorageError;
 use crate::core::provider::error::ApiError;
 use crate::core::settings::SettingsError;
 use crate::core::startup::LoadProblem;
+use crate::core::turn::Alerted;
 use crate::core::turn::Note;
 
 /// What the user was talking to when the error happened.
@@ -84,15 +85,41 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
         ),
         ApiError::Cut => "The connection broke before the reply ended. The partial reply is kept; you can retry.".into(),
         ApiError::BadChunk(detail) => format!("The server sent a stream Satori could not read ({detail}). The partial reply is kept."),
+        ApiError::ContextTooLarge { .. } | ApiError::Module(_) | ApiError::PinsTooLarge { .. } => {
+            not_sent_text(err)
+        }
+    }
+}
+
+/// The words for a request refused before it was sent (it does not fit, or the context module
+/// failed); other errors are described by the context module, which sends and reads replies.
+fn not_sent_text(err: &ApiError) -> String {
+    match err {
         ApiError::ContextTooLarge { need, budget } => format!(
             "Not sent: this message and the chat's system prompt need {need} tokens even when shortened, but only {budget} fit the model's context window after the reply reserve. Shorten the message, or set a larger context window or a smaller reply reserve in Settings."
-        ),
-        ApiError::Module(what) => format!(
-            "Not sent: the part of Satori that builds each request (the context module) {what}. Check the connection and reload the page; your message is kept."
         ),
         ApiError::PinsTooLarge { pinned, budget } => format!(
             "Not sent: the pinned messages need {pinned} tokens, more than the {budget} that fit the model's context window. Unpin or exclude some of them and send again, or unpin them all and send — Satori does not drop pinned messages on its own."
         ),
+        other => format!(
+            "Not sent: the part of Satori that builds each request (the context module) {}. Check the connection and reload the page; your message is kept.",
+            match other {
+                ApiError::Module(what) => what.as_str(),
+                _ => "failed",
+            }
+        ),
+    }
+}
+
+/// The alert for a request refused before it was sent: Retry, or Open Settings when a setting
+/// can fix it (a larger window), or unpinning for pins that alone do not fit.
+pub fn not_sent(err: &ApiError) -> Alerted {
+    let pins = matches!(err, ApiError::PinsTooLarge { .. });
+    Alerted {
+        text: not_sent_text(err),
+        retry: !pins,
+        settings: crate::core::turn::settings_may_fix(err),
+        unpin: pins,
     }
 }
 

@@ -11,6 +11,7 @@ pub mod error_text;
 pub mod state;
 pub mod summarize;
 pub mod transfer;
+pub mod turn_shell;
 
 use components::app::App;
 

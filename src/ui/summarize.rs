@@ -193,7 +193,10 @@ async fn complete(
                 Ok(Some(bytes)) => Event::Bytes(bytes),
                 Ok(None) => Event::End,
                 Err(FetchError::Aborted) => Event::Aborted,
-                Err(e) => Event::Failed(crate::ui::chat::to_api_error(e, settings.stall_seconds)),
+                Err(e) => Event::Failed(crate::ui::turn_shell::to_api_error(
+                    e,
+                    settings.stall_seconds,
+                )),
             };
             queue.extend(turn.on(event, now()));
             continue;
@@ -208,7 +211,10 @@ async fn complete(
                     Ok(s) => stream = Some(s),
                     Err(FetchError::Aborted) => queue.extend(turn.on(Event::Aborted, now())),
                     Err(e) => queue.extend(turn.on(
-                        Event::Failed(crate::ui::chat::to_api_error(e, settings.stall_seconds)),
+                        Event::Failed(crate::ui::turn_shell::to_api_error(
+                            e,
+                            settings.stall_seconds,
+                        )),
                         now(),
                     )),
                 }

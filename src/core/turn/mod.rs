@@ -19,6 +19,7 @@ use crate::core::provider::error::{backoff_seconds, ApiError};
 use crate::core::provider::stream::{parse_event, StreamUpdate, ToolCallDelta, Usage};
 use crate::core::session::{Command, MessageId, Status, ToolCall};
 use crate::core::sse::{SseDecoder, SseItem};
+use serde::{Deserialize, Serialize};
 
 #[cfg(test)]
 mod tests;
@@ -154,6 +155,127 @@ impl Ending {
     }
 }
 
+/// An alert to show with a reply's ending.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alerted {
+    /// What happened, in words.
+    pub text: String,
+    /// Offer "Retry".
+    #[serde(default)]
+    pub retry: bool,
+    /// Offer "Open Settings".
+    #[serde(default)]
+    pub settings: bool,
+    /// Offer unpinning every pinned message and sending again.
+    #[serde(default)]
+    pub unpin: bool,
+}
+
+/// A reply as it ended, for the app to record: what the context module hands back when the turn
+/// it ran is over (the app turns it into session commands with [`Outcome::commands`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Final status.
+    pub status: Status,
+    /// Visible text.
+    #[serde(default)]
+    pub content: String,
+    /// Reasoning.
+    #[serde(default)]
+    pub reasoning: String,
+    /// Tool calls.
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    /// The server's counts.
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    /// The server's finish reason.
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+    /// A note in words.
+    #[serde(default)]
+    pub note: Option<String>,
+    /// The reply holds nothing and is removed.
+    #[serde(default)]
+    pub discard: bool,
+    /// The alert to show, if any.
+    #[serde(default)]
+    pub alert: Option<Alerted>,
+    /// The server refused the tools offered (agent mode switches to ReAct text and asks again).
+    #[serde(default)]
+    pub refused_tools: bool,
+}
+
+impl Outcome {
+    /// A reply that was never sent: stopped (`alert: None`) or refused before sending.
+    pub fn not_sent(alert: Option<Alerted>) -> Outcome {
+        Outcome {
+            status: if alert.is_some() {
+                Status::Incomplete
+            } else {
+                Status::Stopped
+            },
+            content: String::new(),
+            reasoning: String::new(),
+            tool_calls: Vec::new(),
+            usage: None,
+            finish_reason: None,
+            note: None,
+            discard: true,
+            alert,
+            refused_tools: false,
+        }
+    }
+
+    /// The ending of `turn` (`note` in words).
+    pub fn of(turn: &Turn, ending: &Ending, note: Option<String>, alert: Option<Alerted>) -> Self {
+        Outcome {
+            status: ending.status,
+            content: turn.content.clone(),
+            reasoning: turn.reasoning.clone(),
+            tool_calls: turn.tool_calls.clone(),
+            usage: turn.usage.clone(),
+            finish_reason: ending.finish_reason.clone(),
+            note: if ending.discard { None } else { note },
+            discard: ending.discard,
+            alert,
+            refused_tools: false,
+        }
+    }
+
+    /// The session commands that record it for reply `id` (as [`Ending::commands`]).
+    pub fn commands(&self, id: &MessageId, at: i64) -> Vec<Command> {
+        let mut cmds = vec![Command::SetReply {
+            id: id.clone(),
+            content: self.content.clone(),
+            reasoning: self.reasoning.clone(),
+        }];
+        if !self.tool_calls.is_empty() {
+            cmds.push(Command::SetToolCalls {
+                id: id.clone(),
+                tool_calls: self.tool_calls.clone(),
+            });
+        }
+        if let Some(usage) = &self.usage {
+            cmds.push(Command::SetUsage {
+                id: id.clone(),
+                usage: usage.clone(),
+            });
+        }
+        cmds.push(Command::FinishReply {
+            id: id.clone(),
+            status: self.status,
+            finish_reason: self.finish_reason.clone(),
+            note: self.note.clone(),
+            at,
+        });
+        if self.discard {
+            cmds.push(Command::DiscardEmptyReply { id: id.clone() });
+        }
+        cmds
+    }
+}
+
 /// Whether an error is likely fixed in Settings.
 pub fn settings_may_fix(err: &ApiError) -> bool {
     matches!(
@@ -229,6 +351,11 @@ impl Turn {
         let (c, r) = self.rendered;
         self.rendered = (self.content.len(), self.reasoning.len());
         (&self.content[c..], &self.reasoning[r..])
+    }
+
+    /// The token counts the server reported, if it did.
+    pub fn usage(&self) -> Option<&Usage> {
+        self.usage.as_ref()
     }
 
     /// The command that writes the reply as it is now (checkpoints and the final save).
