@@ -259,6 +259,8 @@ pub struct ContextOverrides {
 
 /// Most model steps (requests) agent mode makes for one user message, unless the chat says.
 pub const DEFAULT_MAX_STEPS: u32 = 8;
+/// The highest step limit a chat may set (an imported file saying more gets this).
+pub const MAX_STEPS_LIMIT: u32 = 50;
 
 /// A chat's agent mode: whether the model may call tools, and how many steps it may take.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -276,9 +278,11 @@ pub struct AgentConfig {
 }
 
 impl AgentConfig {
-    /// The step limit in force (at least 1).
+    /// The step limit in force (1 to [`MAX_STEPS_LIMIT`]).
     pub fn steps(&self) -> u32 {
-        self.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1)
+        self.max_steps
+            .unwrap_or(DEFAULT_MAX_STEPS)
+            .clamp(1, MAX_STEPS_LIMIT)
     }
 }
 
@@ -1127,6 +1131,22 @@ mod tests {
         let a = s.get("a1").unwrap();
         assert_eq!((a.content.as_str(), a.status), ("Hello", Status::Complete));
         assert_eq!(ids(&s), ["sys", "u1", "a1"]);
+    }
+
+    #[test]
+    fn the_step_limit_stays_in_range_whatever_was_stored() {
+        let steps = |max_steps| {
+            AgentConfig {
+                on: true,
+                max_steps,
+                react: false,
+            }
+            .steps()
+        };
+        assert_eq!(steps(None), DEFAULT_MAX_STEPS);
+        assert_eq!(steps(Some(0)), 1);
+        assert_eq!(steps(Some(12)), 12);
+        assert_eq!(steps(Some(4_000_000_000)), MAX_STEPS_LIMIT);
     }
 
     #[test]

@@ -296,7 +296,11 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) {
         };
         TURNS.with(|t| t.borrow_mut().retain(|r| !Rc::ptr_eq(r, &running)));
         finish(app, &running, &outcome);
-        if outcome.refused_tools {
+        let open = app
+            .chats
+            .session
+            .with_untracked(|s| s.id == running.session_id);
+        if outcome.refused_tools && open {
             let agent = AgentConfig {
                 react: true,
                 ..agent
@@ -304,7 +308,7 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) {
             if app.apply(Command::SetAgent { agent }).is_ok() {
                 answer_with(app, asked, Some(REACT_SWITCH.into()));
             }
-        } else if agent.on && !running.stopping.get() {
+        } else if agent.on && !running.stopping.get() && outcome.alert.is_none() {
             agent_step(app, &running.session_id, agent).await;
         }
     });
@@ -337,7 +341,13 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
             })
         }
     };
-    if STOPS.get() != stops || app.chats.session.with_untracked(|s| s.id != session_id) {
+    // Stop, another chat, or a message sent meanwhile: the run ends here.
+    let reply = next.results.first().and_then(|m| m.parent.clone());
+    let moved = app
+        .chats
+        .session
+        .with_untracked(|s| s.id != session_id || (reply.is_some() && s.leaf != reply));
+    if STOPS.get() != stops || moved || is_streaming(&app) {
         return;
     }
     if !next.notice.is_empty() {
@@ -513,11 +523,18 @@ async fn stream(
         Err(e) => Err(e.to_string()),
     };
     drop(on_event);
-    match result.map(|v| serde_json::from_str(&v.as_string().unwrap_or_default())) {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(e)) => Outcome::not_sent(Some(not_sent(&ApiError::Module(e.to_string())))),
-        Err(e) => Outcome::not_sent(Some(not_sent(&ApiError::Module(e)))),
+    let failed = match result.map(|v| serde_json::from_str(&v.as_string().unwrap_or_default())) {
+        Ok(Ok(outcome)) => return outcome,
+        Ok(Err(e)) => e.to_string(),
+        Err(e) => e,
+    };
+    // The module failed mid-turn: what arrived so far is kept, marked incomplete.
+    let mut outcome = Outcome::not_sent(Some(not_sent(&ApiError::Module(failed))));
+    if let Some(live) = app.turn.live.get_untracked() {
+        outcome.discard = live.content.is_empty() && live.reasoning.is_empty();
+        (outcome.content, outcome.reasoning) = (live.content, live.reasoning);
     }
+    outcome
 }
 
 /// Record how the reply ended: in the session (the open one, or the stored one when the user

@@ -482,6 +482,10 @@ pub fn learn_window(base_url: &str, model: &str, window: u32) {
 ///
 /// `tools`: in agent mode, the tools the agent module offers (the `tools` field of a request).
 pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
+    // The tools (or their ReAct description) take room like the messages; estimated.
+    let tools_tokens = tools
+        .as_ref()
+        .map_or(0, |t| crate::core::context::count::estimate(&t.to_string()));
     let detail = if ask.inspect {
         Detail::Inspect
     } else {
@@ -497,9 +501,7 @@ pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
             count: ask.elided as usize,
             summarizing: !ask.summaries_paused,
         },
-        tools
-            .as_ref()
-            .map_or(0, |t| crate::core::context::count::estimate(&t.to_string())),
+        tools_tokens,
     )
     .await;
     let settings = &ask.settings;
@@ -581,8 +583,9 @@ pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
     });
     Answer {
         verdict: context.verdict,
-        total: context.total,
-        exact: context.exact,
+        // The server counts the tools too: the estimate learnt from `usage` includes them.
+        total: context.total.saturating_add(tools_tokens),
+        exact: context.exact && tools_tokens == 0,
         window: prepared.config.window,
         summary,
         body,

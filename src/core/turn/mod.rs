@@ -207,7 +207,8 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// A reply that was never sent: stopped (`alert: None`) or refused before sending.
+    /// A reply that was never sent: stopped (`alert: None`: kept, empty and stopped, to
+    /// regenerate) or refused before sending (removed).
     pub fn not_sent(alert: Option<Alerted>) -> Outcome {
         Outcome {
             status: if alert.is_some() {
@@ -221,7 +222,7 @@ impl Outcome {
             usage: None,
             finish_reason: None,
             note: None,
-            discard: true,
+            discard: alert.is_some(),
             alert,
             refused_tools: false,
         }

@@ -2,12 +2,9 @@
 //! offered. It runs in the dialogs module; the app applies the answer (`EVENT_AGENT`).
 
 use crate::core::agent::tools;
-use crate::core::session::{AgentConfig, DEFAULT_MAX_STEPS};
+use crate::core::session::{AgentConfig, DEFAULT_MAX_STEPS, MAX_STEPS_LIMIT};
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
-
-/// Highest "Max steps" accepted.
-pub const MAX_STEPS_LIMIT: u32 = 50;
 
 /// The step limit typed (`None` if it is not a whole number from 1 to [`MAX_STEPS_LIMIT`]).
 pub fn parse_steps(text: &str) -> Option<u32> {
