@@ -165,7 +165,15 @@ pub fn for_react(messages: Vec<Sent>, tools: &Value) -> Vec<Sent> {
                 tokens: 0,
             });
         }
-        out.push(m);
+        // Observations and the user's next message: one user message (templates that want
+        // roles to alternate refuse two in a row).
+        match out.last_mut() {
+            Some(prev) if prev.role == Role::User && m.role == Role::User => {
+                prev.content = format!("{}\n\n{}", prev.content, m.content);
+                prev.tokens = prev.tokens.saturating_add(m.tokens);
+            }
+            _ => out.push(m),
+        }
     }
     out
 }
@@ -497,7 +505,74 @@ fn top_level_commas(text: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::session::ToolCall;
     use serde_json::json;
+
+    fn sent(role: Role, content: &str) -> Sent {
+        Sent {
+            source: Source::History(0),
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            pinned: false,
+            tokens: 1,
+        }
+    }
+
+    #[test]
+    fn the_react_wire_has_no_function_calling_and_alternates_roles() {
+        let tools = json!([{"type": "function", "function": {"name": "calculator",
+            "description": "Exact arithmetic.", "parameters": {"type": "object"}}}]);
+        let mut call = sent(Role::Assistant, "Action: calculator(\"1+1\")");
+        call.tool_calls = vec![ToolCall {
+            index: 0,
+            id: "react-a".into(),
+            name: "calculator".into(),
+            arguments: "{}".into(),
+        }];
+        let mut result = sent(Role::Tool, "2");
+        result.tool_call_id = Some("react-a".into());
+        let mut stale = sent(Role::Tool, "");
+        stale.tool_call_id = Some("react-b".into());
+        let wire = for_react(
+            vec![
+                sent(Role::System, "Be brief."),
+                sent(Role::User, "1+1?"),
+                call,
+                result,
+                stale,
+                sent(Role::User, "And 2+2?"),
+            ],
+            &tools,
+        );
+        let got: Vec<(Role, &str)> = wire.iter().map(|m| (m.role, m.content.as_str())).collect();
+        assert_eq!(
+            got[1..],
+            [
+                (Role::User, "1+1?"),
+                (Role::Assistant, "Action: calculator(\"1+1\")"),
+                (
+                    Role::User,
+                    "Observation: 2\n\nObservation: (no output)\n\nAnd 2+2?"
+                ),
+            ]
+        );
+        assert!(got[0]
+            .1
+            .starts_with("Be brief.\n\nYou can use the tools listed below."));
+        assert!(got[0].1.contains("- calculator: Exact arithmetic."));
+        assert!(wire
+            .iter()
+            .all(|m| m.tool_calls.is_empty() && m.tool_call_id.is_none()));
+        // No system prompt: the instructions become one.
+        let wire = for_react(vec![sent(Role::User, "hi")], &tools);
+        assert_eq!(
+            (wire[0].role, &wire[0].source),
+            (Role::System, &Source::Agent)
+        );
+        assert_eq!(wire[1].content, "hi");
+    }
 
     /// The tools of the tests: two with one string parameter, the rest take objects.
     fn single_arg(tool: &str) -> Option<String> {

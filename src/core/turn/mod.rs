@@ -491,6 +491,15 @@ impl Turn {
 
     fn end(&mut self, result: Result<Option<String>, ApiError>) -> Vec<Effect> {
         self.ended = true;
+        // Every call needs an id of its own for its result to answer it: a server that sent
+        // none (or the same one twice) gets one made up.
+        let mut seen: Vec<String> = Vec::new();
+        for (i, call) in self.tool_calls.iter_mut().enumerate() {
+            if call.id.is_empty() || seen.contains(&call.id) {
+                call.id = format!("call-{}-{i}", self.reply);
+            }
+            seen.push(call.id.clone());
+        }
         let empty =
             self.content.is_empty() && self.reasoning.is_empty() && self.tool_calls.is_empty();
         let ending = match result {

@@ -374,6 +374,24 @@ fn render_and_checkpoint_effects() {
 }
 
 #[test]
+fn calls_without_an_id_of_their_own_get_one() {
+    let (turn, _) = run(vec![
+        bytes(&data(
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"a","arguments":"{}"}},{"index":1,"id":"x","function":{"name":"b","arguments":"{}"}},{"index":2,"id":"x","function":{"name":"c","arguments":"{}"}}]}}]}"#,
+        )),
+        bytes(DONE),
+    ]);
+    let Command::SetReply { id, .. } = turn.snapshot() else {
+        panic!("a reply")
+    };
+    let ids: Vec<String> = turn.tool_calls.iter().map(|c| c.id.clone()).collect();
+    assert_eq!(
+        ids,
+        [format!("call-{id}-0"), "x".into(), format!("call-{id}-2")]
+    );
+}
+
+#[test]
 fn the_ending_records_text_usage_and_tool_calls_in_the_session() {
     let mut s = Session::new("s".into(), 0, None, Vec::new());
     s.apply(Command::AddUser {
