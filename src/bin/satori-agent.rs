@@ -7,8 +7,12 @@
 //! `dist/agent-<hash>/`; `satori::ui::agent` calls it.
 
 use satori::adapters::clock::{new_id, now_ms};
+use satori::core::agent::repair::{Repairer, Step};
 use satori::core::agent::{plan, recall, tools, Plan};
+use satori::core::provider::error::ApiError;
 use satori::core::session::{AgentConfig, Message, Role, ToolCall};
+use satori::core::settings::Settings;
+use std::cell::RefCell;
 use std::collections::HashSet;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
@@ -22,11 +26,26 @@ pub fn offered() -> String {
     tools::wire(&tools::builtin()).to_string()
 }
 
-/// What [`next`] reads: the branch shown, ending with the reply, and the chat's agent mode.
+/// What [`next`] reads: the branch shown, ending with the reply, the chat's agent mode and the
+/// settings in use (the planner asks the same server and model; they never hold the key).
 #[derive(serde::Deserialize)]
 struct Input {
     path: Vec<Message>,
     agent: AgentConfig,
+    settings: Settings,
+}
+
+thread_local! {
+    /// The abort handle of the tool runs in progress (the planner's requests): [`stop`] ends them.
+    static CONTROLLER: RefCell<Option<web_sys::AbortController>> = const { RefCell::new(None) };
+}
+
+/// Stop the tools running (Stop, Esc, leaving the chat).
+#[wasm_bindgen]
+pub fn stop() {
+    if let Some(c) = CONTROLLER.with_borrow_mut(Option::take) {
+        c.abort();
+    }
 }
 
 /// What [`next`] answers (see `satori::ui::agent::Next`).
@@ -44,8 +63,8 @@ struct Next {
 /// call, each following the one before), the calls read from a ReAct reply's text, and why the
 /// loop ends if it does. A call that cannot run is answered with what went wrong, for the model.
 #[wasm_bindgen]
-pub fn next(input: &str) -> Result<String, String> {
-    let input: Input = serde_json::from_str(input).map_err(|e| format!("bad request: {e}"))?;
+pub async fn next(input: String) -> Result<String, String> {
+    let input: Input = serde_json::from_str(&input).map_err(|e| format!("bad request: {e}"))?;
     let specs = tools::builtin();
     let single = |name: &str| tools::single_string(&specs, name);
     let path: Vec<&Message> = input.path.iter().collect();
@@ -59,9 +78,19 @@ pub fn next(input: &str) -> Result<String, String> {
             from_text,
         } => {
             let context: HashSet<String> = input.path.iter().map(|m| m.id.clone()).collect();
+            let controller = web_sys::AbortController::new().map_err(|_| "no AbortController")?;
+            let signal = controller.signal();
+            CONTROLLER.with_borrow_mut(|c| *c = Some(controller));
             let mut parent = reply;
             for call in &calls {
-                let content = run(&specs, call, &context);
+                let content = match tools::prepare(&specs, &call.name, &call.arguments) {
+                    Ok(tools::Call::Plan(goal)) => planner(&goal, &input.settings, &signal).await,
+                    _ => run(&specs, call, &context),
+                };
+                if signal.aborted() {
+                    // Stopped: what ran is not recorded; the app ends the run.
+                    return Ok(serde_json::to_string(&Next::default()).unwrap_or_default());
+                }
                 let id = new_id();
                 let mut m = Message::new(
                     id.clone(),
@@ -92,6 +121,70 @@ fn run(specs: &[tools::Spec], call: &ToolCall, context: &HashSet<String>) -> Str
             tools::now_text(date.get_time() as i64, offset, &time_zone())
         }
         Ok(tools::Call::SearchChats { query, limit }) => search(&query, limit, context),
+        Ok(tools::Call::Plan(_)) => "Error: the planner runs on its own.".into(),
+    }
+}
+
+/// The planner: a sub-agent with the `planner` template's system prompt and examples, asked for
+/// a plan for `goal` with the same server and model. Its output must match the template's
+/// `output_schema`: asked with `response_format` (`json_schema`) where the server takes it
+/// (a server that refuses it is asked again without), then validated anyway, repaired locally,
+/// and sent back to the model with the exact errors at most
+/// [`Repairer::DEFAULT_MODEL_REPAIRS`] times. The answer says how the plan was obtained, or
+/// `Plan unavailable: …`.
+async fn planner(goal: &str, settings: &Settings, signal: &web_sys::AbortSignal) -> String {
+    let library = satori::core::prompts::builtin();
+    let schema = library
+        .get("planner")
+        .and_then(|t| t.output_schema.as_deref())
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok());
+    let start =
+        satori::core::prompts::catalog::builtin_start("planner", &Default::default(), || {
+            String::new()
+        });
+    let (Some(schema), Some((_, preamble))) = (schema, start) else {
+        return "Plan unavailable: the planner template is missing.".into();
+    };
+    let mut messages: Vec<serde_json::Value> = preamble
+        .iter()
+        .map(|m| serde_json::json!({"role": m.role.as_str(), "content": m.content}))
+        .collect();
+    messages.push(serde_json::json!({"role": "user", "content": goal}));
+    let mut repairer = Repairer::new(schema.clone(), Repairer::DEFAULT_MODEL_REPAIRS);
+    let mut with_format = true;
+    loop {
+        let mut body = serde_json::json!({
+            "model": settings.model, "messages": messages, "stream": true,
+        });
+        if with_format {
+            body["response_format"] = serde_json::json!({"type": "json_schema",
+                "json_schema": {"name": "plan", "schema": schema}});
+        }
+        let text =
+            match satori::ui::summarize::reply_text(settings, &body.to_string(), signal).await {
+                Ok(t) => t,
+                // A server without structured output: ask again without it (validated all the same).
+                Err(Some(ApiError::Http {
+                    status: 400 | 422, ..
+                })) if with_format => {
+                    with_format = false;
+                    continue;
+                }
+                Err(Some(e)) => {
+                    return format!("Plan unavailable: the planner's request failed ({e}).")
+                }
+                Err(None) => return "Plan unavailable: stopped.".into(),
+            };
+        match repairer.step(&text) {
+            Step::Done { value, verdict } => return tools::plan_text(&value, &verdict),
+            Step::Retry { prompt, .. } => {
+                messages.push(serde_json::json!({"role": "assistant", "content": text}));
+                messages.push(serde_json::json!({"role": "user", "content": prompt}));
+            }
+            Step::Failed { verdict, .. } => {
+                return tools::plan_text(&serde_json::Value::Null, &verdict)
+            }
+        }
     }
 }
 

@@ -21,10 +21,14 @@ pub struct Next {
     pub notice: String,
 }
 
-/// Hand the reply at the end of `input` (`{"path": [messages], "agent": AgentConfig}`) to the
-/// agent module.
+/// Hand the reply at the end of `input` (`{"path": [messages], "agent": AgentConfig,
+/// "settings": Settings}`) to the agent module, which resolves once the tools have run.
 pub async fn next(input: &str) -> Result<Next, ModuleError> {
-    let v = modules::load_and_call(Module::Agent, "next", &[JsValue::from_str(input)]).await?;
+    let promise =
+        modules::load_and_call(Module::Agent, "next", &[JsValue::from_str(input)]).await?;
+    let v = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
+        .await
+        .map_err(|e| ModuleError::Call(crate::adapters::js::JsError::from(e).message))?;
     serde_json::from_str(&v.as_string().unwrap_or_default())
         .map_err(|e| ModuleError::Call(e.to_string()))
 }

@@ -22,7 +22,7 @@ use crate::ui::context::{
 };
 use crate::ui::error_text::{
     agent_failed, cannot_start, not_sent, summary_failed, summary_paused, REACT_SWITCH,
-    STILL_STARTING, SUMMARIZING,
+    STILL_STARTING, SUMMARIZING, TOOLS_RUNNING,
 };
 use crate::ui::state::{start_of, Alert, AppState, Live};
 use std::cell::{Cell, RefCell};
@@ -68,6 +68,7 @@ pub fn stop() {
         }
         let _ = modules::call(Module::Context, "stop_turn", &[r.reply.as_str().into()]);
     }
+    let _ = modules::call(Module::Agent, "stop", &[]);
 }
 
 /// Longest wait for a chat start (the prompts module) before sending, ms.
@@ -322,17 +323,31 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
     struct Input<'a> {
         path: Vec<&'a Message>,
         agent: AgentConfig,
+        settings: Settings,
     }
+    let settings = app.conn.settings.get_untracked();
     let input = app.chats.session.with_untracked(|s| {
         let input = Input {
             path: s.path(),
             agent,
+            settings,
         };
         (s.id == session_id).then(|| serde_json::to_string(&input).unwrap_or_default())
     });
     let Some(input) = input else { return };
     let stops = STOPS.get();
-    let next = match crate::ui::agent::next(&input).await {
+    // A notice of the run so far (the switch to ReAct text) stays until the run ends.
+    let carried = app.turn.status.get_untracked();
+    // The tools run like a reply arrives: Stop shows, and nothing else can be sent meanwhile.
+    app.live_begin(Live {
+        session_id: session_id.to_string(),
+        ..Live::default()
+    });
+    app.set_status(TOOLS_RUNNING.into());
+    let next = crate::ui::agent::next(&input).await;
+    app.live_end();
+    app.set_status(carried.clone());
+    let next = match next {
         Ok(n) => n,
         Err(e) => {
             return app.show(Alert {
@@ -372,9 +387,7 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
     }));
     app.apply_all(cmds);
     app.save_session();
-    // A notice of the run so far (the switch to ReAct text) stays until the run ends.
-    let notice = Some(app.turn.status.get_untracked()).filter(|s| !s.is_empty());
-    answer_with(app, last, notice);
+    answer_with(app, last, Some(carried).filter(|s| !s.is_empty()));
 }
 
 /// What a request is built from: the branch being answered, its summary, the chat's overrides

@@ -128,6 +128,9 @@ pub fn agent_failed(what: &str) -> String {
     format!("Agent mode stopped: the part of Satori that runs its tools (the agent module) {what}. Check the connection and reload the page; the chat is kept.")
 }
 
+/// The status line while agent mode's tools run.
+pub const TOOLS_RUNNING: &str = "Running the tools the model called…";
+
 /// The status line when the server refused the tools and the chat switched to ReAct text.
 pub const REACT_SWITCH: &str = "This server does not take tools: agent mode now describes them in the system prompt (ReAct text) for this chat.";
 

@@ -168,6 +168,22 @@ async fn summarize_once(
     Ok(strip_thoughts(&text).trim().to_string())
 }
 
+/// Run one streamed request (`body`) with `settings` to the end without showing it (the key is
+/// the one saved for the settings' URL); its text, or the error (`None`: stopped through
+/// `signal`). The agent's planner asks the model this way.
+pub async fn reply_text(
+    settings: &Settings,
+    body: &str,
+    signal: &web_sys::AbortSignal,
+) -> Result<String, Option<ApiError>> {
+    let key = key_for(&settings.base_url);
+    match complete(settings, key.as_deref(), body, signal).await {
+        Ok(text) => Ok(text),
+        Err(SummaryError::Api(e)) => Err(Some(e)),
+        Err(_) => Err(None),
+    }
+}
+
 /// Run one streamed request to the end without showing it, and return its text.
 async fn complete(
     settings: &Settings,

@@ -76,7 +76,7 @@ test('a multi-step tool run: calls streamed in pieces run in the browser, result
 
     // Every step offers the tools.
     for (const body of [first, second, third]) {
-      assert.deepEqual(body.tools.map((x) => x.function.name), ['calculator', 'current_time', 'search_chats']);
+      assert.deepEqual(body.tools.map((x) => x.function.name), ['calculator', 'current_time', 'search_chats', 'planner']);
       assert.equal(body.tools[0].type, 'function');
       assertProtocol(body);
     }
@@ -126,7 +126,7 @@ test('bad calls go back to the model as results: unknown tool, invalid arguments
     await poll(async () => e2e.fake.chatRequests().length === 2, { message: 'two requests' });
     await waitIdle(page);
     const results = toolResults(e2e.fake.chatRequests()[1].body);
-    assert.match(results.c1, /^Error: there is no tool `weather` \(tools: calculator, current_time, search_chats\)\.$/);
+    assert.match(results.c1, /^Error: there is no tool `weather` \(tools: calculator, current_time, search_chats, planner\)\.$/);
     assert.match(results.c2, /^Error: calling `calculator`: invalid arguments:\n- `\$`: missing required property `expression`/);
     assert.match(results.c3, /^Error: division by zero/);
     // An unclosed object is repaired locally; full-width operators are understood.
@@ -278,5 +278,69 @@ test('a ReAct reply in neither form ends the loop with a clear message', async (
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(e2e.fake.chatRequests().length, 2);
     assert.match(await textOf(lastAssistant(page)), /probably 42/);
+  });
+});
+
+const PLAN_SCHEMA_ID = /"id":\{"minimum":1,"type":"integer"\}/;
+
+test('the planner: its invalid output goes back to the model with the exact errors, and the repaired plan shows as a checklist', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    const bad = '```json\n{"goal": "Move house", "steps": [{"id": "1", "action": "Book a van", "done_when": "a van is booked"}], "questions": []}\n```';
+    const good = '{"goal": "Move house", "steps": [{"id": 1, "action": "Book a van", "done_when": "a van is booked"}, {"id": 2, "action": "Pack", "done_when": "every box is closed", "depends_on": [1]}], "questions": ["Which date?"]}';
+    e2e.fake.enqueue(
+      { toolCalls: [{ id: 'p1', name: 'planner', arguments: '{"goal":"Move house"}' }] },
+      { chunks: [bad] },
+      { chunks: [good] },
+      { chunks: ['Here is the plan.'] },
+    );
+    await sendMessage(page, 'Help me move house');
+    await poll(async () => e2e.fake.chatRequests().length === 4, { timeout: 15_000, message: 'four requests' });
+    await waitIdle(page);
+    const [, first, second, last] = e2e.fake.chatRequests().map((r) => r.body);
+    // The planner's own request: its system prompt, the goal, structured output asked for.
+    assert.equal(first.messages[0].role, 'system');
+    assert.match(first.messages[0].content, /planner/i);
+    assert.deepEqual(first.messages.at(-1), { role: 'user', content: 'Move house' });
+    assert.equal(first.response_format.type, 'json_schema');
+    assert.match(JSON.stringify(first.response_format.json_schema.schema), PLAN_SCHEMA_ID);
+    assert.equal(first.tools, undefined);
+    // The repair request quotes the invalid output and the exact error.
+    assert.equal(second.messages.at(-2).content, bad);
+    assert.match(second.messages.at(-1).content, /`\$\.steps\[0\]\.id`: expected integer, got string "1"/);
+    // The model gets the plan as a checklist with how it was obtained.
+    const plan = toolResults(last).p1;
+    assert.match(plan, /^Plan \(repaired by the model, 1 try\): Move house\n☐ 1\. Book a van — done when: a van is booked\n☐ 2\. Pack — done when: every box is closed \(after 1\)\nQuestions:\n- Which date\?\nJSON: /);
+    await articles(page, 'tool').first().locator('summary').click();
+    await articles(page, 'tool').first().getByText('Plan (repaired by the model, 1 try): Move house', { exact: false }).waitFor();
+    assert.equal(await textOf(lastAssistant(page)), 'Here is the plan.');
+  });
+});
+
+test('a plan that never becomes valid: a bounded number of requests, and "Plan unavailable" for the model and on screen', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    e2e.fake.enqueue(
+      { toolCalls: [{ id: 'p2', name: 'planner', arguments: '{"goal":"Plan a trip"}' }] },
+      // A server without structured output refuses response_format: asked again without it.
+      { status: 400, body: { error: { message: "Unrecognized request argument supplied: response_format" } } },
+      { chunks: ['Sure! First you should book flights, then a hotel.'] },
+      { chunks: ['I cannot produce JSON, sorry.'] },
+      { chunks: ['Step 1: flights. Step 2: hotel.'] },
+      { chunks: ['I could not make a plan.'] },
+    );
+    await sendMessage(page, 'Plan my trip');
+    await poll(async () => e2e.fake.chatRequests().length === 6, { timeout: 15_000, message: 'six requests' });
+    await waitIdle(page);
+    await new Promise((r) => setTimeout(r, 300));
+    const bodies = e2e.fake.chatRequests().map((r) => r.body);
+    assert.equal(bodies.length, 6, 'the first step, the refused request, three planner tries, the answer');
+    assert.ok(bodies[1].response_format);
+    for (const b of bodies.slice(2, 5)) assert.equal(b.response_format, undefined);
+    const result = toolResults(bodies[5]).p2;
+    assert.match(result, /^Plan unavailable: /);
+    await articles(page, 'tool').first().locator('summary').click();
+    await articles(page, 'tool').first().getByText(/^Plan unavailable: /).waitFor();
+    assert.equal(await textOf(lastAssistant(page)), 'I could not make a plan.');
   });
 });

@@ -6,7 +6,7 @@
 //! The calculator runs here ([`super::calc`]); the clock and the stored chats belong to the
 //! shell, which passes them in (`now_text`, [`super::recall`]).
 
-use super::repair::tool_args;
+use super::repair::{tool_args, Verdict};
 use serde_json::{json, Value};
 
 /// A tool offered to the model.
@@ -26,6 +26,8 @@ pub const CALCULATOR: &str = "calculator";
 pub const CURRENT_TIME: &str = "current_time";
 /// Name of the recall of earlier messages.
 pub const SEARCH_CHATS: &str = "search_chats";
+/// Name of the planner (a sub-agent with the `planner` template's system prompt).
+pub const PLANNER: &str = "planner";
 
 /// Most messages `search_chats` returns.
 pub const MAX_RECALL: u64 = 10;
@@ -67,6 +69,19 @@ pub fn builtin() -> Vec<Spec> {
                 }
             }),
         },
+        Spec {
+            name: PLANNER.into(),
+            description: "Turn a goal into a step-by-step plan (steps with what each needs done \
+                          and when it is done, in dependency order, and questions for the user). \
+                          Use it before a task of several steps."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "required": ["goal"],
+                "additionalProperties": false,
+                "properties": {"goal": {"type": "string", "minLength": 1, "description": "The goal, with everything known about it"}}
+            }),
+        },
     ]
 }
 
@@ -100,6 +115,8 @@ pub enum Call {
     Calculate(String),
     /// Tell the time.
     Now,
+    /// Ask the planner for a plan.
+    Plan(String),
     /// Recall earlier messages.
     SearchChats {
         /// The words looked for.
@@ -125,6 +142,7 @@ pub fn prepare(specs: &[Spec], name: &str, arguments: &str) -> Result<Call, Stri
     Ok(match name {
         CALCULATOR => Call::Calculate(text("expression").to_string()),
         CURRENT_TIME => Call::Now,
+        PLANNER => Call::Plan(text("goal").to_string()),
         SEARCH_CHATS => Call::SearchChats {
             query: text("query").to_string(),
             limit: args
@@ -143,6 +161,58 @@ pub fn calculate(expression: &str) -> String {
         Ok(v) => v,
         Err(e) => format!("Error: {e}"),
     }
+}
+
+/// The planner's answer (to the model, and shown in the chat): how the plan was obtained, the
+/// plan as a checklist in dependency order, its questions, then the plan itself as JSON.
+pub fn plan_text(plan: &Value, verdict: &Verdict) -> String {
+    let how = match verdict {
+        Verdict::Valid => "valid".to_string(),
+        Verdict::RepairedLocally(fixes) => {
+            let labels: Vec<&str> = fixes.iter().map(|f| f.label()).collect();
+            format!("repaired locally: {}", labels.join(", "))
+        }
+        Verdict::RepairedByModel { tries: 1 } => "repaired by the model, 1 try".to_string(),
+        Verdict::RepairedByModel { tries } => format!("repaired by the model, {tries} tries"),
+        Verdict::Failed { reason } => return format!("Plan unavailable: {reason}"),
+    };
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+    let mut out = format!("Plan ({how}): {}\n", text(plan, "goal"));
+    let steps = plan
+        .get("steps")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for step in &steps {
+        let id = step.get("id").map(Value::to_string).unwrap_or_default();
+        out.push_str(&format!(
+            "☐ {id}. {} — done when: {}",
+            text(step, "action"),
+            text(step, "done_when")
+        ));
+        let after: Vec<String> = step
+            .get("depends_on")
+            .and_then(Value::as_array)
+            .map(|d| d.iter().map(Value::to_string).collect())
+            .unwrap_or_default();
+        if !after.is_empty() {
+            out.push_str(&format!(" (after {})", after.join(", ")));
+        }
+        out.push('\n');
+    }
+    let questions = plan
+        .get("questions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if !questions.is_empty() {
+        out.push_str("Questions:\n");
+        for q in &questions {
+            out.push_str(&format!("- {}\n", q.as_str().unwrap_or_default()));
+        }
+    }
+    out.push_str(&format!("JSON: {plan}"));
+    out
 }
 
 const WEEKDAYS: [&str; 7] = [
@@ -251,7 +321,7 @@ mod tests {
         check(
             "weather",
             "{}",
-            Err("Error: there is no tool `weather` (tools: calculator, current_time, search_chats)."),
+            Err("Error: there is no tool `weather` (tools: calculator, current_time, search_chats, planner)."),
         );
     }
 
@@ -265,6 +335,35 @@ mod tests {
         assert_eq!(single_string(&specs, SEARCH_CHATS), None);
         assert_eq!(single_string(&specs, CURRENT_TIME), None);
         assert_eq!(single_string(&specs, "weather"), None);
+    }
+
+    #[test]
+    fn a_plan_reads_as_a_checklist_with_how_it_was_obtained() {
+        let plan = json!({"goal": "Move house", "questions": ["Which date?"], "steps": [
+            {"id": 1, "action": "Book a van", "done_when": "a van is booked"},
+            {"id": 2, "action": "Pack", "done_when": "all boxes are closed", "depends_on": [1]}
+        ]});
+        assert_eq!(
+            plan_text(&plan, &Verdict::RepairedByModel { tries: 1 }),
+            format!(
+                "Plan (repaired by the model, 1 try): Move house\n\
+                 ☐ 1. Book a van — done when: a van is booked\n\
+                 ☐ 2. Pack — done when: all boxes are closed (after 1)\n\
+                 Questions:\n- Which date?\nJSON: {plan}"
+            )
+        );
+        assert!(plan_text(&plan, &Verdict::Valid).starts_with("Plan (valid): Move house\n"));
+        assert!(plan_text(&plan, &Verdict::RepairedByModel { tries: 2 })
+            .starts_with("Plan (repaired by the model, 2 tries)"));
+        assert_eq!(
+            plan_text(
+                &plan,
+                &Verdict::Failed {
+                    reason: "still invalid".into()
+                }
+            ),
+            "Plan unavailable: still invalid"
+        );
     }
 
     #[test]
