@@ -105,6 +105,7 @@ pub async fn next(input: String) -> Result<String, String> {
             if from_text {
                 next.calls = calls;
             }
+            CONTROLLER.with_borrow_mut(|c| *c = None);
         }
     }
     serde_json::to_string(&next).map_err(|e| e.to_string())
@@ -164,9 +165,14 @@ async fn planner(goal: &str, settings: &Settings, signal: &web_sys::AbortSignal)
             match satori::ui::summarize::reply_text(settings, &body.to_string(), signal).await {
                 Ok(t) => t,
                 // A server without structured output: ask again without it (validated all the same).
-                Err(Some(ApiError::Http {
-                    status: 400 | 422, ..
-                })) if with_format => {
+                Err(Some(
+                    ApiError::Http {
+                        status: 400 | 422, ..
+                    }
+                    | ApiError::Server {
+                        status: 500 | 501, ..
+                    },
+                )) if with_format => {
                     with_format = false;
                     continue;
                 }
@@ -175,6 +181,8 @@ async fn planner(goal: &str, settings: &Settings, signal: &web_sys::AbortSignal)
                 }
                 Err(None) => return "Plan unavailable: stopped.".into(),
             };
+        // A reasoning model's thoughts may hold drafts of the JSON: only the answer counts.
+        let text = satori::core::context::filter::strip_thoughts(&text);
         match repairer.step(&text) {
             Step::Done { value, verdict } => return tools::plan_text(&value, &verdict),
             Step::Retry { prompt, .. } => {

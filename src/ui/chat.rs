@@ -335,6 +335,15 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
         (s.id == session_id).then(|| serde_json::to_string(&input).unwrap_or_default())
     });
     let Some(input) = input else { return };
+    // Nothing to run (a reply without calls, outside ReAct text): the run is over.
+    let calls = app.chats.session.with_untracked(|s| {
+        s.path()
+            .last()
+            .is_some_and(|m| !m.tool_calls.is_empty() || agent.react)
+    });
+    if !calls {
+        return;
+    }
     let stops = STOPS.get();
     // A notice of the run so far (the switch to ReAct text) stays until the run ends.
     let carried = app.turn.status.get_untracked();

@@ -236,7 +236,13 @@ async fn complete(
                 }
             }
             Effect::Wait { seconds, .. } => {
-                gloo_timers::future::TimeoutFuture::new(seconds.saturating_mul(1000)).await;
+                // Stop ends the wait too (checked every second).
+                for _ in 0..seconds {
+                    if signal.aborted() {
+                        break;
+                    }
+                    gloo_timers::future::TimeoutFuture::new(1000).await;
+                }
                 queue.extend(turn.on(Event::Waited, now()));
             }
             // A stalled stream cancels its own reader; Stop aborts through `signal`.

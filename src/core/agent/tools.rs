@@ -71,9 +71,9 @@ pub fn builtin() -> Vec<Spec> {
         },
         Spec {
             name: PLANNER.into(),
-            description: "Turn a goal into a step-by-step plan (steps with what each needs done \
-                          and when it is done, in dependency order, and questions for the user). \
-                          Use it before a task of several steps."
+            description: "Turn a goal into a step-by-step plan (steps with what each needs done, \
+                          when it is done and which steps it depends on, and questions for the \
+                          user). Use it before a task of several steps."
                 .into(),
             parameters: json!({
                 "type": "object",
@@ -164,7 +164,8 @@ pub fn calculate(expression: &str) -> String {
 }
 
 /// The planner's answer (to the model, and shown in the chat): how the plan was obtained, the
-/// plan as a checklist in dependency order, its questions, then the plan itself as JSON.
+/// plan as a checklist (in the planner's order, each step with the steps it depends on), its
+/// questions, then the plan itself as JSON.
 pub fn plan_text(plan: &Value, verdict: &Verdict) -> String {
     let how = match verdict {
         Verdict::Valid => "valid".to_string(),

@@ -376,7 +376,11 @@ pub fn Conversation() -> impl IntoView {
     // A reply starts: show the end. Text arrives or the formatting changes the heights: stay at
     // the end if the view was there.
     Effect::new(move |prev: Option<Option<String>>| {
-        let live = turn.live.with(|l| l.as_ref().map(|l| l.id.clone()));
+        // Agent mode's tools running (a live turn without a reply) do not move the view.
+        let live = turn
+            .live
+            .with(|l| l.as_ref().map(|l| l.id.clone()))
+            .filter(|id| !id.is_empty());
         overlay.markdown_ready.track();
         if live.is_some() && prev.as_ref().is_some_and(|p| *p != live) {
             list.draw_end();
