@@ -127,31 +127,7 @@ pub struct Ending {
 impl Ending {
     /// The session commands that record this ending for reply `id`, with `note` already in words.
     pub fn commands(&self, turn: &Turn, note: Option<String>, at: i64) -> Vec<Command> {
-        let id = turn.reply.clone();
-        let mut cmds = vec![turn.snapshot()];
-        if !turn.tool_calls.is_empty() {
-            cmds.push(Command::SetToolCalls {
-                id: id.clone(),
-                tool_calls: turn.tool_calls.clone(),
-            });
-        }
-        if let Some(usage) = &turn.usage {
-            cmds.push(Command::SetUsage {
-                id: id.clone(),
-                usage: usage.clone(),
-            });
-        }
-        cmds.push(Command::FinishReply {
-            id: id.clone(),
-            status: self.status,
-            finish_reason: self.finish_reason.clone(),
-            note: if self.discard { None } else { note },
-            at,
-        });
-        if self.discard {
-            cmds.push(Command::DiscardEmptyReply { id });
-        }
-        cmds
+        Outcome::of(turn, self, note, None).commands(&turn.reply, at)
     }
 }
 
