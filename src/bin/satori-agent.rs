@@ -1,5 +1,6 @@
 //! The agent module: the tools agent mode offers the model and runs for it (the calculator, the
-//! clock, recall of earlier messages; `satori::core::agent`), as a wasm module of its own without
+//! clock, recall of earlier messages, the planner; `satori::core::agent`) and the tools of the MCP
+//! servers connected in Settings (`satori::ui::mcp`), as a wasm module of its own without
 //! Leptos. The app loads it only for chats in agent mode, so plain chats never pay for it: the
 //! context module asks it for the tools to offer with each request ([`offered`]), and after
 //! each reply the app hands it the branch ([`next`]), which plans the step
@@ -8,14 +9,17 @@
 
 use satori::adapters::clock::{new_id, now_ms};
 use satori::core::agent::repair::{Repairer, Step};
-use satori::core::agent::{plan, recall, tools, Plan};
+use satori::core::agent::{mcp, plan, recall, tools, Plan};
+use satori::core::persist;
 use satori::core::provider::error::ApiError;
 use satori::core::session::{AgentConfig, Message, Role, ToolCall};
 use satori::core::settings::Settings;
+use satori::ui::mcp::Session;
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
+use web_sys::AbortSignal;
 
 fn main() {}
 
@@ -23,7 +27,84 @@ fn main() {}
 /// completion request, as JSON text.
 #[wasm_bindgen]
 pub fn offered() -> String {
-    tools::wire(&tools::builtin()).to_string()
+    tools::wire(&Toolbox::load().specs).to_string()
+}
+
+/// Every tool offered: the built-in ones, then the switched-on tools of the MCP servers
+/// connected in Settings (read from storage each time, so a change applies to the next request).
+struct Toolbox {
+    specs: Vec<tools::Spec>,
+    remote: Vec<mcp::Offered>,
+    servers: mcp::Servers,
+}
+
+impl Toolbox {
+    fn load() -> Toolbox {
+        let store = satori::adapters::storage::Store::local();
+        let servers = store
+            .get(persist::KEY_MCP)
+            .ok()
+            .flatten()
+            .and_then(|t| persist::decode_mcp(&t).ok())
+            .unwrap_or_default();
+        let mut specs = tools::builtin();
+        let remote = mcp::offered(&specs, &servers);
+        specs.extend(remote.iter().map(|o| o.spec.clone()));
+        Toolbox {
+            specs,
+            remote,
+            servers,
+        }
+    }
+
+    /// Run the call of MCP tool `name` (as offered) with `args` on its server.
+    async fn call(&self, name: &str, args: &serde_json::Value, signal: &AbortSignal) -> String {
+        let Some(o) = self.remote.iter().find(|o| o.spec.name == name) else {
+            return format!("Error: there is no tool `{name}`.");
+        };
+        let url = &self.servers.servers[o.server].url;
+        match mcp_call(url, &o.tool, args, signal).await {
+            Ok(text) => text,
+            Err(e) => format!("Error: {e}"),
+        }
+    }
+}
+
+thread_local! {
+    /// Open MCP sessions, by URL and token.
+    static SESSIONS: RefCell<HashMap<(String, Option<String>), Session>> = RefCell::new(HashMap::new());
+}
+
+/// Call `tool` on the MCP server at `url` with the token stored for that URL, reusing its
+/// session (opened again once if the server forgot it).
+async fn mcp_call(
+    url: &str,
+    tool: &str,
+    args: &serde_json::Value,
+    signal: &AbortSignal,
+) -> Result<String, mcp::McpError> {
+    let token = satori::adapters::storage::Store::local()
+        .get(persist::KEY_MCP_TOKENS)
+        .ok()
+        .flatten()
+        .and_then(|t| persist::decode_mcp_tokens(&t).ok())
+        .and_then(|t| t.token_for(url).map(str::to_string));
+    let key = (url.to_string(), token.clone());
+    let mut reopened = false;
+    loop {
+        let mut session = match SESSIONS.with_borrow_mut(|s| s.remove(&key)) {
+            Some(s) => s,
+            None => Session::open(url, token.as_deref(), signal).await?.0,
+        };
+        match session.call(tool, args, signal).await {
+            Ok(text) => {
+                SESSIONS.with_borrow_mut(|s| s.insert(key, session));
+                return Ok(text);
+            }
+            Err(e) if !reopened && session.expired(&e) => reopened = true,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// What [`next`] reads: the branch shown, ending with the reply, the chat's agent mode and the
@@ -65,8 +146,9 @@ struct Next {
 #[wasm_bindgen]
 pub async fn next(input: String) -> Result<String, String> {
     let input: Input = serde_json::from_str(&input).map_err(|e| format!("bad request: {e}"))?;
-    let specs = tools::builtin();
-    let single = |name: &str| tools::single_string(&specs, name);
+    let toolbox = Toolbox::load();
+    let specs = &toolbox.specs;
+    let single = |name: &str| tools::single_string(specs, name);
     let path: Vec<&Message> = input.path.iter().collect();
     let mut next = Next::default();
     match plan(&path, &input.agent, &single) {
@@ -83,9 +165,10 @@ pub async fn next(input: String) -> Result<String, String> {
             CONTROLLER.with_borrow_mut(|c| *c = Some(controller));
             let mut parent = reply;
             for call in &calls {
-                let content = match tools::prepare(&specs, &call.name, &call.arguments) {
+                let content = match tools::prepare(specs, &call.name, &call.arguments) {
                     Ok(tools::Call::Plan(goal)) => planner(&goal, &input.settings, &signal).await,
-                    _ => run(&specs, call, &context),
+                    Ok(tools::Call::Other(args)) => toolbox.call(&call.name, &args, &signal).await,
+                    _ => run(specs, call, &context),
                 };
                 if signal.aborted() {
                     // Stopped: what ran is not recorded; the app ends the run.
@@ -122,7 +205,9 @@ fn run(specs: &[tools::Spec], call: &ToolCall, context: &HashSet<String>) -> Str
             tools::now_text(date.get_time() as i64, offset, &time_zone())
         }
         Ok(tools::Call::SearchChats { query, limit }) => search(&query, limit, context),
-        Ok(tools::Call::Plan(_)) => "Error: the planner runs on its own.".into(),
+        Ok(tools::Call::Plan(_) | tools::Call::Other(_)) => {
+            "Error: this tool runs on its own.".into()
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use satori::core::persist;
 use satori::core::prompts::catalog::StartAnswer;
 use satori::core::prompts::{self, RoleRef, UserPrompts, Vars};
 use satori::core::settings::Settings;
+use satori::ui::components::mcp_settings::McpEdit;
 use satori::ui::components::prompts_dialog::{PromptsCtx, PromptsDialog};
 use satori::ui::components::settings_dialog::{self, SettingsDialog};
 use satori::ui::components::setup_dialog::SetupDialog;
@@ -162,14 +163,16 @@ pub fn open_settings(settings: &str) {
         .ok()
         .flatten()
         .and_then(|t| persist::decode_api_key(&t).ok());
+    let mcp = McpEdit::load(&store);
     mount(move || {
         view! {
             <SettingsDialog
                 current=current
                 stored=stored
-                on_save=Callback::new(move |(settings, key): (Settings, KeyField)| {
+                mcp=mcp.clone()
+                on_save=Callback::new(move |(settings, key, mcp): (Settings, KeyField, McpEdit)| {
                     // The app applies what was saved even if storage failed (it says so).
-                    let saved = settings_dialog::save(&Store::local(), settings, &key);
+                    let saved = settings_dialog::save(&Store::local(), settings, &key, &mcp);
                     notify(EVENT_SETTINGS, &serde_json::to_string(&saved).unwrap_or_default());
                     close();
                     Ok(())

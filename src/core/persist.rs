@@ -26,6 +26,10 @@ pub const KEY_SETTINGS: &str = "satori.settings";
 pub const KEY_API_KEY: &str = "satori.api_key";
 /// Key of the user prompt templates record.
 pub const KEY_PROMPTS: &str = "satori.prompts";
+/// Key of the MCP servers record (URLs and tools; never tokens).
+pub const KEY_MCP: &str = "satori.mcp";
+/// Key of the MCP bearer tokens record (the only place they are stored).
+pub const KEY_MCP_TOKENS: &str = "satori.mcp_tokens";
 
 /// How a packed chat record starts ([`crate::core::packed`]; its version is the `1`).
 pub const PACKED_MARK: &str = "z1:";
@@ -208,6 +212,26 @@ pub fn encode_api_key(record: &ApiKeyRecord) -> String {
 
 /// Decode the API key record.
 pub fn decode_api_key(text: &str) -> Result<ApiKeyRecord, DecodeError> {
+    decode(text)
+}
+
+/// Encode the MCP servers record.
+pub fn encode_mcp(servers: &crate::core::agent::mcp::Servers) -> String {
+    encode(servers)
+}
+
+/// Decode the MCP servers record.
+pub fn decode_mcp(text: &str) -> Result<crate::core::agent::mcp::Servers, DecodeError> {
+    decode(text)
+}
+
+/// Encode the MCP bearer tokens record.
+pub fn encode_mcp_tokens(tokens: &crate::core::agent::mcp::Tokens) -> String {
+    encode(tokens)
+}
+
+/// Decode the MCP bearer tokens record.
+pub fn decode_mcp_tokens(text: &str) -> Result<crate::core::agent::mcp::Tokens, DecodeError> {
     decode(text)
 }
 

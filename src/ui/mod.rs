@@ -8,6 +8,7 @@ pub mod components;
 pub mod context;
 pub mod context_shell;
 pub mod error_text;
+pub mod mcp;
 pub mod state;
 pub mod summarize;
 pub mod transfer;

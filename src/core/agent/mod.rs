@@ -4,6 +4,7 @@
 //! `crate::ui`; nothing here does IO.
 
 pub mod calc;
+pub mod mcp;
 pub mod react;
 pub mod recall;
 pub mod repair;

@@ -124,6 +124,8 @@ pub enum Call {
         /// How many messages at most.
         limit: usize,
     },
+    /// A tool that runs elsewhere (an MCP server's), with its arguments.
+    Other(Value),
 }
 
 /// The call of `name` with `arguments` (the JSON text the model wrote), checked against the
@@ -136,8 +138,13 @@ pub fn prepare(specs: &[Spec], name: &str, arguments: &str) -> Result<Call, Stri
             names.join(", ")
         ));
     };
-    let args = tool_args(arguments, &spec.parameters)
-        .map_err(|e| format!("Error: calling `{name}`: {e}"))?;
+    // A schema Satori cannot apply (an MCP server's) is left to the server to check.
+    let any = json!({"type": "object"});
+    let schema = match super::schema::check_schema(&spec.parameters) {
+        Ok(()) => &spec.parameters,
+        Err(_) => &any,
+    };
+    let args = tool_args(arguments, schema).map_err(|e| format!("Error: calling `{name}`: {e}"))?;
     let text = |key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default();
     Ok(match name {
         CALCULATOR => Call::Calculate(text("expression").to_string()),
@@ -151,7 +158,7 @@ pub fn prepare(specs: &[Spec], name: &str, arguments: &str) -> Result<Call, Stri
                 .unwrap_or(5)
                 .min(MAX_RECALL) as usize,
         },
-        _ => return Err(format!("Error: `{name}` is not a built-in tool.")),
+        _ => Call::Other(args),
     })
 }
 

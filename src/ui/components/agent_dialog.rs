@@ -1,8 +1,10 @@
 //! "Agent" for the open chat: agent mode on or off, its step limit, and the tools the model is
 //! offered. It runs in the dialogs module; the app applies the answer (`EVENT_AGENT`).
 
-use crate::core::agent::tools;
+use crate::adapters::storage::Store;
+use crate::core::agent::{mcp, tools};
 use crate::core::session::{AgentConfig, DEFAULT_MAX_STEPS, MAX_STEPS_LIMIT};
+use crate::ui::components::mcp_settings::McpEdit;
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
 
@@ -28,7 +30,14 @@ pub fn AgentDialog(
     let react = RwSignal::new(agent.react);
     let steps = RwSignal::new(agent.steps().to_string());
     let error = RwSignal::new(String::new());
-    let tools = tools::builtin();
+    // The built-in tools, then the switched-on tools of the MCP servers connected in Settings.
+    let mut tools = tools::builtin();
+    let servers = McpEdit::load(&Store::local()).servers;
+    let remote: Vec<_> = mcp::offered(&tools, &servers)
+        .into_iter()
+        .map(|o| o.spec)
+        .collect();
+    tools.extend(remote);
     view! {
         <Modal title="Agent" on_close=on_close>
             <form on:submit=move |ev| {
@@ -68,6 +77,7 @@ pub fn AgentDialog(
                             <li><code>{t.name}</code>" — "{t.description}</li>
                         }).collect_view()}
                     </ul>
+                    <p class="hint">"Tools of MCP servers are added in Settings → MCP servers."</p>
                 </fieldset>
                 <div class="dialog-actions">
                     <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>

@@ -7,6 +7,7 @@ use crate::adapters::storage::Store;
 use crate::core::key_binding::{key_save, plain_http_remote, KeyField, KeySave, SettingsSaved};
 use crate::core::persist::{self, ApiKeyRecord};
 use crate::core::settings::{models_url, preset, Settings, PRESETS};
+use crate::ui::components::mcp_settings::{McpEdit, McpSection};
 use crate::ui::components::modal::Modal;
 use crate::ui::error_text::describe_storage;
 use leptos::prelude::*;
@@ -14,15 +15,16 @@ use leptos::prelude::*;
 /// Save validated `settings` and the key field, each in its own record: the key is bound only
 /// to the base URL it was typed for ([`key_save`]). Returns what the app must apply; a storage
 /// failure is reported in it, never lost.
-pub fn save(store: &Store, settings: Settings, field: &KeyField) -> SettingsSaved {
+pub fn save(store: &Store, settings: Settings, field: &KeyField, mcp: &McpEdit) -> SettingsSaved {
     let stored = store
         .get(persist::KEY_API_KEY)
         .ok()
         .flatten()
         .and_then(|t| persist::decode_api_key(&t).ok());
     let key = key_save(field, &settings.base_url, stored.as_ref());
-    let written = store
-        .set(persist::KEY_SETTINGS, &persist::encode_settings(&settings))
+    let written = mcp
+        .save(store)
+        .and_then(|()| store.set(persist::KEY_SETTINGS, &persist::encode_settings(&settings)))
         .and_then(|()| match &key {
             KeySave::Write(record) => {
                 store.set(persist::KEY_API_KEY, &persist::encode_api_key(record))
@@ -61,8 +63,11 @@ pub fn SettingsDialog(
     current: Settings,
     /// The stored API key and the URL it belongs to.
     stored: Option<ApiKeyRecord>,
-    /// Save: validated settings and the key field; an error is shown in the dialog.
-    on_save: Callback<(Settings, KeyField), Result<(), String>>,
+    /// The MCP servers and their tokens, as stored.
+    mcp: McpEdit,
+    /// Save: validated settings, the key field and the MCP servers; an error is shown in the
+    /// dialog.
+    on_save: Callback<(Settings, KeyField, McpEdit), Result<(), String>>,
     /// The dialog closed.
     on_close: Callback<()>,
 ) -> impl IntoView {
@@ -106,6 +111,7 @@ pub fn SettingsDialog(
     let summarizer = RwSignal::new(current.summarizer_model.clone());
     let windows = StoredValue::new(current.windows.clone());
     let error = RwSignal::new(String::new());
+    let mcp_edit = StoredValue::new(None::<Callback<(), McpEdit>>);
     let models = RwSignal::new(Vec::<String>::new());
     let models_note = RwSignal::new(String::new());
 
@@ -222,7 +228,8 @@ pub fn SettingsDialog(
         };
         match candidate.validated() {
             Ok(s) => {
-                if let Err(e) = on_save.run((s, key.get_untracked())) {
+                let mcp = mcp_edit.get_value().map(|c| c.run(())).unwrap_or_default();
+                if let Err(e) = on_save.run((s, key.get_untracked(), mcp)) {
                     error.set(e);
                 }
             }
@@ -351,6 +358,7 @@ pub fn SettingsDialog(
                     </label>
                     <p class="hint">"The context window is kept for this model. Empty fields use what the server or Satori's model table says."</p>
                 </fieldset>
+                <McpSection stored=mcp edit=mcp_edit />
                 <StorageSection />
                 <p class="hint">"The API key stays in this browser's storage. It is only sent to the API base URL, in the Authorization header."</p>
                 <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>

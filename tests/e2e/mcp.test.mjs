@@ -1,0 +1,236 @@
+// MCP servers in agent mode, against a real MCP server (the official Python SDK, Streamable HTTP,
+// started on 127.0.0.1 by support/mcp.mjs): Settings lists a server's tools with switches, the
+// switched-on ones are offered to the model, its calls run on the server with the server's own
+// bearer token — which goes nowhere else and is never exported — and failures (unreachable, CORS,
+// a wrong token, a server gone mid-chat) are said clearly and never break the chat.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import { useApp } from './support/app.mjs';
+import { startMcp } from './support/mcp.mjs';
+import {
+  alerts,
+  articles,
+  byName,
+  configure,
+  lastAssistant,
+  localStorageEntries,
+  poll,
+  reload,
+  sendMessage,
+  textOf,
+  waitIdle,
+} from './support/browser.mjs';
+
+const e2e = useApp();
+const TOKEN = 'mcp-secret-7f3a';
+const API_KEY = 'sk-e2e-mcp';
+const SERVER = 'Satori test tools';
+const BUILTIN = ['calculator', 'current_time', 'search_chats', 'planner'];
+
+async function agentOn(page) {
+  e2e.fake.reset();
+  await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: API_KEY });
+  await page.getByRole('button', byName('Agent')).click();
+  const dialog = page.getByRole('dialog', byName('Agent'));
+  await dialog.getByRole('checkbox', byName('Agent mode')).check();
+  await dialog.getByRole('button', byName('Save')).click();
+  await page.getByRole('button', byName('Agent: on')).waitFor();
+}
+
+async function openSettings(page) {
+  await page.getByRole('button', byName('Settings')).first().click();
+  const dialog = page.getByRole('dialog', byName('Settings'));
+  await dialog.waitFor();
+  return dialog;
+}
+
+/** Type a server into Settings and press "Add MCP server". */
+async function addServer(dialog, url, token) {
+  await dialog.getByLabel('MCP server URL', { exact: true }).fill(url);
+  if (token !== undefined) await dialog.getByLabel('MCP bearer token', { exact: true }).fill(token);
+  await dialog.getByRole('button', byName('Add MCP server')).click();
+}
+
+const server = (dialog) => dialog.getByRole('group', byName(`MCP server ${SERVER}`));
+
+/** A 127.0.0.1 port nothing listens on. */
+async function closedPort() {
+  const s = net.createServer();
+  await new Promise((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address();
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+function toolResults(body) {
+  return Object.fromEntries(body.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]));
+}
+
+test('an MCP tool round trip: Settings lists the tools with switches, the model calls them, the real server answers; the token goes only to it', async (t) => {
+  const mcp = await startMcp({ token: TOKEN });
+  t.after(() => mcp.stop());
+  await e2e.open(t, async ({ page }) => {
+    await agentOn(page);
+    let dialog = await openSettings(page);
+    await addServer(dialog, mcp.url, TOKEN);
+    const group = server(dialog);
+    await group.waitFor();
+    await dialog.getByRole('status').filter({ hasText: `${SERVER}: 4 tools listed.` }).waitFor();
+    for (const name of ['lookup_order', 'add', 'fail_always', 'slow_echo']) {
+      assert.equal(await group.getByRole('checkbox', byName(name)).isChecked(), true, `${name} is on`);
+    }
+    await group.getByRole('checkbox', byName('slow_echo')).uncheck();
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    // Stored: the server and its switches in one record, the token in its own.
+    const records = await localStorageEntries(page);
+    assert.ok(records['satori.mcp'].includes('lookup_order'));
+    assert.ok(!records['satori.mcp'].includes(TOKEN), 'the servers record has no token');
+    assert.ok(records['satori.mcp_tokens'].includes(TOKEN));
+    assert.ok(!records['satori.settings'].includes(TOKEN));
+
+    // Opened again: the same switches; the token is never shown back.
+    dialog = await openSettings(page);
+    assert.equal(await server(dialog).getByRole('checkbox', byName('slow_echo')).isChecked(), false);
+    assert.equal(await server(dialog).getByRole('checkbox', byName('add')).isChecked(), true);
+    assert.equal(await dialog.getByLabel('MCP bearer token', { exact: true }).inputValue(), '');
+    await dialog.getByRole('button', byName('Cancel')).click();
+
+    e2e.fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'm1', name: 'lookup_order', arguments: '{"order_id":"A-1001"}' },
+          { id: 'm2', name: 'add', arguments: '{"a": 2, "b": 40}' },
+          { id: 'm3', name: 'fail_always', arguments: '{"reason":"maintenance"}' },
+        ],
+        argPiece: 4,
+      },
+      { chunks: ['Order A-1001 totals 128.50 CNY.'] },
+    );
+    await sendMessage(page, 'What is the total of order A-1001?');
+    await poll(async () => e2e.fake.chatRequests().length === 2, { timeout: 20_000, message: 'two requests' });
+    await waitIdle(page);
+    const [first, second] = e2e.fake.chatRequests().map((r) => r.body);
+
+    // The switched-on tools are offered after the built-in ones; slow_echo is not.
+    assert.deepEqual(first.tools.map((x) => x.function.name), [...BUILTIN, 'lookup_order', 'add', 'fail_always']);
+    const lookup = first.tools.find((x) => x.function.name === 'lookup_order').function;
+    assert.match(lookup.description, /^Look up an order .*\(from the MCP server Satori test tools\)$/);
+    assert.deepEqual(lookup.parameters.required, ['order_id']);
+
+    // The real server's answers went back by call id; its tool error is a result, not a crash.
+    const results = toolResults(second);
+    assert.equal(results.m1, 'Order A-1001: 3 items, total 128.50 CNY, shipped 2026-11-28');
+    assert.equal(results.m2, '42');
+    assert.match(results.m3, /^Error executing tool fail_always: inventory offline: maintenance$/);
+    assert.equal(await textOf(lastAssistant(page)), 'Order A-1001 totals 128.50 CNY.');
+    assert.equal(await articles(page, 'tool').count(), 3);
+    assert.equal(await alerts(page).count(), 0);
+
+    // The MCP server saw the whole protocol, each request with its token; one session for the run.
+    const seen = mcp.log().filter((l) => l.method !== 'OPTIONS');
+    const methods = seen.map((l) => l.mcp_method);
+    for (const m of ['initialize', 'notifications/initialized', 'tools/list', 'tools/call']) {
+      assert.ok(methods.includes(m), `${m} was sent`);
+    }
+    assert.equal(methods.filter((m) => m === 'tools/call').length, 3);
+    assert.ok(seen.every((l) => l.authorization === `Bearer ${TOKEN}`), 'every MCP request carries its token');
+    const calls = seen.filter((l) => l.mcp_method === 'tools/call');
+    assert.equal(new Set(calls.map((l) => l.session_id)).size, 1, 'the calls share one session');
+    assert.ok(calls.every((l) => l.protocol_version), 'the agreed protocol version is sent');
+
+    // The token went nowhere else: not to the model's server, not in any request body.
+    for (const r of e2e.fake.requests) {
+      assert.ok(!JSON.stringify(r.headers).includes(TOKEN), 'no MCP token in a request to the model server');
+      assert.ok(!JSON.stringify(r.body ?? '').includes(TOKEN));
+    }
+    assert.ok(e2e.fake.chatRequests().every((r) => r.headers.authorization === `Bearer ${API_KEY}`));
+
+    // Never exported.
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', byName('Export all')).click(),
+    ]);
+    const text = fs.readFileSync(await file.path(), 'utf8');
+    assert.ok(text.includes('Order A-1001: 3 items'), 'the tool results are exported with the chat');
+    assert.ok(!text.includes(TOKEN), 'the token is not exported');
+
+    // Saved with the chat and still offered after a reload.
+    await reload(page);
+    await poll(async () => (await articles(page, 'tool').count()) === 3, { message: 'tool results after reload' });
+  });
+});
+
+test('MCP failures are clear and never break the chat: unreachable, no CORS, a wrong token, a server gone mid-chat', async (t) => {
+  const good = await startMcp();
+  const noCors = await startMcp({ cors: false });
+  const locked = await startMcp({ token: TOKEN });
+  t.after(async () => {
+    await Promise.all([good.stop(), noCors.stop(), locked.stop()]);
+  });
+  await e2e.open(t, async ({ page }) => {
+    await agentOn(page);
+    const dialog = await openSettings(page);
+    const error = dialog.getByRole('alert');
+
+    // Nothing listens there.
+    const down = `http://127.0.0.1:${await closedPort()}/mcp`;
+    await addServer(dialog, down);
+    await error.filter({ hasText: `The MCP server was not added: could not reach ${down}` }).waitFor();
+    assert.match(await error.innerText(), /not running, the address is wrong, or it does not allow requests from this page \(CORS/);
+
+    // A server that does not allow this page's origin.
+    await addServer(dialog, noCors.url);
+    await error.filter({ hasText: `could not reach ${noCors.url}` }).waitFor();
+    assert.ok(!noCors.log().some((l) => l.method === 'POST' && l.status === 200), 'the browser never read an answer');
+
+    // A token the server does not take (and none at all).
+    await addServer(dialog, locked.url, 'wrong-token');
+    await error.filter({ hasText: `${locked.url} refused the request (HTTP 401): the bearer token is missing or wrong` }).waitFor();
+    await addServer(dialog, locked.url);
+    await error.filter({ hasText: 'HTTP 401' }).waitFor();
+
+    // Not a URL.
+    await addServer(dialog, 'localhost:8000/mcp');
+    await error.filter({ hasText: 'is not an http:// or https:// URL' }).waitFor();
+    assert.equal(await dialog.getByRole('group', { name: /^MCP server / }).count(), 0, 'none was added');
+
+    // A working one is added, saved; then it goes away.
+    await addServer(dialog, good.url);
+    await server(dialog).waitFor();
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await good.stop();
+
+    e2e.fake.enqueue(
+      { toolCalls: [{ id: 'g1', name: 'lookup_order', arguments: '{"order_id":"B-7"}' }] },
+      { chunks: ['The order service is unreachable right now.'] },
+    );
+    await sendMessage(page, 'Look up order B-7');
+    await poll(async () => e2e.fake.chatRequests().length === 2, { timeout: 20_000, message: 'the model was asked again' });
+    await waitIdle(page);
+    const result = toolResults(e2e.fake.chatRequests()[1].body).g1;
+    assert.equal(
+      result,
+      `Error: could not reach ${good.url}: the server is not running, the address is wrong, or it does not allow requests from this page (CORS: it must allow this page's origin and expose Mcp-Session-Id)`,
+    );
+    assert.equal(await textOf(lastAssistant(page)), 'The order service is unreachable right now.');
+    assert.equal(await alerts(page).count(), 0, 'the chat shows no error');
+
+    // Removing it takes its tools off the next request.
+    const again = await openSettings(page);
+    await again.getByRole('button', byName(`Remove MCP server ${SERVER}`)).click();
+    await again.getByRole('button', byName('Save')).click();
+    await again.waitFor({ state: 'hidden' });
+    e2e.fake.enqueue({ chunks: ['Plain answer.'] });
+    await sendMessage(page, 'And now?');
+    await poll(async () => e2e.fake.chatRequests().length === 3, { message: 'third request' });
+    await waitIdle(page);
+    assert.deepEqual(e2e.fake.chatRequests()[2].body.tools.map((x) => x.function.name), BUILTIN);
+    const records = await localStorageEntries(page);
+    assert.ok(!('satori.mcp_tokens' in records) || !records['satori.mcp_tokens'].includes(good.url));
+  });
+});
