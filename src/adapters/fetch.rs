@@ -275,7 +275,8 @@ pub struct Answer {
 
 /// `POST url` with a JSON `body`, the `Authorization: Bearer` `token` (if any) and `headers`;
 /// the whole answer within `timeout_ms` (a stream is read to its end), whatever its status, with
-/// the values of the response headers named in `read`.
+/// the values of the response headers named in `read`. The request is aborted when `signal` is,
+/// and when the time is up (so a server that never answers holds no connection).
 pub async fn post_json(
     url: &str,
     token: Option<&str>,
@@ -285,21 +286,40 @@ pub async fn post_json(
     signal: &AbortSignal,
     timeout_ms: u32,
 ) -> Result<Answer, FetchError> {
-    let req = build_request("POST", url, token, Some(body), signal)?;
-    for (name, value) in headers {
-        req.headers()
-            .set(name, value)
-            .map_err(|e| FetchError::Network(js_message(&e)))?;
+    use wasm_bindgen::closure::Closure;
+    let inner = web_sys::AbortController::new().map_err(|e| FetchError::Network(js_message(&e)))?;
+    let follow = inner.clone();
+    let on_abort = Closure::<dyn FnMut()>::new(move || follow.abort());
+    let _ = signal.add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+    if signal.aborted() {
+        inner.abort();
     }
-    let resp = send(&req, Some(timeout_ms)).await?;
-    if resp.type_() == ResponseType::Opaqueredirect {
-        return Err(FetchError::Redirected);
-    }
-    let header = |name: &str| resp.headers().get(name).ok().flatten();
-    Ok(Answer {
-        status: resp.status(),
-        content_type: header("content-type").unwrap_or_default(),
-        headers: read.iter().map(|n| header(n)).collect(),
-        body: body_text(&resp, Some(timeout_ms)).await?,
-    })
+    let exchange = Box::pin(async {
+        let req = build_request("POST", url, token, Some(body), &inner.signal())?;
+        for (name, value) in headers {
+            req.headers()
+                .set(name, value)
+                .map_err(|e| FetchError::Network(js_message(&e)))?;
+        }
+        let resp = send(&req, None).await?;
+        if resp.type_() == ResponseType::Opaqueredirect {
+            return Err(FetchError::Redirected);
+        }
+        let header = |name: &str| resp.headers().get(name).ok().flatten();
+        Ok(Answer {
+            status: resp.status(),
+            content_type: header("content-type").unwrap_or_default(),
+            headers: read.iter().map(|n| header(n)).collect(),
+            body: body_text(&resp, None).await?,
+        })
+    });
+    let result = match select(exchange, TimeoutFuture::new(timeout_ms)).await {
+        Either::Left((r, _)) => r,
+        Either::Right(_) => {
+            inner.abort();
+            Err(FetchError::Stalled)
+        }
+    };
+    let _ = signal.remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+    result
 }

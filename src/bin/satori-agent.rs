@@ -27,7 +27,12 @@ fn main() {}
 /// completion request, as JSON text.
 #[wasm_bindgen]
 pub fn offered() -> String {
-    tools::wire(&Toolbox::load().specs).to_string()
+    let toolbox = Toolbox::load();
+    let wire = tools::wire(&toolbox.specs).to_string();
+    // The calls of the reply to this request run on the tools offered under these names, even
+    // if Settings changes meanwhile.
+    OFFERED.with_borrow_mut(|o| *o = Some(toolbox));
+    wire
 }
 
 /// Every tool offered: the built-in ones, then the switched-on tools of the MCP servers
@@ -57,20 +62,30 @@ impl Toolbox {
         }
     }
 
-    /// Run the call of MCP tool `name` (as offered) with `args` on its server.
+    /// The tools offered with the request just answered (else as stored now).
+    fn offered_last() -> Toolbox {
+        OFFERED
+            .with_borrow_mut(Option::take)
+            .unwrap_or_else(Toolbox::load)
+    }
+
+    /// Run the call of MCP tool `name` (as offered) with `args` on its server. What goes wrong
+    /// names the server, never its URL (which may hold a secret): it is stored in the chat.
     async fn call(&self, name: &str, args: &serde_json::Value, signal: &AbortSignal) -> String {
         let Some(o) = self.remote.iter().find(|o| o.spec.name == name) else {
             return format!("Error: there is no tool `{name}`.");
         };
-        let url = &self.servers.servers[o.server].url;
-        match mcp_call(url, &o.tool, args, signal).await {
+        let server = &self.servers.servers[o.server];
+        match mcp_call(&server.url, &o.tool, args, signal).await {
             Ok(text) => text,
-            Err(e) => format!("Error: {e}"),
+            Err(e) => format!("Error: {}", e.named(&server.name)),
         }
     }
 }
 
 thread_local! {
+    /// The tools offered with the last request (see [`offered`]).
+    static OFFERED: RefCell<Option<Toolbox>> = const { RefCell::new(None) };
     /// Open MCP sessions, by URL and token.
     static SESSIONS: RefCell<HashMap<(String, Option<String>), Session>> = RefCell::new(HashMap::new());
 }
@@ -146,7 +161,7 @@ struct Next {
 #[wasm_bindgen]
 pub async fn next(input: String) -> Result<String, String> {
     let input: Input = serde_json::from_str(&input).map_err(|e| format!("bad request: {e}"))?;
-    let toolbox = Toolbox::load();
+    let toolbox = Toolbox::offered_last();
     let specs = &toolbox.specs;
     let single = |name: &str| tools::single_string(specs, name);
     let path: Vec<&Message> = input.path.iter().collect();

@@ -16,13 +16,24 @@ pub const CALL_SECONDS: u32 = 120;
 
 /// A connection to one MCP server (its session id, if it gave one, and the protocol version
 /// agreed).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Session {
     url: String,
     token: Option<String>,
     id: Option<String>,
     protocol: Option<String>,
     next_id: u64,
+}
+
+impl std::fmt::Debug for Session {
+    // The token is never printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("url", &self.url)
+            .field("id", &self.id)
+            .field("protocol", &self.protocol)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Session {
@@ -46,13 +57,7 @@ impl Session {
             .await?;
         let result = result.unwrap_or_default();
         session.id = headers.first().cloned().flatten();
-        session.protocol = Some(
-            result
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .unwrap_or(mcp::PROTOCOL_VERSION)
-                .to_string(),
-        );
+        session.protocol = Some(mcp::agreed_version(url, &result)?);
         session
             .post(&mcp::initialized(), None, signal, LIST_SECONDS)
             .await?;
@@ -159,6 +164,13 @@ impl Session {
                 return Err(McpError::Refused {
                     url: url.into(),
                     status: answer.status,
+                })
+            }
+            // The session id was sent but could not be read (CORS does not expose it).
+            400 if self.id.is_none() && answer.body.to_ascii_lowercase().contains("session") => {
+                return Err(McpError::NotMcp {
+                    url: url.into(),
+                    detail: "it wants a session id this page cannot read: the server must expose the Mcp-Session-Id header (Access-Control-Expose-Headers)".into(),
                 })
             }
             status => {

@@ -14,6 +14,7 @@ import {
   articles,
   byName,
   configure,
+  conversation,
   lastAssistant,
   localStorageEntries,
   poll,
@@ -140,7 +141,8 @@ test('an MCP tool round trip: Settings lists the tools with switches, the model 
     assert.ok(seen.every((l) => l.authorization === `Bearer ${TOKEN}`), 'every MCP request carries its token');
     const calls = seen.filter((l) => l.mcp_method === 'tools/call');
     assert.equal(new Set(calls.map((l) => l.session_id)).size, 1, 'the calls share one session');
-    assert.ok(calls.every((l) => l.protocol_version), 'the agreed protocol version is sent');
+    assert.ok(calls.every((l) => l.protocol_version === '2025-06-18'), 'the agreed protocol version is sent');
+    assert.equal(seen.find((l) => l.mcp_method === 'initialize').protocol_version, null, 'none before it is agreed');
 
     // The token went nowhere else: not to the model's server, not in any request body.
     for (const r of e2e.fake.requests) {
@@ -165,7 +167,7 @@ test('an MCP tool round trip: Settings lists the tools with switches, the model 
 });
 
 test('MCP failures are clear and never break the chat: unreachable, no CORS, a wrong token, a server gone mid-chat', async (t) => {
-  const good = await startMcp();
+  const good = await startMcp({ json: true });
   const noCors = await startMcp({ cors: false });
   const locked = await startMcp({ token: TOKEN });
   t.after(async () => {
@@ -190,17 +192,22 @@ test('MCP failures are clear and never break the chat: unreachable, no CORS, a w
     // A token the server does not take (and none at all).
     await addServer(dialog, locked.url, 'wrong-token');
     await error.filter({ hasText: `${locked.url} refused the request (HTTP 401): the bearer token is missing or wrong` }).waitFor();
-    await addServer(dialog, locked.url);
-    await error.filter({ hasText: 'HTTP 401' }).waitFor();
+    await poll(async () => locked.log().some((l) => l.authorization === 'Bearer wrong-token'), { message: 'the wrong token was sent' });
+    await addServer(dialog, locked.url, '');
+    await poll(async () => locked.log().some((l) => l.method === 'POST' && l.authorization === null), { message: 'a request without a token' });
+    await error.filter({ hasText: `${locked.url} refused the request (HTTP 401)` }).waitFor();
 
     // Not a URL.
     await addServer(dialog, 'localhost:8000/mcp');
     await error.filter({ hasText: 'is not an http:// or https:// URL' }).waitFor();
     assert.equal(await dialog.getByRole('group', { name: /^MCP server / }).count(), 0, 'none was added');
 
-    // A working one is added, saved; then it goes away.
+    // Two working ones are added (one answering plain JSON, one with its token), saved; then
+    // the first goes away.
     await addServer(dialog, good.url);
     await server(dialog).waitFor();
+    await addServer(dialog, locked.url, TOKEN);
+    await poll(async () => (await server(dialog).count()) === 2, { message: 'two servers listed' });
     await dialog.getByRole('button', byName('Save')).click();
     await dialog.waitFor({ state: 'hidden' });
     await good.stop();
@@ -213,16 +220,23 @@ test('MCP failures are clear and never break the chat: unreachable, no CORS, a w
     await poll(async () => e2e.fake.chatRequests().length === 2, { timeout: 20_000, message: 'the model was asked again' });
     await waitIdle(page);
     const result = toolResults(e2e.fake.chatRequests()[1].body).g1;
+    // The chat keeps the server's name, not its URL (which may hold a secret).
     assert.equal(
       result,
-      `Error: could not reach ${good.url}: the server is not running, the address is wrong, or it does not allow requests from this page (CORS: it must allow this page's origin and expose Mcp-Session-Id)`,
+      `Error: could not reach the MCP server ${SERVER}: the server is not running, the address is wrong, or it does not allow requests from this page (CORS: it must allow this page's origin and expose Mcp-Session-Id)`,
     );
     assert.equal(await textOf(lastAssistant(page)), 'The order service is unreachable right now.');
     assert.equal(await alerts(page).count(), 0, 'the chat shows no error');
 
-    // Removing it takes its tools off the next request.
+    assert.deepEqual(e2e.fake.chatRequests()[0].body.tools.map((x) => x.function.name).slice(4, 6), ['lookup_order', 'add']);
+    assert.ok(e2e.fake.chatRequests()[0].body.tools.some((x) => x.function.name === 'lookup_order_2'), "the second server's tool, renamed");
+    assert.ok((await localStorageEntries(page))['satori.mcp_tokens'].includes(TOKEN));
+
+    // Removing both takes their tools off the next request, and the token with them.
     const again = await openSettings(page);
-    await again.getByRole('button', byName(`Remove MCP server ${SERVER}`)).click();
+    await again.getByRole('button', byName(`Remove MCP server ${SERVER}`)).first().click();
+    await again.getByRole('button', byName(`Remove MCP server ${SERVER}`)).first().click();
+    await poll(async () => (await server(again).count()) === 0, { message: 'both removed' });
     await again.getByRole('button', byName('Save')).click();
     await again.waitFor({ state: 'hidden' });
     e2e.fake.enqueue({ chunks: ['Plain answer.'] });
@@ -231,6 +245,67 @@ test('MCP failures are clear and never break the chat: unreachable, no CORS, a w
     await waitIdle(page);
     assert.deepEqual(e2e.fake.chatRequests()[2].body.tools.map((x) => x.function.name), BUILTIN);
     const records = await localStorageEntries(page);
-    assert.ok(!('satori.mcp_tokens' in records) || !records['satori.mcp_tokens'].includes(good.url));
+    assert.equal(records['satori.mcp_tokens'], undefined, 'the token went with its server');
+    assert.ok(!JSON.stringify(records).includes(TOKEN));
+  });
+});
+
+test('MCP sessions: a server that forgot the session is connected again; Stop ends a slow tool call and keeps what happened', async (t) => {
+  let mcp = await startMcp();
+  const port = Number(new URL(mcp.url).port);
+  t.after(() => mcp.stop());
+  await e2e.open(t, async ({ page }) => {
+    await agentOn(page);
+    const dialog = await openSettings(page);
+    await addServer(dialog, mcp.url);
+    await server(dialog).waitFor();
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    e2e.fake.enqueue(
+      { toolCalls: [{ id: 's1', name: 'add', arguments: '{"a": 1, "b": 2}' }] },
+      { chunks: ['Three.'] },
+    );
+    await sendMessage(page, 'Add 1 and 2');
+    await poll(async () => e2e.fake.chatRequests().length === 2, { timeout: 20_000, message: 'two requests' });
+    await waitIdle(page);
+    assert.equal(toolResults(e2e.fake.chatRequests()[1].body).s1, '3');
+
+    // The server restarts on the same port and knows no session: 404, then a new one.
+    await mcp.stop();
+    mcp = await startMcp({ port });
+    e2e.fake.enqueue(
+      { toolCalls: [{ id: 's2', name: 'add', arguments: '{"a": 20, "b": 22}' }] },
+      { chunks: ['Forty-two.'] },
+    );
+    await sendMessage(page, 'Add 20 and 22');
+    await poll(async () => e2e.fake.chatRequests().length === 4, { timeout: 20_000, message: 'four requests' });
+    await waitIdle(page);
+    assert.equal(toolResults(e2e.fake.chatRequests()[3].body).s2, '42');
+    const log = mcp.log().filter((l) => l.method === 'POST');
+    assert.deepEqual(log.map((l) => [l.mcp_method, l.status]).slice(0, 4), [
+      ['tools/call', 404],
+      ['initialize', 200],
+      ['notifications/initialized', 202],
+      ['tools/call', 200],
+    ]);
+
+    // A slow call, stopped: nothing more is asked, the run's messages stay.
+    e2e.fake.enqueue(
+      { toolCalls: [{ id: 's3', name: 'slow_echo', arguments: '{"text": "late", "seconds": 20}' }] },
+      { chunks: ['never asked'] },
+    );
+    await sendMessage(page, 'Echo slowly');
+    await poll(async () => e2e.fake.chatRequests().length === 5, { message: 'the model asked for the slow call' });
+    // The call runs (the tools' status line and Stop show) for 20 s unless stopped.
+    await page.getByText('Running the tools the model called…', { exact: true }).first().waitFor();
+    await new Promise((r) => setTimeout(r, 1000));
+    await page.getByRole('button', byName('Stop')).click();
+    await waitIdle(page, { timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(e2e.fake.chatRequests().length, 5, 'the model is not asked again');
+    assert.equal(await articles(page, 'tool').count(), 2, 'the stopped call left no result');
+    assert.equal(await alerts(page).count(), 0);
+    await conversation(page).getByText('Called slow_echo', { exact: true }).waitFor();
   });
 });

@@ -30,6 +30,12 @@ const MAX_DESCRIPTION_CHARS: usize = 1_000;
 pub const MAX_TOOLS: usize = 200;
 /// Characters of an error body quoted in a message.
 const QUOTED_CHARS: usize = 200;
+/// Tools offered with one request at most, the built-in ones included (OpenAI refuses more).
+pub const MAX_OFFERED: usize = 128;
+/// Bytes of a tool's input schema offered as it is; a larger one is offered as any object.
+pub const MAX_SCHEMA_BYTES: usize = 8_000;
+/// The protocol versions Satori can speak, newest first.
+pub const VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// The MCP servers the user connected (the `satori.mcp` record): their URLs and tools, without
 /// tokens.
@@ -166,14 +172,19 @@ pub struct Offered {
 }
 
 /// The switched-on tools of every server, named so that no name repeats one in `taken` (the
-/// built-in tools) or another server's.
+/// built-in tools) or another server's, at most [`MAX_OFFERED`] tools in all. Names are given
+/// over every listed tool, switched on or off, so flipping a switch never renames another tool
+/// (a call is never run on a tool other than the one offered under its name).
 pub fn offered(taken: &[Spec], servers: &Servers) -> Vec<Offered> {
     let mut used: HashSet<String> = taken.iter().map(|s| s.name.clone()).collect();
     let mut out = Vec::new();
     for (i, server) in servers.servers.iter().enumerate() {
-        for tool in server.tools.iter().filter(|t| t.on) {
+        for tool in &server.tools {
             let name = wire_name(&tool.name, &used);
             used.insert(name.clone());
+            if !tool.on || taken.len() + out.len() >= MAX_OFFERED {
+                continue;
+            }
             let mut description: String = tool
                 .description
                 .trim()
@@ -229,21 +240,31 @@ fn wire_name(name: &str, used: &HashSet<String>) -> String {
         .unwrap_or_default()
 }
 
-/// A tool's input schema as a function's `parameters`: an object schema, whatever the server
-/// sent.
+/// A tool's input schema as a function's `parameters`: an object schema with an object of
+/// properties, whatever the server sent (one too large to send with every request is offered
+/// as any object; the server checks the arguments all the same).
 fn object_schema(schema: &Value) -> Value {
-    match schema {
-        Value::Object(map) => {
-            let mut map = map.clone();
-            map.entry("type").or_insert_with(|| json!("object"));
-            if map.get("type") != Some(&json!("object")) {
-                return empty_object();
-            }
-            map.entry("properties").or_insert_with(|| json!({}));
-            Value::Object(map)
-        }
-        _ => empty_object(),
+    let Value::Object(map) = schema else {
+        return empty_object();
+    };
+    if schema.to_string().len() > MAX_SCHEMA_BYTES {
+        return empty_object();
     }
+    let mut map = map.clone();
+    let object = match map.get("type") {
+        None => true,
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+        Some(_) => false,
+    };
+    if !object {
+        return empty_object();
+    }
+    map.insert("type".into(), json!("object"));
+    if !map.get("properties").is_some_and(Value::is_object) {
+        map.insert("properties".into(), json!({}));
+    }
+    Value::Object(map)
 }
 
 /// A JSON-RPC request.
@@ -354,6 +375,39 @@ pub enum McpError {
     Stopped,
 }
 
+impl McpError {
+    /// The same error naming the server by `name` instead of its URL (for the model and the
+    /// chat, which must not carry a URL that may hold a secret).
+    pub fn named(self, name: &str) -> McpError {
+        let url = format!("the MCP server {name}");
+        match self {
+            McpError::Unreachable { .. } => McpError::Unreachable { url },
+            McpError::Refused { status, .. } => McpError::Refused { url, status },
+            McpError::Status { status, body, .. } => McpError::Status { url, status, body },
+            McpError::Redirected { .. } => McpError::Redirected { url },
+            McpError::NotMcp { detail, .. } => McpError::NotMcp { url, detail },
+            McpError::Rpc { code, message, .. } => McpError::Rpc { url, code, message },
+            McpError::Timeout { seconds, .. } => McpError::Timeout { url, seconds },
+            McpError::Stopped => McpError::Stopped,
+        }
+    }
+}
+
+/// The protocol version a server agreed to in its `initialize` result, if Satori speaks it.
+pub fn agreed_version(url: &str, result: &Value) -> Result<String, McpError> {
+    match result.get("protocolVersion").and_then(Value::as_str) {
+        Some(v) if VERSIONS.contains(&v) => Ok(v.to_string()),
+        other => Err(McpError::NotMcp {
+            url: url.to_string(),
+            detail: format!(
+                "it speaks protocol version {}, which Satori does not (it speaks {})",
+                other.unwrap_or("(none)"),
+                VERSIONS.join(", ")
+            ),
+        }),
+    }
+}
+
 fn quoted(body: &str) -> String {
     let body = body.trim();
     if body.is_empty() {
@@ -408,10 +462,12 @@ pub fn response(url: &str, content_type: &str, body: &str, id: u64) -> Result<Va
             }
         }
     };
-    let Some(answer) = messages
-        .into_iter()
-        .find(|m| m.get("id").and_then(Value::as_u64) == Some(id))
-    else {
+    // Only a response answers: a request of the server's own (a `ping`) may carry the same id.
+    let Some(answer) = messages.into_iter().find(|m| {
+        m.get("id").and_then(Value::as_u64) == Some(id)
+            && m.get("method").is_none()
+            && (m.get("result").is_some() || m.get("error").is_some())
+    }) else {
         return Err(not_mcp(format!(
             "no answer to request {id} in what it sent"
         )));
@@ -464,12 +520,15 @@ pub fn tools_page(url: &str, result: &Value) -> Result<(Vec<Tool>, Option<String
             detail: "its tools/list answer has no tools list".into(),
         });
     };
+    let mut names = HashSet::new();
     let tools = list
         .iter()
         .filter_map(|t| {
-            let name = t.get("name")?.as_str()?.trim();
-            (!name.is_empty()).then(|| Tool {
-                name: name.chars().take(128).collect(),
+            // A name the server could not be called by is left out, and so is a repeated one.
+            let name = t.get("name")?.as_str()?;
+            let usable = !name.trim().is_empty() && name.chars().count() <= 128;
+            (usable && names.insert(name.to_string())).then(|| Tool {
+                name: name.to_string(),
                 description: t
                     .get("description")
                     .and_then(Value::as_str)
@@ -551,11 +610,7 @@ pub fn result_text(result: &Value) -> String {
     }
     let mut text = parts.join("\n");
     let failed = result.get("isError").and_then(Value::as_bool) == Some(true);
-    if failed
-        && !text
-            .get(..5)
-            .is_some_and(|s| s.eq_ignore_ascii_case("error"))
-    {
+    if failed && !text.starts_with("Error") {
         text = format!(
             "Error: {}",
             if text.is_empty() {
@@ -656,6 +711,30 @@ mod tests {
     }
 
     #[test]
+    fn a_switch_never_renames_another_tool_and_the_offer_is_capped() {
+        let both = |a_on: bool| Servers {
+            servers: vec![
+                server("a", &[("delete_file", a_on)]),
+                server("b", &[("delete_file", true)]),
+            ],
+        };
+        let on = offered(&[], &both(true));
+        assert_eq!(names(&on), ["delete_file", "delete_file_2"]);
+        let off = offered(&[], &both(false));
+        assert_eq!((names(&off), off[0].server), (vec!["delete_file_2"], 1));
+
+        let many: Vec<(String, bool)> = (0..200).map(|i| (format!("t{i}"), true)).collect();
+        let refs: Vec<(&str, bool)> = many.iter().map(|(n, on)| (n.as_str(), *on)).collect();
+        let servers = Servers {
+            servers: vec![server("big", &refs)],
+        };
+        let builtin = super::super::tools::builtin();
+        let o = offered(&builtin, &servers);
+        assert_eq!(o.len() + builtin.len(), MAX_OFFERED);
+        assert_eq!(o.last().map(|o| o.tool.as_str()), Some("t123"));
+    }
+
+    #[test]
     fn a_long_name_that_collides_stays_within_64() {
         let long = "y".repeat(70);
         let servers = Servers {
@@ -681,6 +760,14 @@ mod tests {
             (
                 json!({"type": "object", "properties": {"a": {"type": "integer"}}}),
                 json!({"type": "object", "properties": {"a": {"type": "integer"}}}),
+            ),
+            (
+                json!({"type": ["object", "null"], "properties": []}),
+                json!({"type": "object", "properties": {}}),
+            ),
+            (
+                json!({"type": "object", "description": "x".repeat(MAX_SCHEMA_BYTES)}),
+                json!({"type": "object", "properties": {}}),
             ),
         ] {
             assert_eq!(object_schema(&given), want, "{given}");
@@ -744,6 +831,11 @@ mod tests {
                 "text/event-stream",
                 "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\r\n\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"tools\":[]}}\r\n\r\n".into(),
             ),
+            // A request of the server's own with the same id comes first.
+            (
+                "text/event-stream",
+                "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"tools\":[]}}\n\n".into(),
+            ),
             // A last event without the blank line after it.
             ("text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"tools\":[]}}".into()),
         ] {
@@ -767,7 +859,7 @@ mod tests {
             (
                 "application/json",
                 r#"{"jsonrpc":"2.0","id":3}"#,
-                "has no result",
+                "no answer to request 3",
             ),
             (
                 "text/event-stream",
@@ -832,7 +924,7 @@ mod tests {
         let result = json!({"tools": [
             {"name": "lookup_order", "description": " Look up ", "inputSchema": {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}},
             {"name": ""}, {"description": "no name"}, 7,
-            {"name": "bare"}
+            {"name": "bare"}, {"name": "bare", "description": "again"}, {"name": "z".repeat(129)}
         ], "nextCursor": "p2"});
         let (tools, next) = tools_page(URL, &result).unwrap();
         assert_eq!(next.as_deref(), Some("p2"));
@@ -925,6 +1017,59 @@ mod tests {
             (call["id"].clone(), call["params"]["arguments"]["a"].clone()),
             (json!(3), json!(1))
         );
+    }
+
+    #[test]
+    fn errors_for_the_model_name_the_server_not_its_url() {
+        let secret = "https://mcp.example.test/s/SECRET/mcp";
+        for e in [
+            McpError::Unreachable { url: secret.into() },
+            McpError::Refused {
+                url: secret.into(),
+                status: 401,
+            },
+            McpError::Status {
+                url: secret.into(),
+                status: 500,
+                body: "b".into(),
+            },
+            McpError::NotMcp {
+                url: secret.into(),
+                detail: "d".into(),
+            },
+            McpError::Rpc {
+                url: secret.into(),
+                code: 1,
+                message: "m".into(),
+            },
+            McpError::Timeout {
+                url: secret.into(),
+                seconds: 1,
+            },
+            McpError::Redirected { url: secret.into() },
+        ] {
+            let text = e.named("Zap").to_string();
+            assert!(
+                !text.contains("SECRET") && text.contains("the MCP server Zap"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_known_protocol_versions_are_agreed() {
+        assert_eq!(
+            agreed_version(URL, &json!({"protocolVersion": "2025-06-18"})),
+            Ok("2025-06-18".into())
+        );
+        for bad in [
+            json!({}),
+            json!({"protocolVersion": "2099-01-01"}),
+            json!({"protocolVersion": "x\ny"}),
+        ] {
+            let e = agreed_version(URL, &bad).unwrap_err().to_string();
+            assert!(e.contains("which Satori does not"), "{e}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 pub mod calc;
 pub mod mcp;
+pub mod plan_run;
 pub mod react;
 pub mod recall;
 pub mod repair;

@@ -7,6 +7,7 @@ use crate::adapters::storage::{StorageError, Store};
 use crate::core::agent::mcp::{self, Server, Servers, Tokens};
 use crate::core::key_binding::{plain_http_remote, same_base};
 use crate::core::persist;
+use crate::ui::error_text::describe_storage;
 use leptos::prelude::*;
 
 /// The MCP servers and tokens as Settings edits them.
@@ -16,24 +17,44 @@ pub struct McpEdit {
     pub servers: Servers,
     /// Their bearer tokens.
     pub tokens: Tokens,
+    /// Why the stored records could not be read: they are then left as they are.
+    pub unreadable: Option<String>,
 }
 
 impl McpEdit {
-    /// What storage holds (unreadable records count as empty).
+    /// What storage holds. A record that cannot be read is never overwritten: the section says
+    /// so and saving leaves both records alone.
     pub fn load(store: &Store) -> McpEdit {
-        let read = |key: &str| store.get(key).ok().flatten();
-        McpEdit {
-            servers: read(persist::KEY_MCP)
-                .and_then(|t| persist::decode_mcp(&t).ok())
-                .unwrap_or_default(),
-            tokens: read(persist::KEY_MCP_TOKENS)
-                .and_then(|t| persist::decode_mcp_tokens(&t).ok())
-                .unwrap_or_default(),
+        let read = |key: &str| store.get(key).map_err(|e| describe_storage(&e));
+        let servers = read(persist::KEY_MCP).and_then(|t| {
+            t.map(|t: String| persist::decode_mcp(&t).map_err(|e| e.to_string()))
+                .transpose()
+        });
+        let tokens = read(persist::KEY_MCP_TOKENS).and_then(|t| {
+            t.map(|t: String| persist::decode_mcp_tokens(&t).map_err(|e| e.to_string()))
+                .transpose()
+        });
+        match (servers, tokens) {
+            (Ok(servers), Ok(tokens)) => McpEdit {
+                servers: servers.unwrap_or_default(),
+                tokens: tokens.unwrap_or_default(),
+                unreadable: None,
+            },
+            (Err(e), _) | (_, Err(e)) => McpEdit {
+                unreadable: Some(format!(
+                    "The stored MCP servers cannot be read ({e}); they are left as they are."
+                )),
+                ..McpEdit::default()
+            },
         }
     }
 
-    /// Write both records (tokens of removed servers are dropped).
+    /// Write both records (tokens of removed servers are dropped); nothing when they could not
+    /// be read.
     pub fn save(&self, store: &Store) -> Result<(), StorageError> {
+        if self.unreadable.is_some() {
+            return Ok(());
+        }
         let mut tokens = self.tokens.clone();
         tokens.keep_only(&self.servers);
         store.set(persist::KEY_MCP, &persist::encode_mcp(&self.servers))?;
@@ -48,29 +69,6 @@ impl McpEdit {
     }
 }
 
-/// A server as shown: its switches are signals, so flipping one redraws nothing else.
-#[derive(Clone)]
-struct Row {
-    server: Server,
-    on: Vec<RwSignal<bool>>,
-}
-
-impl Row {
-    fn new(server: Server) -> Row {
-        let on = server.tools.iter().map(|t| RwSignal::new(t.on)).collect();
-        Row { server, on }
-    }
-
-    /// The server with the switches as they are now.
-    fn current(&self) -> Server {
-        let mut s = self.server.clone();
-        for (t, on) in s.tools.iter_mut().zip(&self.on) {
-            t.on = on.get_untracked();
-        }
-        s
-    }
-}
-
 /// The MCP servers section; `edit` is read when Settings is saved.
 #[component]
 pub fn McpSection(
@@ -79,30 +77,29 @@ pub fn McpSection(
     /// Set to read the section's state when saving.
     edit: StoredValue<Option<Callback<(), McpEdit>>>,
 ) -> impl IntoView {
-    let rows = RwSignal::new(
-        stored
-            .servers
-            .servers
-            .into_iter()
-            .map(Row::new)
-            .collect::<Vec<_>>(),
-    );
+    // The list redraws when a server is added, listed again or removed; a switch only updates
+    // its tool here (no redraw, so focus stays on it).
+    let rows = RwSignal::new(stored.servers.servers);
     let tokens = StoredValue::new(stored.tokens);
-    let url = RwSignal::new(String::new());
-    let token = RwSignal::new(String::new());
+    let unreadable = stored.unreadable;
+    let locked = unreadable.is_some();
+    let url_field = RwSignal::new(String::new());
+    let token_field = RwSignal::new(String::new());
     let busy = RwSignal::new(false);
     let status = RwSignal::new(String::new());
-    let error = RwSignal::new(String::new());
+    let error = RwSignal::new(unreadable.clone().unwrap_or_default());
     edit.set_value(Some(Callback::new(move |()| McpEdit {
         servers: Servers {
-            servers: rows.with_untracked(|r| r.iter().map(Row::current).collect()),
+            servers: rows.get_untracked(),
         },
         tokens: tokens.get_value(),
+        unreadable: unreadable.clone(),
     })));
 
-    // Connect to `url` with `token`, list its tools and put it in the list (in place of the
-    // row of the same URL, keeping its switches).
-    let fetch = move |url: String, token: Option<String>| {
+    // Connect to `url` with `token`, list its tools and show it (in place of the row of the
+    // same URL, keeping its switches). `added`: typed in (the fields empty on success), else
+    // listed again (dropped if the server was removed meanwhile).
+    let fetch = move |url: String, token: Option<String>, added: bool| {
         busy.set(true);
         error.set(String::new());
         status.set(format!("Connecting to {url}…"));
@@ -115,75 +112,110 @@ pub fn McpSection(
             if busy.try_set(false).is_some() {
                 return;
             }
-            match result {
-                Ok(server) => {
-                    let mut fresh = server.clone();
-                    rows.update(|rows| {
-                        match rows.iter().position(|r| same_base(&r.server.url, &url)) {
-                            Some(i) => {
-                                fresh = mcp::relist(&rows[i].current(), server.name, server.tools);
-                                rows[i] = Row::new(fresh.clone());
-                            }
-                            None => rows.push(Row::new(server)),
-                        }
-                    });
-                    tokens.update_value(|t| t.set(&url, token.as_deref().unwrap_or_default()));
-                    status.set(format!(
-                        "{}: {} tools listed. Save to keep the changes.",
-                        fresh.name,
-                        fresh.tools.len()
-                    ));
-                }
+            let server = match result {
+                Ok(server) => server,
                 Err(e) => {
                     status.set(String::new());
-                    error.set(format!("The MCP server was not added: {e}."));
+                    let what = if added { "added" } else { "listed again" };
+                    return error.set(format!("The MCP server was not {what}: {e}."));
                 }
+            };
+            let mut shown = None;
+            rows.update(
+                |rows| match rows.iter().position(|r| same_base(&r.url, &url)) {
+                    Some(i) => {
+                        rows[i] = mcp::relist(&rows[i], server.name, server.tools);
+                        shown = Some((rows[i].name.clone(), rows[i].tools.len()));
+                    }
+                    None if added => {
+                        shown = Some((server.name.clone(), server.tools.len()));
+                        rows.push(server);
+                    }
+                    None => {}
+                },
+            );
+            let Some((name, count)) = shown else { return };
+            tokens.update_value(|t| t.set(&url, token.as_deref().unwrap_or_default()));
+            if added {
+                url_field.set(String::new());
+                token_field.set(String::new());
             }
+            status.set(format!(
+                "{name}: {count} tools listed. Save to keep the changes."
+            ));
         });
     };
 
-    let add = move |_| match mcp::check_url(&url.get_untracked()) {
+    // A token left empty keeps the one stored for that URL.
+    let add = move || match mcp::check_url(&url_field.get_untracked()) {
         Ok(u) => {
-            let t = token.get_untracked().trim().to_string();
-            fetch(u, (!t.is_empty()).then_some(t));
-            token.set(String::new());
+            let typed = token_field.get_untracked().trim().to_string();
+            let token = if typed.is_empty() {
+                tokens.with_value(|t| t.token_for(&u).map(str::to_string))
+            } else {
+                Some(typed)
+            };
+            fetch(u, token, true);
         }
         Err(e) => error.set(e),
     };
+    // Enter in the fields adds the server (it must not submit Settings).
+    let on_enter = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Enter" {
+            ev.prevent_default();
+            if !busy.get_untracked() && !locked {
+                add();
+            }
+        }
+    };
 
-    let row_view = move |row: Row| {
-        let name = row.server.name.clone();
-        let server_url = row.server.url.clone();
-        let count = row.server.tools.len();
-        let refresh_url = server_url.clone();
-        let remove_url = server_url.clone();
+    let row_view = move |server: Server| {
+        let name = server.name.clone();
+        let count = server.tools.len();
+        let (refresh_url, remove_url) = (server.url.clone(), server.url.clone());
         let removed = name.clone();
+        let tools = server
+            .tools
+            .iter()
+            .map(|t| {
+                let (at, tool) = (server.url.clone(), t.name.clone());
+                view! {
+                    <li>
+                        <label class="check" title=t.description.clone()>
+                            <input type="checkbox" prop:checked=t.on
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    rows.update_untracked(|rows| {
+                                        let t = rows.iter_mut().filter(|r| r.url == at)
+                                            .flat_map(|r| r.tools.iter_mut()).find(|t| t.name == tool);
+                                        if let Some(t) = t {
+                                            t.on = on;
+                                        }
+                                    });
+                                } />
+                            <code>{t.name.clone()}</code>
+                        </label>
+                        <span class="hint">{t.description.clone()}</span>
+                    </li>
+                }
+            })
+            .collect_view();
         view! {
             <div class="mcp-server" role="group" aria-label=format!("MCP server {name}")>
-                <p><strong>{name.clone()}</strong>" "<span class="hint">{server_url.clone()}</span></p>
+                <p><strong>{name.clone()}</strong>" "<span class="hint">{server.url.clone()}</span></p>
                 <p class="hint">{format!("{count} tools; the checked ones are offered in agent mode.")}</p>
-                <ul class="mcp-tools">
-                    {row.server.tools.iter().zip(row.on.iter().copied()).map(|(t, on)| view! {
-                        <li>
-                            <label class="check" title=t.description.clone()>
-                                <input type="checkbox" prop:checked=move || on.get()
-                                    on:change=move |ev| on.set(event_target_checked(&ev)) />
-                                <code>{t.name.clone()}</code>
-                            </label>
-                            <span class="hint">{t.description.clone()}</span>
-                        </li>
-                    }).collect_view()}
-                </ul>
+                <ul class="mcp-tools">{tools}</ul>
                 <div class="row">
                     <button type="button" aria-label=format!("Refresh tools of {name}")
                         prop:disabled=move || busy.get()
                         on:click=move |_| {
                             let t = tokens.with_value(|t| t.token_for(&refresh_url).map(str::to_string));
-                            fetch(refresh_url.clone(), t);
+                            fetch(refresh_url.clone(), t, false);
                         }>"Refresh tools"</button>
                     <button type="button" aria-label=format!("Remove MCP server {name}")
+                        prop:disabled=move || busy.get()
                         on:click=move |_| {
-                            rows.update(|r| r.retain(|r| r.server.url != remove_url));
+                            rows.update(|r| r.retain(|r| r.url != remove_url));
                             status.set(format!("{removed} removed. Save to keep the change."));
                         }>"Remove"</button>
                 </div>
@@ -199,21 +231,24 @@ pub fn McpSection(
             <div class="row">
                 <label>
                     "MCP server URL"
-                    <input type="url" placeholder="http://127.0.0.1:8000/mcp"
-                        prop:value=move || url.get()
-                        on:input=move |ev| url.set(event_target_value(&ev)) />
+                    <input type="text" inputmode="url" autocomplete="off" spellcheck="false"
+                        placeholder="http://127.0.0.1:8000/mcp"
+                        prop:value=move || url_field.get()
+                        on:input=move |ev| url_field.set(event_target_value(&ev))
+                        on:keydown=on_enter />
                 </label>
                 <label>
                     "MCP bearer token"
                     <input type="password" autocomplete="off" placeholder="optional"
-                        prop:value=move || token.get()
-                        on:input=move |ev| token.set(event_target_value(&ev)) />
+                        prop:value=move || token_field.get()
+                        on:input=move |ev| token_field.set(event_target_value(&ev))
+                        on:keydown=on_enter />
                 </label>
             </div>
-            <p class="form-warning" class:hidden=move || token.with(|t| t.trim().is_empty()) || !url.with(|u| plain_http_remote(u))>
+            <p class="form-warning" class:hidden=move || token_field.with(|t| t.trim().is_empty()) || !url_field.with(|u| plain_http_remote(u))>
                 "This server is reached over plain http://, so the token would travel unencrypted."
             </p>
-            <button type="button" prop:disabled=move || busy.get() on:click=add>"Add MCP server"</button>
+            <button type="button" prop:disabled=move || busy.get() || locked on:click=move |_| add()>"Add MCP server"</button>
             <p class="hint" role="status">{move || status.get()}</p>
             <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
         </fieldset>

@@ -22,9 +22,8 @@ pub fn save(store: &Store, settings: Settings, field: &KeyField, mcp: &McpEdit) 
         .flatten()
         .and_then(|t| persist::decode_api_key(&t).ok());
     let key = key_save(field, &settings.base_url, stored.as_ref());
-    let written = mcp
-        .save(store)
-        .and_then(|()| store.set(persist::KEY_SETTINGS, &persist::encode_settings(&settings)))
+    let written = store
+        .set(persist::KEY_SETTINGS, &persist::encode_settings(&settings))
         .and_then(|()| match &key {
             KeySave::Write(record) => {
                 store.set(persist::KEY_API_KEY, &persist::encode_api_key(record))
@@ -32,10 +31,16 @@ pub fn save(store: &Store, settings: Settings, field: &KeyField, mcp: &McpEdit) 
             KeySave::Remove => store.remove(persist::KEY_API_KEY),
             KeySave::Keep => Ok(()),
         });
+    // The MCP servers are kept apart: their failing to save never holds back the settings.
+    let problem = match (written, mcp.save(store)) {
+        (Err(e), _) => Some(describe_storage(&e)),
+        (Ok(()), Err(e)) => Some(format!("The MCP servers: {}", describe_storage(&e))),
+        (Ok(()), Ok(())) => None,
+    };
     SettingsSaved {
         settings,
         key,
-        problem: written.err().map(|e| describe_storage(&e)),
+        problem,
     }
 }
 

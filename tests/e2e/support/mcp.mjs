@@ -12,7 +12,8 @@
 //   mcp.output()       // the tail of the server's stdout + stderr
 //   await mcp.stop()   // SIGTERM, SIGKILL after 5 s; waits for the exit, removes the log
 //
-// Options: `token` — every request but a CORS preflight must carry `Authorization: Bearer <token>`
+// Options: `port` — listen there (default 0: a free port; the same port again starts a server
+// that knows none of the sessions of the one before); `token` — every request but a CORS preflight must carry `Authorization: Bearer <token>`
 // (else 401 with a JSON body); `cors: false` — no CORS headers at all, so a page on another origin
 // fails with a CORS error; `json: true` — plain JSON responses instead of SSE.
 //
@@ -45,7 +46,7 @@ export function mcpPython() {
 }
 
 /** Starts mcp-server.py on a free loopback port and waits until it accepts connections. */
-export async function startMcp({ token, cors = true, json = false } = {}) {
+export async function startMcp({ token, cors = true, json = false, port = 0 } = {}) {
   const python = mcpPython();
   if (!fs.existsSync(python)) {
     throw new Error(
@@ -55,7 +56,7 @@ export async function startMcp({ token, cors = true, json = false } = {}) {
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satori-mcp-'));
   const logFile = path.join(dir, 'requests.jsonl');
-  const args = [path.join(supportDir, 'mcp-server.py'), '--port', '0', '--log', logFile];
+  const args = [path.join(supportDir, 'mcp-server.py'), '--port', String(port), '--log', logFile];
   if (token != null) args.push('--token', String(token));
   if (!cors) args.push('--no-cors');
   if (json) args.push('--json');
