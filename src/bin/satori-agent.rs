@@ -9,7 +9,7 @@
 
 use satori::adapters::clock::{new_id, now_ms};
 use satori::core::agent::repair::{Repairer, Step};
-use satori::core::agent::{mcp, plan, recall, tools, Plan};
+use satori::core::agent::{mcp, plan, plan_run, recall, tools, Plan};
 use satori::core::persist;
 use satori::core::provider::error::ApiError;
 use satori::core::session::{AgentConfig, Message, Role, ToolCall};
@@ -33,6 +33,57 @@ pub fn offered() -> String {
     // if Settings changes meanwhile.
     OFFERED.with_borrow_mut(|o| *o = Some(toolbox));
     wire
+}
+
+/// "Run plan": the checklist of the plan in tool result `content` as escaped HTML, given the
+/// branch after it (`after`: JSON of `plan_run::after_of`); empty if `content` is not a plan.
+#[wasm_bindgen]
+pub fn plan_checklist(content: &str, after: &str) -> String {
+    let items: Vec<String> = serde_json::from_str(after).unwrap_or_default();
+    match plan_run::read(content) {
+        None => String::new(),
+        Some(Err(e)) => format!(
+            "<p class=\"hint\">This plan cannot run: {}.</p>",
+            plan_run::escape_html(&e)
+        ),
+        Some(Ok(plan)) => {
+            let done = plan_run::progress(&plan, &plan_run::read_after(&items));
+            plan_run::checklist_html(&plan, &done)
+        }
+    }
+}
+
+/// "Run plan": the next step of the plan in tool result `content` (`after` as for
+/// [`plan_checklist`]): an object `{id, prompt, number, total}`, or `{done: total}` when every
+/// step is checked off, or `{error}` when it cannot run.
+#[wasm_bindgen]
+pub fn plan_next(content: &str, after: &str) -> JsValue {
+    let items: Vec<String> = serde_json::from_str(after).unwrap_or_default();
+    let out = js_sys::Object::new();
+    let set = |k: &str, v: JsValue| {
+        let _ = js_sys::Reflect::set(&out, &JsValue::from_str(k), &v);
+    };
+    match plan_run::read(content) {
+        None => set("error", "this is not a plan".into()),
+        Some(Err(e)) => set("error", e.into()),
+        Some(Ok(plan)) => {
+            let done = plan_run::progress(&plan, &plan_run::read_after(&items));
+            let total = plan.steps.len();
+            match plan_run::next_step(&plan, &done) {
+                Some((i, step)) => {
+                    set("id", JsValue::from_f64(step.id() as f64));
+                    set(
+                        "prompt",
+                        plan_run::step_prompt(&plan, step, i + 1, total).into(),
+                    );
+                    set("number", JsValue::from_f64((i + 1) as f64));
+                    set("total", JsValue::from_f64(total as f64));
+                }
+                None => set("done", JsValue::from_f64(total as f64)),
+            }
+        }
+    }
+    out.into()
 }
 
 /// Every tool offered: the built-in ones, then the switched-on tools of the MCP servers

@@ -7,6 +7,7 @@
 
 use crate::adapters::clock::{local_time, new_id, now_ms};
 use crate::adapters::modules::{self, Module};
+use crate::core::agent::plan_run;
 use crate::core::context::ask::{Answer, Ask, ReportAsk};
 use crate::core::context::Verdict;
 use crate::core::prompts::catalog::StartAnswer;
@@ -21,8 +22,8 @@ use crate::ui::context::{
     make_summary, pause_summaries, prepare_send, remember_sent, summaries_paused, SummaryError,
 };
 use crate::ui::error_text::{
-    agent_failed, cannot_start, not_sent, summary_failed, summary_paused, REACT_SWITCH,
-    STILL_STARTING, SUMMARIZING, TOOLS_RUNNING,
+    agent_failed, cannot_start, not_sent, plan_done, plan_failed, plan_step, plan_stuck,
+    summary_failed, summary_paused, REACT_SWITCH, STILL_STARTING, SUMMARIZING, TOOLS_RUNNING,
 };
 use crate::ui::state::{start_of, Alert, AppState, Live};
 use std::cell::{Cell, RefCell};
@@ -49,6 +50,15 @@ thread_local! {
     /// How many times Stop was pressed: agent mode goes on to its next step only if it was not
     /// pressed while the tools ran.
     static STOPS: Cell<u32> = const { Cell::new(0) };
+    /// The plan being run ("Run plan"), if any.
+    static PLAN_RUN: RefCell<Option<PlanRun>> = const { RefCell::new(None) };
+}
+
+/// A plan being run: the chat, the planner result it comes from, and the step sent last.
+struct PlanRun {
+    session_id: String,
+    plan_msg: MessageId,
+    last: Option<i64>,
 }
 
 /// Whether a reply is streaming.
@@ -60,6 +70,7 @@ pub fn is_streaming(app: &AppState) -> bool {
 /// marked stopped.
 pub fn stop() {
     STOPS.set(STOPS.get().wrapping_add(1));
+    PLAN_RUN.set(None);
     let running: Vec<Rc<Running>> = TURNS.with(|t| t.borrow().clone());
     for r in running {
         r.stopping.set(true);
@@ -146,22 +157,127 @@ pub fn send(app: AppState, text: String) {
 }
 
 fn send_now(app: AppState, text: String) {
+    if add_and_answer(app, text) {
+        app.set_draft(String::new());
+    }
+}
+
+/// Add `text` as a user message and ask for the answer; whether it was added.
+fn add_and_answer(app: AppState, text: String) -> bool {
     if is_streaming(&app) {
-        return;
+        return false;
     }
     let id = new_id();
     app.dismiss();
-    if app
+    let added = app
         .apply(Command::AddUser {
             id: id.clone(),
             text,
             at: now_ms(),
         })
-        .is_ok()
-    {
-        app.set_draft(String::new());
+        .is_ok();
+    if added {
         answer(app, id);
     }
+    added
+}
+
+/// "Run plan": the steps of the plan in tool result `plan_msg` run one by one, each a turn of
+/// the chat (an agent turn in agent mode) whose answer checks it off, in dependency order,
+/// starting with the first step not done. Stop, an error or a step left without an answer ends
+/// the run; running it again goes on from there.
+pub fn run_plan(app: AppState, plan_msg: MessageId) {
+    if is_streaming(&app) {
+        return;
+    }
+    let session_id = app.chats.session.with_untracked(|s| s.id.clone());
+    PLAN_RUN.set(Some(PlanRun {
+        session_id,
+        plan_msg,
+        last: None,
+    }));
+    plan_next(app);
+}
+
+/// A turn of chat `session_id` ended (`ok`: not stopped, no error): the plan being run goes on.
+fn plan_after(app: AppState, session_id: &str, ok: bool) {
+    let ours = PLAN_RUN.with_borrow(|r| r.as_ref().is_some_and(|r| r.session_id == session_id));
+    if !ours {
+        return;
+    }
+    if ok {
+        plan_next(app);
+    } else {
+        PLAN_RUN.set(None);
+    }
+}
+
+/// What the agent module reads of the plan in tool result `plan_msg` of `session`'s branch: its
+/// text and the branch after it (JSON of `plan_run::after_of`).
+pub fn plan_args(
+    session: &crate::core::session::Session,
+    plan_msg: &str,
+) -> Option<(String, String)> {
+    let path = session.path();
+    let at = path.iter().position(|m| m.id == plan_msg)?;
+    let after = plan_run::after_of(&path[at + 1..]);
+    Some((
+        path[at].content.clone(),
+        serde_json::to_string(&after).unwrap_or_default(),
+    ))
+}
+
+/// Send the plan's next step (the agent module picks it), or end the run: every step done, the
+/// chat left, Stop, or the step sent last still without an answer (never sent twice in a row).
+fn plan_next(app: AppState) {
+    let Some(run) = PLAN_RUN.take() else { return };
+    let args = app.chats.session.with_untracked(|s| {
+        (s.id == run.session_id)
+            .then(|| plan_args(s, &run.plan_msg))
+            .flatten()
+    });
+    let Some((content, after)) = args else { return };
+    let stops = STOPS.get();
+    leptos::task::spawn_local(async move {
+        let next =
+            modules::load_and_call(Module::Agent, "plan_next", &[content.into(), after.into()])
+                .await;
+        let open = app.chats.session.with_untracked(|s| s.id == run.session_id);
+        if STOPS.get() != stops || !open {
+            return;
+        }
+        let next = match next {
+            Ok(v) => v,
+            Err(e) => return app.set_status(plan_failed(&e.to_string())),
+        };
+        let get = |k: &str| js_sys::Reflect::get(&next, &k.into()).unwrap_or_default();
+        if let Some(e) = get("error").as_string() {
+            return app.set_status(plan_failed(&e));
+        }
+        if let Some(total) = get("done").as_f64() {
+            return app.set_status(plan_done(total as usize));
+        }
+        let (Some(id), Some(prompt)) = (get("id").as_f64(), get("prompt").as_string()) else {
+            return;
+        };
+        let id = id as i64;
+        if run.last == Some(id) {
+            return app.set_status(plan_stuck(id));
+        }
+        let (number, total) = (
+            get("number").as_f64().unwrap_or_default() as usize,
+            get("total").as_f64().unwrap_or_default() as usize,
+        );
+        PLAN_RUN.set(Some(PlanRun {
+            last: Some(id),
+            ..run
+        }));
+        if add_and_answer(app, prompt) {
+            app.set_status(plan_step(number, total));
+        } else {
+            PLAN_RUN.set(None);
+        }
+    });
 }
 
 /// Ask for another answer to the user message that `reply` answered (a new variant).
@@ -238,9 +354,9 @@ fn answer(app: AppState, parent: MessageId) {
 }
 
 /// [`answer`], leaving `notice` on the status line when the reply ends.
-fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) {
+fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool {
     if is_streaming(&app) {
-        return;
+        return false;
     }
     let settings = app.conn.settings.get_untracked();
     let reply_id = new_id();
@@ -255,7 +371,7 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) {
         })
         .is_err()
     {
-        return;
+        return false;
     }
     let (session_id, history, summary, overrides, agent) = app.chats.session.with_untracked(|s| {
         let history: Vec<Message> = s
@@ -301,24 +417,31 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) {
             .chats
             .session
             .with_untracked(|s| s.id == running.session_id);
-        if outcome.refused_tools && open {
+        let ok = !running.stopping.get() && outcome.alert.is_none();
+        let went_on = if outcome.refused_tools && open {
             let agent = AgentConfig {
                 react: true,
                 ..agent
             };
-            if app.apply(Command::SetAgent { agent }).is_ok() {
-                answer_with(app, asked, Some(REACT_SWITCH.into()));
-            }
-        } else if agent.on && !running.stopping.get() && outcome.alert.is_none() {
-            agent_step(app, &running.session_id, agent).await;
+            app.apply(Command::SetAgent { agent }).is_ok()
+                && answer_with(app, asked, Some(REACT_SWITCH.into()))
+        } else if agent.on && ok {
+            agent_step(app, &running.session_id, agent).await
+        } else {
+            false
+        };
+        // The turn is over: a plan being run goes on with its next step.
+        if !went_on {
+            plan_after(app, &running.session_id, ok);
         }
     });
+    true
 }
 
 /// Agent mode, after a reply: the agent module reads it (its calls, or in ReAct text the call its
 /// text asks for), runs the tools and hands back their results, which are stored; then the model
 /// is asked again — until it answers without tools, Stop, or the chat's "Max steps".
-async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
+async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> bool {
     #[derive(serde::Serialize)]
     struct Input<'a> {
         path: Vec<&'a Message>,
@@ -334,7 +457,7 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
         };
         (s.id == session_id).then(|| serde_json::to_string(&input).unwrap_or_default())
     });
-    let Some(input) = input else { return };
+    let Some(input) = input else { return false };
     // Nothing to run (a reply without calls, outside ReAct text): the run is over.
     let calls = app.chats.session.with_untracked(|s| {
         s.path()
@@ -342,7 +465,7 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
             .is_some_and(|m| !m.tool_calls.is_empty() || agent.react)
     });
     if !calls {
-        return;
+        return false;
     }
     let stops = STOPS.get();
     // A notice of the run so far (the switch to ReAct text) stays until the run ends.
@@ -359,10 +482,11 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
     let next = match next {
         Ok(n) => n,
         Err(e) => {
-            return app.show(Alert {
+            app.show(Alert {
                 text: agent_failed(&e.to_string()),
                 ..Alert::default()
-            })
+            });
+            return false;
         }
     };
     // Stop, another chat, or a message sent meanwhile: the run ends here.
@@ -372,13 +496,13 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
         .session
         .with_untracked(|s| s.id != session_id || (reply.is_some() && s.leaf != reply));
     if STOPS.get() != stops || moved || is_streaming(&app) {
-        return;
+        return false;
     }
     if !next.notice.is_empty() {
         app.set_status(next.notice);
     }
     let Some(last) = next.results.last().map(|m| m.id.clone()) else {
-        return;
+        return false;
     };
     let mut cmds = Vec::new();
     if let Some(m) = next.results.first().filter(|_| !next.calls.is_empty()) {
@@ -396,7 +520,7 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) {
     }));
     app.apply_all(cmds);
     app.save_session();
-    answer_with(app, last, Some(carried).filter(|s| !s.is_empty()));
+    answer_with(app, last, Some(carried).filter(|s| !s.is_empty()))
 }
 
 /// What a request is built from: the branch being answered, its summary, the chat's overrides

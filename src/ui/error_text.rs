@@ -131,6 +131,26 @@ pub fn agent_failed(what: &str) -> String {
 /// The status line while agent mode's tools run.
 pub const TOOLS_RUNNING: &str = "Running the tools the model called…";
 
+/// The status line while "Run plan" sends step `number` of `total`.
+pub fn plan_step(number: usize, total: usize) -> String {
+    format!("Running the plan: step {number} of {total}…")
+}
+
+/// The status line when every step of a plan is checked off.
+pub fn plan_done(total: usize) -> String {
+    format!("Plan done: all {total} steps checked off.")
+}
+
+/// The status line when a plan cannot run (`why`: what is wrong with it, or the agent module).
+pub fn plan_failed(why: &str) -> String {
+    format!("The plan cannot run: {why}.")
+}
+
+/// The status line when a step of the plan being run did not end with an answer.
+pub fn plan_stuck(id: i64) -> String {
+    format!("The plan stopped: step {id} did not end with an answer. “Run plan” tries it again.")
+}
+
 /// The status line when the server refused the tools and the chat switched to ReAct text.
 pub const REACT_SWITCH: &str = "This server does not take tools: agent mode now describes them in the system prompt (ReAct text) for this chat.";
 

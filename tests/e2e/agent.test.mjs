@@ -344,3 +344,122 @@ test('a plan that never becomes valid: a bounded number of requests, and "Plan u
     assert.equal(await textOf(lastAssistant(page)), 'I could not make a plan.');
   });
 });
+
+/** A planner call whose plan lists its steps out of dependency order, then the model's answer. */
+function planScript() {
+  const plan = {
+    goal: 'Move house',
+    steps: [
+      { id: 1, action: 'Book a van', done_when: 'a van is booked' },
+      { id: 3, action: 'Clean the old flat', done_when: 'the flat is clean', depends_on: [2] },
+      { id: 2, action: 'Pack', done_when: 'every box is closed', depends_on: [1] },
+    ],
+    questions: [],
+  };
+  return [
+    { toolCalls: [{ id: 'p1', name: 'planner', arguments: '{"goal":"Move house"}' }] },
+    { chunks: [JSON.stringify(plan)] },
+    { chunks: ['Here is the plan.'] },
+  ];
+}
+
+const planBox = (page) => articles(page, 'tool').first().getByRole('group', byName('Plan'));
+const lastUserText = (body) => body.messages.filter((m) => m.role === 'user').at(-1).content;
+
+test('Run plan: the steps run in dependency order, each an agent turn, checked off as their answers arrive', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    e2e.fake.enqueue(...planScript());
+    await sendMessage(page, 'Help me move house');
+    await poll(async () => e2e.fake.chatRequests().length === 3, { timeout: 15_000, message: 'the plan made' });
+    await waitIdle(page);
+    const plan = planBox(page);
+    await plan.getByText('0 of 3 steps done', { exact: true }).waitFor();
+
+    e2e.fake.enqueue(
+      { chunks: ['Van booked for Saturday.'] },
+      { toolCalls: [{ id: 'k1', name: 'calculator', arguments: '{"expression":"12*3"}' }] },
+      { chunks: ['Packed 36 boxes.'] },
+      { chunks: ['The flat is clean.'] },
+    );
+    await plan.getByRole('button', byName('Run plan')).click();
+    await poll(async () => e2e.fake.chatRequests().length === 7, { timeout: 20_000, message: 'three steps, one with a tool call' });
+    await waitIdle(page);
+    const bodies = e2e.fake.chatRequests().map((r) => r.body);
+    // Dependency order (1, 2, 3), not the listed order (1, 3, 2); each step's message says what
+    // and when it is done; a step may call tools (its turn goes on until it answers).
+    assert.match(lastUserText(bodies[3]), /^Plan step 1: Book a van\nDone when: a van is booked\n\(Step 1 of 3 of the plan for: Move house\./);
+    assert.match(lastUserText(bodies[4]), /^Plan step 2: Pack\n/);
+    assert.equal(bodies[5].messages.at(-1).role, 'tool', 'the step-2 turn went on after its tool call');
+    assert.match(lastUserText(bodies[6]), /^Plan step 3: Clean the old flat\n/);
+    for (const b of bodies.slice(3)) assert.ok(b.tools, 'each step is an agent turn');
+    await plan.getByText('3 of 3 steps done', { exact: true }).waitFor();
+    assert.equal(await plan.locator('li.done').count(), 3);
+    await page.getByText('Plan done: all 3 steps checked off.', { exact: true }).waitFor();
+    // Run again when all is done: nothing is sent.
+    await plan.getByRole('button', byName('Run plan')).click();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(e2e.fake.chatRequests().length, 7);
+
+    // The checklist is read from the conversation: a reload shows it the same.
+    await reload(page);
+    await planBox(page).getByText('3 of 3 steps done', { exact: true }).waitFor();
+  });
+});
+
+test('Run plan: Stop ends the run at its step; running it again goes on from the step not done', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    e2e.fake.enqueue(...planScript());
+    await sendMessage(page, 'Help me move house');
+    await poll(async () => e2e.fake.chatRequests().length === 3, { timeout: 15_000, message: 'the plan made' });
+    await waitIdle(page);
+    e2e.fake.enqueue(
+      { chunks: ['Van booked.'] },
+      { chunks: ['Packing ', 'the ', 'kitchen '], delayMs: 100, stall: true },
+    );
+    const plan = planBox(page);
+    await plan.getByRole('button', byName('Run plan')).click();
+    await poll(async () => e2e.fake.chatRequests().length === 5, { message: 'step 2 asked' });
+    await poll(async () => (await textOf(lastAssistant(page))).startsWith('Packing'), { message: 'step 2 streaming' });
+    await stopButton(page).click();
+    await waitIdle(page);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(e2e.fake.chatRequests().length, 5, 'no step after Stop');
+    await plan.getByText('1 of 3 steps done', { exact: true }).waitFor();
+
+    e2e.fake.enqueue({ chunks: ['Packed.'] }, { chunks: ['Clean.'] });
+    await plan.getByRole('button', byName('Run plan')).click();
+    await poll(async () => e2e.fake.chatRequests().length === 7, { timeout: 15_000, message: 'steps 2 and 3' });
+    await waitIdle(page);
+    const bodies = e2e.fake.chatRequests().map((r) => r.body);
+    assert.match(lastUserText(bodies[5]), /^Plan step 2: Pack\n/);
+    assert.match(lastUserText(bodies[6]), /^Plan step 3: /);
+    await plan.getByText('3 of 3 steps done', { exact: true }).waitFor();
+  });
+});
+
+test('Run plan: a step that ends without an answer is not sent again in a loop', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    e2e.fake.enqueue(...planScript());
+    await sendMessage(page, 'Help me move house');
+    await poll(async () => e2e.fake.chatRequests().length === 3, { timeout: 15_000, message: 'the plan made' });
+    await waitIdle(page);
+    // Max steps 1: step 1's tool call ends its turn without an answer.
+    await page.getByRole('button', byName('Agent: on')).click();
+    const dialog = page.getByRole('dialog', byName('Agent'));
+    await dialog.getByLabel('Max steps', { exact: true }).fill('1');
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    e2e.fake.enqueue({ toolCalls: [{ id: 'x1', name: 'calculator', arguments: '{"expression":"1+1"}' }] });
+    const plan = planBox(page);
+    await plan.getByRole('button', byName('Run plan')).click();
+    await poll(async () => e2e.fake.chatRequests().length === 4, { message: 'step 1 asked' });
+    await waitIdle(page);
+    await page.getByText('The plan stopped: step 1 did not end with an answer. “Run plan” tries it again.', { exact: true }).waitFor();
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(e2e.fake.chatRequests().length, 4, 'step 1 is not sent again by itself');
+    await plan.getByText('0 of 3 steps done', { exact: true }).waitFor();
+  });
+});

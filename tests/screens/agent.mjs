@@ -1,15 +1,19 @@
 // Screenshots of agent mode for a human to look at (not a test): the Agent dialog, a tool run
-// (calls and results opened), a run stopped at "Max steps", in light and dark, desktop and phone.
+// (calls and results opened), a run stopped at "Max steps", MCP servers in Settings (listed, and
+// a failure), a plan's checklist part-way through "Run plan" and a failed plan, in light and
+// dark, desktop and phone.
 // usage: node tests/screens/agent.mjs [outdir]
 import { mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { startStatic } from '../e2e/support/static-server.mjs';
 import { startFakeLlm } from '../e2e/support/fake-llm.mjs';
+import { startMcp } from '../e2e/support/mcp.mjs';
 
 const out = process.argv[2] || 'tests/e2e/artifacts/screens';
 mkdirSync(out, { recursive: true });
 const web = await startStatic({ root: 'dist', prefix: '/' });
 const fake = await startFakeLlm();
+const mcp = await startMcp();
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
@@ -55,11 +59,70 @@ try {
       await page.getByText('Agent mode stopped after 3 steps').waitFor();
       await page.screenshot({ path: `${out}/${scheme}-${label}-agent-max-steps.png` });
       fake.setDefault(null);
+
+      // MCP servers in Settings: one listed with its switches, then a failure.
+      await page.getByRole('button', { name: 'Settings' }).first().click();
+      const settings = page.getByRole('dialog', { name: 'Settings' });
+      await settings.getByLabel('MCP server URL').fill(mcp.url);
+      await settings.getByRole('button', { name: 'Add MCP server' }).click();
+      await settings.getByRole('group', { name: 'MCP server Satori test tools' }).waitFor();
+      await settings.getByRole('checkbox', { name: 'slow_echo' }).uncheck();
+      await settings.locator('.mcp-settings').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-mcp-settings.png` });
+      await settings.getByLabel('MCP server URL').fill('http://127.0.0.1:9/mcp');
+      await settings.getByRole('button', { name: 'Add MCP server' }).click();
+      await settings.getByRole('alert').filter({ hasText: 'could not reach' }).waitFor();
+      await settings.getByRole('alert').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-mcp-error.png` });
+      await settings.getByRole('button', { name: 'Save' }).click();
+      await settings.waitFor({ state: 'hidden' });
+
+      // A plan: made by the planner, then run part of the way.
+      const plan = { goal: 'Move house', questions: ['Which date?'], steps: [
+        { id: 1, action: 'Book a van', done_when: 'a van is booked' },
+        { id: 2, action: 'Pack every room', done_when: 'every box is closed', depends_on: [1] },
+        { id: 3, action: 'Clean the old flat', done_when: 'the flat is clean', depends_on: [2] }] };
+      fake.enqueue(
+        { toolCalls: [{ id: 'p1', name: 'planner', arguments: '{"goal":"Move house"}' }] },
+        { chunks: [JSON.stringify(plan)] },
+        { chunks: ['Here is the plan: three steps. Press **Run plan** to go through them.'] },
+        { chunks: ['Van booked for Saturday, 9:00.'] },
+        { chunks: ['Packing ', 'the ', 'kitchen…'], delayMs: 200, stall: true },
+      );
+      await box.fill('Help me move house');
+      await box.press('Enter');
+      const checklist = page.getByRole('group', { name: 'Plan' });
+      await checklist.getByText('0 of 3 steps done').waitFor();
+      await page.getByRole('button', { name: 'Send' }).waitFor();
+      await checklist.getByRole('button', { name: 'Run plan' }).click();
+      await checklist.getByText('1 of 3 steps done').waitFor();
+      await page.getByText('Packing the').waitFor();
+      await checklist.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-plan-run.png` });
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await page.getByRole('button', { name: 'Send' }).waitFor();
+
+      // A plan that never became valid.
+      fake.enqueue(
+        { toolCalls: [{ id: 'p2', name: 'planner', arguments: '{"goal":"Plan a trip"}' }] },
+        { chunks: ['Sure! Book flights, then a hotel.'] },
+        { chunks: ['I cannot produce JSON.'] },
+        { chunks: ['Flights, then hotel.'] },
+        { chunks: ['I could not make a plan; tell me your dates and budget and I will try again.'] },
+      );
+      await box.fill('Plan my trip');
+      await box.press('Enter');
+      await page.getByText('I could not make a plan').waitFor();
+      await page.getByRole('button', { name: 'Send' }).waitFor();
+      await page.locator('details.tool-result summary').last().click();
+      await page.getByText(/^Plan unavailable/).last().scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-plan-failed.png` });
       await ctx.close();
     }
   }
 } finally {
   await browser.close();
+  await mcp.stop();
   await fake.close();
   await web.close();
 }

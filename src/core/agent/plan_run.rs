@@ -9,28 +9,41 @@
 //! name listed steps without a cycle (a bad plan is an error that says which step is wrong); the
 //! order is a topological order that keeps the plan's own order where it can. Pure: no IO.
 
-use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use crate::core::session::{Message, Role, Status};
+use serde::Deserialize;
 
 /// A step of a plan.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Step {
-    /// Its id in the plan.
-    pub id: i64,
+    /// Its id in the plan (`None`: missing, which [`order`] refuses).
+    #[serde(default)]
+    pub id: Option<i64>,
     /// What to do.
+    #[serde(default)]
     pub action: String,
     /// How to tell it is done.
+    #[serde(default)]
     pub done_when: String,
     /// The steps it waits for.
+    #[serde(default)]
     pub depends_on: Vec<i64>,
 }
 
-/// A plan ready to run: its goal and its steps in the order they run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+impl Step {
+    /// Its id (0 if it has none; [`order`] refuses such a step).
+    pub fn id(&self) -> i64 {
+        self.id.unwrap_or_default()
+    }
+}
+
+/// A plan: its goal and its steps (in the order they run, once [`order`]ed).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Plan {
     /// What the plan is for.
+    #[serde(default)]
     pub goal: String,
-    /// In dependency order.
+    /// Its steps.
+    #[serde(default)]
     pub steps: Vec<Step>,
 }
 
@@ -40,77 +53,62 @@ const PLAN_MARK: &str = "Plan (";
 const JSON_MARK: &str = "\nJSON: ";
 
 /// The plan in a planner result (`None`: not a plan — another tool's result, "Plan
-/// unavailable", or text that does not parse), ready to run or with what is wrong with it.
+/// unavailable", or text that does not parse as one), ready to run or with what is wrong with it.
 pub fn read(content: &str) -> Option<Result<Plan, String>> {
     if !content.starts_with(PLAN_MARK) {
         return None;
     }
     let json = &content[content.rfind(JSON_MARK)? + JSON_MARK.len()..];
-    let value: Value = serde_json::from_str(json.trim()).ok()?;
-    Some(order(&value))
+    let plan: Plan = serde_json::from_str(json.trim()).ok()?;
+    Some(order(plan))
 }
 
-/// The steps of `plan` (the planner's JSON) in dependency order.
-pub fn order(plan: &Value) -> Result<Plan, String> {
-    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let listed = plan.get("steps").and_then(Value::as_array);
-    let mut steps = Vec::new();
-    for (i, s) in listed.into_iter().flatten().enumerate() {
-        let Some(id) = s.get("id").and_then(Value::as_i64) else {
-            return Err(format!("step {} has no id", i + 1));
-        };
-        steps.push(Step {
-            id,
-            action: text(s, "action"),
-            done_when: text(s, "done_when"),
-            depends_on: s
-                .get("depends_on")
-                .and_then(Value::as_array)
-                .map(|d| d.iter().filter_map(Value::as_i64).collect())
-                .unwrap_or_default(),
-        });
-    }
-    if steps.is_empty() {
+/// `plan` with its steps in dependency order (Kahn's algorithm, taking the first ready step in
+/// the plan's own order each time), or what is wrong with it.
+pub fn order(plan: Plan) -> Result<Plan, String> {
+    if plan.steps.is_empty() {
         return Err("the plan has no steps".into());
     }
-    let mut seen = HashSet::new();
-    for s in &steps {
-        if !seen.insert(s.id) {
-            return Err(format!("two steps have the id {}", s.id));
+    if let Some(i) = plan.steps.iter().position(|s| s.id.is_none()) {
+        return Err(format!("step {} has no id", i + 1));
+    }
+    let ids: Vec<i64> = plan.steps.iter().map(Step::id).collect();
+    for (i, id) in ids.iter().enumerate() {
+        if ids[..i].contains(id) {
+            return Err(format!("two steps have the id {id}"));
         }
     }
-    for s in &steps {
-        if let Some(d) = s.depends_on.iter().find(|d| !seen.contains(d)) {
+    for s in &plan.steps {
+        if let Some(d) = s.depends_on.iter().find(|d| !ids.contains(d)) {
             return Err(format!(
                 "step {} depends on step {d}, which is not in the plan",
-                s.id
+                s.id()
             ));
         }
-        if s.depends_on.contains(&s.id) {
-            return Err(format!("step {} depends on itself", s.id));
+        if s.depends_on.contains(&s.id()) {
+            return Err(format!("step {} depends on itself", s.id()));
         }
     }
-    // Kahn's algorithm, taking the first ready step in the plan's order each time.
-    let mut done: HashSet<i64> = HashSet::new();
-    let mut left = steps;
+    let mut done: Vec<i64> = Vec::new();
+    let mut left = plan.steps;
     let mut ordered = Vec::with_capacity(left.len());
     while !left.is_empty() {
         let Some(i) = left
             .iter()
             .position(|s| s.depends_on.iter().all(|d| done.contains(d)))
         else {
-            let ids: Vec<String> = left.iter().map(|s| s.id.to_string()).collect();
+            let ids: Vec<String> = left.iter().map(|s| s.id().to_string()).collect();
             return Err(format!(
                 "steps {} depend on each other in a circle",
                 ids.join(", ")
             ));
         };
         let step = left.remove(i);
-        done.insert(step.id);
+        done.push(step.id());
         ordered.push(step);
     }
     Ok(Plan {
-        goal: text(plan, "goal"),
+        goal: plan.goal,
         steps: ordered,
     })
 }
@@ -122,7 +120,7 @@ pub fn step_prefix(id: i64) -> String {
 
 /// The user message that runs `step` (`number` of the plan's `total`).
 pub fn step_prompt(plan: &Plan, step: &Step, number: usize, total: usize) -> String {
-    let mut out = format!("{}{}", step_prefix(step.id), step.action.trim());
+    let mut out = format!("{}{}", step_prefix(step.id()), step.action.trim());
     if !step.done_when.trim().is_empty() {
         out.push_str(&format!("\nDone when: {}", step.done_when.trim()));
     }
@@ -144,23 +142,22 @@ pub enum After<'a> {
     Other,
 }
 
-/// Which steps of `plan` are done, by id: those whose step message is followed by a complete
-/// answer before the next user message.
-pub fn progress(plan: &Plan, after: &[After]) -> HashMap<i64, bool> {
-    let mut done: HashMap<i64, bool> = plan.steps.iter().map(|s| (s.id, false)).collect();
-    let mut current: Option<i64> = None;
+/// Which steps of `plan` are done, in the order of its steps: those whose step message is
+/// followed by a complete answer before the next user message.
+pub fn progress(plan: &Plan, after: &[After]) -> Vec<bool> {
+    let mut done = vec![false; plan.steps.len()];
+    let mut current: Option<usize> = None;
     for a in after {
         match *a {
             After::User(text) => {
                 current = plan
                     .steps
                     .iter()
-                    .find(|s| text.starts_with(&step_prefix(s.id)))
-                    .map(|s| s.id);
+                    .position(|s| text.starts_with(&step_prefix(s.id())));
             }
             After::Answer(true) => {
-                if let Some(id) = current.take() {
-                    done.insert(id, true);
+                if let Some(i) = current.take() {
+                    done[i] = true;
                 }
             }
             After::Answer(false) | After::Other => {}
@@ -171,24 +168,110 @@ pub fn progress(plan: &Plan, after: &[After]) -> HashMap<i64, bool> {
 
 /// The next step to run: the first in order not done (its dependencies come before it, so they
 /// are done when it is reached in a run; a step left undone blocks the ones after it).
-pub fn next_step<'a>(plan: &'a Plan, done: &HashMap<i64, bool>) -> Option<(usize, &'a Step)> {
+pub fn next_step<'a>(plan: &'a Plan, done: &[bool]) -> Option<(usize, &'a Step)> {
     plan.steps
         .iter()
         .enumerate()
-        .find(|(_, s)| !done.get(&s.id).copied().unwrap_or(false))
+        .find(|(i, _)| !done.get(*i).copied().unwrap_or(false))
+}
+
+/// `text` safe inside HTML.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The checklist of `plan` as HTML (every text escaped): its steps, ☑ for those `done`, and how
+/// many are done.
+pub fn checklist_html(plan: &Plan, done: &[bool]) -> String {
+    let mut out = String::from("<ol class=\"plan-steps\">");
+    for (i, step) in plan.steps.iter().enumerate() {
+        let d = done.get(i).copied().unwrap_or(false);
+        out.push_str(if d {
+            "<li class=\"done\"><span aria-hidden=\"true\">☑ </span>"
+        } else {
+            "<li><span aria-hidden=\"true\">☐ </span>"
+        });
+        out.push_str(&format!("{}. {}", step.id(), escape_html(&step.action)));
+        out.push_str(if d {
+            "<span class=\"visually-hidden\"> (done)</span></li>"
+        } else {
+            "<span class=\"visually-hidden\"> (to do)</span></li>"
+        });
+    }
+    let count = done.iter().filter(|d| **d).count();
+    out.push_str(&format!(
+        "</ol><p class=\"hint\">{count} of {} steps done</p>",
+        plan.steps.len()
+    ));
+    out
+}
+
+/// The messages of the branch after the plan, as [`progress`] reads them, in a plain form that
+/// crosses to the agent module cheaply: a user message is `u` and its text, a complete answer
+/// `a`, an answer cut short `x`, anything else `o`.
+pub fn after_of(messages: &[&Message]) -> Vec<String> {
+    messages
+        .iter()
+        .map(|m| match m.role {
+            Role::User => format!("u{}", m.content),
+            Role::Assistant if m.tool_calls.is_empty() => {
+                let ok = m.status == Status::Complete && !m.content.trim().is_empty();
+                (if ok { "a" } else { "x" }).to_string()
+            }
+            _ => "o".to_string(),
+        })
+        .collect()
+}
+
+/// [`after_of`]'s form read back.
+pub fn read_after(items: &[String]) -> Vec<After<'_>> {
+    items
+        .iter()
+        .map(|i| match i.as_bytes().first() {
+            Some(b'u') => After::User(&i[1..]),
+            Some(b'a') => After::Answer(true),
+            Some(b'x') => After::Answer(false),
+            _ => After::Other,
+        })
+        .collect()
+}
+
+/// The plan in tool result `plan_msg` of the branch `path`, with which of its steps are done
+/// (`None`: not in the branch, or not a plan that can run).
+pub fn state(path: &[&Message], plan_msg: &str) -> Option<(Plan, Vec<bool>)> {
+    let at = path.iter().position(|m| m.id == plan_msg)?;
+    let plan = read(&path[at].content)?.ok()?;
+    let items = after_of(&path[at + 1..]);
+    let done = progress(&plan, &read_after(&items));
+    Some((plan, done))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
+
+    /// [`order`] of a plan written as JSON.
+    fn order_json(plan: &Value) -> Result<Plan, String> {
+        order(serde_json::from_value(plan.clone()).unwrap())
+    }
 
     fn plan(steps: Value) -> Value {
         json!({"goal": "Ship it", "steps": steps, "questions": []})
     }
 
     fn ids(p: &Plan) -> Vec<i64> {
-        p.steps.iter().map(|s| s.id).collect()
+        p.steps.iter().map(Step::id).collect()
     }
 
     #[test]
@@ -208,7 +291,11 @@ mod tests {
             ),
         ];
         for (steps, want) in cases {
-            assert_eq!(ids(&order(&plan(steps.clone())).unwrap()), *want, "{steps}");
+            assert_eq!(
+                ids(&order_json(&plan(steps.clone())).unwrap()),
+                *want,
+                "{steps}"
+            );
         }
     }
 
@@ -233,13 +320,13 @@ mod tests {
         ];
         for (steps, want) in cases {
             assert_eq!(
-                order(&plan(steps.clone())),
+                order_json(&plan(steps.clone())),
                 Err(want.to_string()),
                 "{steps}"
             );
         }
         assert_eq!(
-            order(&json!({"goal": "x"})),
+            order_json(&json!({"goal": "x"})),
             Err("the plan has no steps".into())
         );
     }
@@ -263,7 +350,7 @@ mod tests {
 
     #[test]
     fn progress_is_read_from_the_conversation() {
-        let p = order(&plan(
+        let p = order_json(&plan(
             json!([{"id": 1}, {"id": 2, "depends_on": [1]}, {"id": 3}]),
         ))
         .unwrap();
@@ -281,16 +368,64 @@ mod tests {
             After::Answer(true),
         ];
         let done = progress(&p, &after);
-        assert_eq!((done[&1], done[&2], done[&3]), (true, false, false));
+        assert_eq!(done, [true, false, false]);
         let (i, next) = next_step(&p, &done).unwrap();
-        assert_eq!((i, next.id), (1, 2));
-        let all: HashMap<i64, bool> = [(1, true), (2, true), (3, true)].into();
-        assert_eq!(next_step(&p, &all), None);
+        assert_eq!((i, next.id()), (1, 2));
+        assert_eq!(next_step(&p, &[true, true, true]), None);
+    }
+
+    #[test]
+    fn state_reads_the_branch_after_the_plan() {
+        let value = plan(json!([{"id": 1}, {"id": 2}]));
+        let text = super::super::tools::plan_text(&value, &super::super::repair::Verdict::Valid);
+        let p = order_json(&value).unwrap();
+        let msg = |id: &str, role: Role, content: &str| {
+            Message::new(id.into(), None, role, content.into(), 0)
+        };
+        let mut call = msg("a1", Role::Assistant, "");
+        call.tool_calls.push(crate::core::session::ToolCall {
+            index: 0,
+            id: "c".into(),
+            name: "planner".into(),
+            arguments: "{}".into(),
+        });
+        let mut stopped = msg("a3", Role::Assistant, "half");
+        stopped.status = Status::Stopped;
+        let msgs = [
+            msg("u0", Role::User, "Plan step 1: before the plan"),
+            msg("a0", Role::Assistant, "done?"),
+            call,
+            msg("t1", Role::Tool, &text),
+            msg("a2", Role::Assistant, "Here is the plan."),
+            msg("u1", Role::User, &step_prompt(&p, &p.steps[0], 1, 2)),
+            msg("a2b", Role::Assistant, "Step one done."),
+            msg("u2", Role::User, &step_prompt(&p, &p.steps[1], 2, 2)),
+            stopped,
+        ];
+        let path: Vec<&Message> = msgs.iter().collect();
+        let (_, done) = state(&path, "t1").unwrap();
+        assert_eq!(done, [true, false]);
+        assert!(state(&path[..3], "t1").is_none(), "not in the branch");
+        assert!(state(&path, "a2").is_none(), "not a plan");
+    }
+
+    #[test]
+    fn the_checklist_is_escaped_html() {
+        let p = order_json(&plan(json!([
+            {"id": 1, "action": "Book <b>a</b> van & \"go\""},
+            {"id": 2, "action": "Pack"}
+        ])))
+        .unwrap();
+        assert_eq!(
+            checklist_html(&p, &[true, false]),
+            "<ol class=\"plan-steps\"><li class=\"done\"><span aria-hidden=\"true\">☑ </span>1. Book &lt;b&gt;a&lt;/b&gt; van &amp; &quot;go&quot;<span class=\"visually-hidden\"> (done)</span></li>\
+             <li><span aria-hidden=\"true\">☐ </span>2. Pack<span class=\"visually-hidden\"> (to do)</span></li></ol><p class=\"hint\">1 of 2 steps done</p>"
+        );
     }
 
     #[test]
     fn the_step_message_says_what_and_when_done() {
-        let p = order(&plan(
+        let p = order_json(&plan(
             json!([{"id": 7, "action": " Book the hall ", "done_when": "a booking number"}]),
         ))
         .unwrap();

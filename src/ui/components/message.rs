@@ -180,7 +180,13 @@ pub fn MessageView(
     } else if role == Role::User {
         view! { <div class="content plain">{msg.content.clone()}</div> }.into_any()
     } else if role == Role::Tool {
+        // A plan from the planner: its checklist and "Run plan".
+        let plan = msg
+            .content
+            .starts_with("Plan (")
+            .then(|| view! { <PlanChecklist msg_id=id.clone() /> });
         view! {
+            {plan}
             <details class="tool-result">
                 <summary>"Result"</summary>
                 <div class="content plain">{msg.content.clone()}</div>
@@ -366,5 +372,41 @@ pub fn MessageView(
             {note.map(|n| view! { <p class="msg-note">{n}</p> })}
             <footer class="msg-actions">{actions}{context_toggles}</footer>
         </article>
+    }
+}
+
+/// A plan's steps, checked off as their answers arrive, and "Run plan" (see
+/// [`chat::run_plan`]). The agent module reads the plan and makes the checklist (escaped HTML),
+/// so none of it weighs on the first load.
+#[component]
+fn PlanChecklist(msg_id: String) -> impl IntoView {
+    use crate::adapters::modules::{self, Module};
+    let app = expect_context::<AppState>();
+    let ready = RwSignal::new(modules::loaded(Module::Agent));
+    if !ready.get_untracked() {
+        leptos::task::spawn_local(async move {
+            if modules::load(Module::Agent).await.is_ok() {
+                let _ = ready.try_set(true);
+            }
+        });
+    }
+    let at = msg_id.clone();
+    let checklist = move || {
+        let args = app.chats.session.with(|s| chat::plan_args(s, &at));
+        let (content, after) = args.filter(|_| ready.get())?;
+        modules::call(
+            Module::Agent,
+            "plan_checklist",
+            &[content.into(), after.into()],
+        )
+        .ok()?
+        .as_string()
+    };
+    view! {
+        <div class="plan" role="group" aria-label="Plan">
+            <div inner_html=move || checklist().unwrap_or_default()></div>
+            <button type="button" prop:disabled=move || app.is_streaming()
+                on:click=move |_| chat::run_plan(app, msg_id.clone())>"Run plan"</button>
+        </div>
     }
 }
