@@ -35,22 +35,31 @@ pub fn offered() -> String {
     wire
 }
 
-/// "Run plan": the checklist of the plan in tool result `content` as escaped HTML, given the
-/// branch after it (`after`: JSON of `plan_run::after_of`); empty if `content` is not a plan.
+/// "Run plan": the checklist of the plan in tool result `content`, given the branch after it
+/// (`after`: JSON of `plan_run::after_of`): an object `{html, runnable}` — the checklist as
+/// escaped HTML (empty if `content` is not a plan) and whether a step is left to run.
 #[wasm_bindgen]
-pub fn plan_checklist(content: &str, after: &str) -> String {
+pub fn plan_checklist(content: &str, after: &str) -> JsValue {
     let items: Vec<String> = serde_json::from_str(after).unwrap_or_default();
-    match plan_run::read(content) {
-        None => String::new(),
-        Some(Err(e)) => format!(
-            "<p class=\"hint\">This plan cannot run: {}.</p>",
-            plan_run::escape_html(&e)
+    let (html, runnable) = match plan_run::read(content) {
+        None => (String::new(), false),
+        Some(Err(e)) => (
+            format!(
+                "<p class=\"hint\">This plan cannot run: {}.</p>",
+                plan_run::escape_html(&e)
+            ),
+            false,
         ),
         Some(Ok(plan)) => {
             let done = plan_run::progress(&plan, &plan_run::read_after(&items));
-            plan_run::checklist_html(&plan, &done)
+            let left = done.iter().any(|d| !d);
+            (plan_run::checklist_html(&plan, &done), left)
         }
-    }
+    };
+    let out = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&out, &"html".into(), &html.into());
+    let _ = js_sys::Reflect::set(&out, &"runnable".into(), &runnable.into());
+    out.into()
 }
 
 /// "Run plan": the next step of the plan in tool result `content` (`after` as for

@@ -52,6 +52,8 @@ thread_local! {
     static STOPS: Cell<u32> = const { Cell::new(0) };
     /// The plan being run ("Run plan"), if any.
     static PLAN_RUN: RefCell<Option<PlanRun>> = const { RefCell::new(None) };
+    /// A plan's next step is being worked out (the agent module may still be loading).
+    static PLAN_PENDING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// A plan being run: the chat, the planner result it comes from, and the step sent last.
@@ -176,10 +178,7 @@ fn add_and_answer(app: AppState, text: String) -> bool {
             at: now_ms(),
         })
         .is_ok();
-    if added {
-        answer(app, id);
-    }
-    added
+    added && answer(app, id)
 }
 
 /// "Run plan": the steps of the plan in tool result `plan_msg` run one by one, each a turn of
@@ -187,7 +186,8 @@ fn add_and_answer(app: AppState, text: String) -> bool {
 /// starting with the first step not done. Stop, an error or a step left without an answer ends
 /// the run; running it again goes on from there.
 pub fn run_plan(app: AppState, plan_msg: MessageId) {
-    if is_streaming(&app) {
+    let busy = PLAN_RUN.with_borrow(Option::is_some) || PLAN_PENDING.get();
+    if is_streaming(&app) || busy {
         return;
     }
     let session_id = app.chats.session.with_untracked(|s| s.id.clone());
@@ -220,7 +220,7 @@ pub fn plan_args(
 ) -> Option<(String, String)> {
     let path = session.path();
     let at = path.iter().position(|m| m.id == plan_msg)?;
-    let after = plan_run::after_of(&path[at + 1..]);
+    let after = plan_run::after_of(&path[at + 1..], session.agent.react);
     Some((
         path[at].content.clone(),
         serde_json::to_string(&after).unwrap_or_default(),
@@ -238,12 +238,19 @@ fn plan_next(app: AppState) {
     });
     let Some((content, after)) = args else { return };
     let stops = STOPS.get();
+    let leaf = app.chats.session.with_untracked(|s| s.leaf.clone());
+    PLAN_PENDING.set(true);
     leptos::task::spawn_local(async move {
         let next =
             modules::load_and_call(Module::Agent, "plan_next", &[content.into(), after.into()])
                 .await;
-        let open = app.chats.session.with_untracked(|s| s.id == run.session_id);
-        if STOPS.get() != stops || !open {
+        PLAN_PENDING.set(false);
+        // Stop, another chat, or a message sent meanwhile: the run ends here.
+        let same = app
+            .chats
+            .session
+            .with_untracked(|s| s.id == run.session_id && s.leaf == leaf);
+        if STOPS.get() != stops || !same || is_streaming(&app) {
             return;
         }
         let next = match next {
@@ -349,8 +356,8 @@ pub fn edit(app: AppState, of: MessageId, text: String) {
 }
 
 /// Start a streamed reply to user message `parent`.
-fn answer(app: AppState, parent: MessageId) {
-    answer_with(app, parent, None);
+fn answer(app: AppState, parent: MessageId) -> bool {
+    answer_with(app, parent, None)
 }
 
 /// [`answer`], leaving `notice` on the status line when the reply ends.
@@ -418,21 +425,28 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
             .session
             .with_untracked(|s| s.id == running.session_id);
         let ok = !running.stopping.get() && outcome.alert.is_none();
-        let went_on = if outcome.refused_tools && open {
+        let end = if outcome.refused_tools && open {
             let agent = AgentConfig {
                 react: true,
                 ..agent
             };
-            app.apply(Command::SetAgent { agent }).is_ok()
-                && answer_with(app, asked, Some(REACT_SWITCH.into()))
+            let again = app.apply(Command::SetAgent { agent }).is_ok()
+                && answer_with(app, asked, Some(REACT_SWITCH.into()));
+            if again {
+                StepEnd::WentOn
+            } else {
+                StepEnd::Stopped
+            }
         } else if agent.on && ok {
             agent_step(app, &running.session_id, agent).await
         } else {
-            false
+            StepEnd::Answered
         };
-        // The turn is over: a plan being run goes on with its next step.
-        if !went_on {
-            plan_after(app, &running.session_id, ok);
+        // The turn is over: a plan being run goes on with its next step, unless it ended badly.
+        match end {
+            StepEnd::WentOn => {}
+            StepEnd::Answered => plan_after(app, &running.session_id, ok),
+            StepEnd::Stopped => plan_after(app, &running.session_id, false),
         }
     });
     true
@@ -441,7 +455,7 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
 /// Agent mode, after a reply: the agent module reads it (its calls, or in ReAct text the call its
 /// text asks for), runs the tools and hands back their results, which are stored; then the model
 /// is asked again — until it answers without tools, Stop, or the chat's "Max steps".
-async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> bool {
+async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> StepEnd {
     #[derive(serde::Serialize)]
     struct Input<'a> {
         path: Vec<&'a Message>,
@@ -457,7 +471,9 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> bool
         };
         (s.id == session_id).then(|| serde_json::to_string(&input).unwrap_or_default())
     });
-    let Some(input) = input else { return false };
+    let Some(input) = input else {
+        return StepEnd::Stopped;
+    };
     // Nothing to run (a reply without calls, outside ReAct text): the run is over.
     let calls = app.chats.session.with_untracked(|s| {
         s.path()
@@ -465,7 +481,7 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> bool
             .is_some_and(|m| !m.tool_calls.is_empty() || agent.react)
     });
     if !calls {
-        return false;
+        return StepEnd::Answered;
     }
     let stops = STOPS.get();
     // A notice of the run so far (the switch to ReAct text) stays until the run ends.
@@ -486,7 +502,7 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> bool
                 text: agent_failed(&e.to_string()),
                 ..Alert::default()
             });
-            return false;
+            return StepEnd::Stopped;
         }
     };
     // Stop, another chat, or a message sent meanwhile: the run ends here.
@@ -496,13 +512,19 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> bool
         .session
         .with_untracked(|s| s.id != session_id || (reply.is_some() && s.leaf != reply));
     if STOPS.get() != stops || moved || is_streaming(&app) {
-        return false;
+        return StepEnd::Stopped;
     }
-    if !next.notice.is_empty() {
+    // Max steps, or a ReAct reply in neither form: the run ends without an answer.
+    let stopped = !next.notice.is_empty();
+    if stopped {
         app.set_status(next.notice);
     }
     let Some(last) = next.results.last().map(|m| m.id.clone()) else {
-        return false;
+        return if stopped {
+            StepEnd::Stopped
+        } else {
+            StepEnd::Answered
+        };
     };
     let mut cmds = Vec::new();
     if let Some(m) = next.results.first().filter(|_| !next.calls.is_empty()) {
@@ -520,7 +542,21 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> bool
     }));
     app.apply_all(cmds);
     app.save_session();
-    answer_with(app, last, Some(carried).filter(|s| !s.is_empty()))
+    if answer_with(app, last, Some(carried).filter(|s| !s.is_empty())) {
+        StepEnd::WentOn
+    } else {
+        StepEnd::Stopped
+    }
+}
+
+/// How a turn's agent step ended.
+enum StepEnd {
+    /// The model is asked again.
+    WentOn,
+    /// The model answered (no tools to run).
+    Answered,
+    /// Stop, an error, Max steps, a ReAct reply in neither form, or the chat left.
+    Stopped,
 }
 
 /// What a request is built from: the branch being answered, its summary, the chat's overrides

@@ -10,22 +10,18 @@
 //! order is a topological order that keeps the plan's own order where it can. Pure: no IO.
 
 use crate::core::session::{Message, Role, Status};
-use serde::Deserialize;
+use serde_json::Value;
 
 /// A step of a plan.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step {
-    /// Its id in the plan (`None`: missing, which [`order`] refuses).
-    #[serde(default)]
+    /// Its id in the plan (`None`: missing or not a whole number, which [`order`] refuses).
     pub id: Option<i64>,
     /// What to do.
-    #[serde(default)]
     pub action: String,
     /// How to tell it is done.
-    #[serde(default)]
     pub done_when: String,
     /// The steps it waits for.
-    #[serde(default)]
     pub depends_on: Vec<i64>,
 }
 
@@ -37,14 +33,49 @@ impl Step {
 }
 
 /// A plan: its goal and its steps (in the order they run, once [`order`]ed).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     /// What the plan is for.
-    #[serde(default)]
     pub goal: String,
     /// Its steps.
-    #[serde(default)]
     pub steps: Vec<Step>,
+}
+
+/// A whole number as JSON Schema counts one (`3` and `3.0`).
+fn whole(v: &Value) -> Option<i64> {
+    v.as_i64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+            .map(|f| f as i64)
+    })
+}
+
+/// The plan the planner's JSON describes (its shape was checked against the schema already).
+pub fn from_value(plan: &Value) -> Plan {
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let steps = plan
+        .get("steps")
+        .and_then(Value::as_array)
+        .map(|steps| {
+            steps
+                .iter()
+                .map(|s| Step {
+                    id: s.get("id").and_then(whole),
+                    action: text(s, "action"),
+                    done_when: text(s, "done_when"),
+                    depends_on: s
+                        .get("depends_on")
+                        .and_then(Value::as_array)
+                        .map(|d| d.iter().filter_map(whole).collect())
+                        .unwrap_or_default(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Plan {
+        goal: text(plan, "goal"),
+        steps,
+    }
 }
 
 /// The marker that starts the tool result the planner left (see `tools::plan_text`).
@@ -59,8 +90,8 @@ pub fn read(content: &str) -> Option<Result<Plan, String>> {
         return None;
     }
     let json = &content[content.rfind(JSON_MARK)? + JSON_MARK.len()..];
-    let plan: Plan = serde_json::from_str(json.trim()).ok()?;
-    Some(order(plan))
+    let value: Value = serde_json::from_str(json.trim()).ok()?;
+    Some(order(from_value(&value)))
 }
 
 /// `plan` with its steps in dependency order (Kahn's algorithm, taking the first ready step in
@@ -134,33 +165,50 @@ pub fn step_prompt(plan: &Plan, step: &Step, number: usize, total: usize) -> Str
 /// A message after the plan in the branch, as [`progress`] reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum After<'a> {
-    /// A user message with its text.
+    /// A user message with its text (empty if it cannot be a step's message).
     User(&'a str),
     /// An answer: complete (with text) or not.
     Answer(bool),
+    /// A complete reply of a chat in ReAct text: an answer only if it is a `Final Answer`.
+    React(&'a str),
+    /// Another plan: what follows belongs to it.
+    Plan,
     /// Anything else (tool calls and results in between).
     Other,
 }
 
-/// Which steps of `plan` are done, in the order of its steps: those whose step message is
-/// followed by a complete answer before the next user message.
+/// Which steps of `plan` (in dependency order) are done, in the order of its steps: those whose
+/// step message — exactly the one [`step_prompt`] makes for this plan, so neither another plan's
+/// step nor a message typed by hand counts — is followed by a complete answer before the next
+/// user message, up to the next plan in the branch.
 pub fn progress(plan: &Plan, after: &[After]) -> Vec<bool> {
-    let mut done = vec![false; plan.steps.len()];
+    let total = plan.steps.len();
+    let prompts: Vec<String> = plan
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| step_prompt(plan, s, i + 1, total))
+        .collect();
+    let mut done = vec![false; total];
     let mut current: Option<usize> = None;
     for a in after {
-        match *a {
+        let answered = match *a {
             After::User(text) => {
-                current = plan
-                    .steps
-                    .iter()
-                    .position(|s| text.starts_with(&step_prefix(s.id())));
+                current = prompts.iter().position(|p| p == text);
+                false
             }
-            After::Answer(true) => {
-                if let Some(i) = current.take() {
-                    done[i] = true;
-                }
+            After::Answer(ok) => ok,
+            After::React(text) => matches!(
+                super::react::parse(text, &|_| None),
+                super::react::Step::Answer { .. }
+            ),
+            After::Plan => break,
+            After::Other => false,
+        };
+        if answered {
+            if let Some(i) = current.take() {
+                done[i] = true;
             }
-            After::Answer(false) | After::Other => {}
         }
     }
     done
@@ -217,18 +265,27 @@ pub fn checklist_html(plan: &Plan, done: &[bool]) -> String {
 }
 
 /// The messages of the branch after the plan, as [`progress`] reads them, in a plain form that
-/// crosses to the agent module cheaply: a user message is `u` and its text, a complete answer
-/// `a`, an answer cut short `x`, anything else `o`.
-pub fn after_of(messages: &[&Message]) -> Vec<String> {
+/// crosses to the agent module cheaply: a user message is `u` with its text if it may be a
+/// step's message (else just `u`), a complete answer `a` (in a chat in ReAct text, `r` with its
+/// text), an answer cut short `x`, another plan `p`, anything else `o`.
+pub fn after_of(messages: &[&Message], react: bool) -> Vec<String> {
     messages
         .iter()
         .map(|m| match m.role {
-            Role::User => format!("u{}", m.content),
+            Role::User if m.content.starts_with("Plan step ") => format!("u{}", m.content),
+            Role::User => "u".into(),
             Role::Assistant if m.tool_calls.is_empty() => {
-                let ok = m.status == Status::Complete && !m.content.trim().is_empty();
-                (if ok { "a" } else { "x" }).to_string()
+                match (
+                    m.status == Status::Complete && !m.content.trim().is_empty(),
+                    react,
+                ) {
+                    (true, true) => format!("r{}", m.content),
+                    (true, false) => "a".into(),
+                    (false, _) => "x".into(),
+                }
             }
-            _ => "o".to_string(),
+            Role::Tool if m.content.starts_with(PLAN_MARK) => "p".into(),
+            _ => "o".into(),
         })
         .collect()
 }
@@ -241,6 +298,8 @@ pub fn read_after(items: &[String]) -> Vec<After<'_>> {
             Some(b'u') => After::User(&i[1..]),
             Some(b'a') => After::Answer(true),
             Some(b'x') => After::Answer(false),
+            Some(b'r') => After::React(&i[1..]),
+            Some(b'p') => After::Plan,
             _ => After::Other,
         })
         .collect()
@@ -251,7 +310,7 @@ pub fn read_after(items: &[String]) -> Vec<After<'_>> {
 pub fn state(path: &[&Message], plan_msg: &str) -> Option<(Plan, Vec<bool>)> {
     let at = path.iter().position(|m| m.id == plan_msg)?;
     let plan = read(&path[at].content)?.ok()?;
-    let items = after_of(&path[at + 1..]);
+    let items = after_of(&path[at + 1..], false);
     let done = progress(&plan, &read_after(&items));
     Some((plan, done))
 }
@@ -259,11 +318,11 @@ pub fn state(path: &[&Message], plan_msg: &str) -> Option<(Plan, Vec<bool>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{json, Value};
+    use serde_json::json;
 
     /// [`order`] of a plan written as JSON.
     fn order_json(plan: &Value) -> Result<Plan, String> {
-        order(serde_json::from_value(plan.clone()).unwrap())
+        order(from_value(plan))
     }
 
     fn plan(steps: Value) -> Value {
@@ -366,6 +425,9 @@ mod tests {
             After::Answer(false),
             After::User("Plan step 3 is next?"),
             After::Answer(true),
+            // Typed by hand, the prefix alone: not step 3's message.
+            After::User("Plan step 3: Clean up"),
+            After::Answer(true),
         ];
         let done = progress(&p, &after);
         assert_eq!(done, [true, false, false]);
@@ -407,6 +469,41 @@ mod tests {
         assert_eq!(done, [true, false]);
         assert!(state(&path[..3], "t1").is_none(), "not in the branch");
         assert!(state(&path, "a2").is_none(), "not a plan");
+    }
+
+    #[test]
+    fn another_plan_and_react_replies_are_read_right() {
+        let p = order_json(&plan(
+            json!([{"id": 1, "action": "a"}, {"id": 2, "action": "b"}]),
+        ))
+        .unwrap();
+        let one = step_prompt(&p, &p.steps[0], 1, 2);
+        let two = step_prompt(&p, &p.steps[1], 2, 2);
+        // Another plan with the same goal and step 1 but another action: its step is not ours.
+        let other = order_json(&plan(json!([{"id": 1, "action": "z"}]))).unwrap();
+        let theirs = step_prompt(&other, &other.steps[0], 1, 1);
+        let after = [
+            After::User(&theirs),
+            After::Answer(true),
+            After::User(&one),
+            After::React("Thought: need a tool\nAction: calculator(1+1)"),
+            After::User(&two),
+            After::React("Final Answer: packed"),
+        ];
+        assert_eq!(progress(&p, &after), [false, true]);
+        // After another plan, nothing counts for this one.
+        let after = [After::Plan, After::User(&one), After::Answer(true)];
+        assert_eq!(progress(&p, &after), [false, false]);
+    }
+
+    #[test]
+    fn whole_number_ids_written_as_floats_are_read() {
+        let p = order_json(&plan(
+            json!([{"id": 1.0}, {"id": 2, "depends_on": [1.0]}, {"id": 2.5}]),
+        ));
+        assert_eq!(p, Err("step 3 has no id".into()));
+        let p = order_json(&plan(json!([{"id": 1.0}, {"id": 2, "depends_on": [1.0]}]))).unwrap();
+        assert_eq!(p.steps[1].depends_on, [1]);
     }
 
     #[test]

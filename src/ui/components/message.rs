@@ -181,9 +181,7 @@ pub fn MessageView(
         view! { <div class="content plain">{msg.content.clone()}</div> }.into_any()
     } else if role == Role::Tool {
         // A plan from the planner: its checklist and "Run plan".
-        let plan = msg
-            .content
-            .starts_with("Plan (")
+        let plan = (msg.content.starts_with("Plan (") && from_planner(app, &msg))
             .then(|| view! { <PlanChecklist msg_id=id.clone() /> });
         view! {
             {plan}
@@ -375,14 +373,32 @@ pub fn MessageView(
     }
 }
 
+/// Whether tool result `msg` answers a call of the planner (no other tool's output gets "Run plan").
+fn from_planner(app: AppState, msg: &Message) -> bool {
+    app.chats.session.with_untracked(|s| {
+        let mut at = msg.parent.as_deref();
+        while let Some(m) = at.and_then(|id| s.get(id)) {
+            if m.role == Role::Assistant {
+                return m.tool_calls.iter().any(|c| {
+                    c.name == "planner" && msg.tool_call_id.as_deref() == Some(c.id.as_str())
+                });
+            }
+            at = m.parent.as_deref();
+        }
+        false
+    })
+}
+
 /// A plan's steps, checked off as their answers arrive, and "Run plan" (see
 /// [`chat::run_plan`]). The agent module reads the plan and makes the checklist (escaped HTML),
-/// so none of it weighs on the first load.
+/// so none of it weighs on the first load; "Run plan" is off while a reply streams and when the
+/// plan cannot run or is done.
 #[component]
 fn PlanChecklist(msg_id: String) -> impl IntoView {
     use crate::adapters::modules::{self, Module};
     let app = expect_context::<AppState>();
     let ready = RwSignal::new(modules::loaded(Module::Agent));
+    let runnable = RwSignal::new(false);
     if !ready.get_untracked() {
         leptos::task::spawn_local(async move {
             if modules::load(Module::Agent).await.is_ok() {
@@ -392,20 +408,35 @@ fn PlanChecklist(msg_id: String) -> impl IntoView {
     }
     let at = msg_id.clone();
     let checklist = move || {
+        if !ready.get() {
+            return String::new();
+        }
         let args = app.chats.session.with(|s| chat::plan_args(s, &at));
-        let (content, after) = args.filter(|_| ready.get())?;
-        modules::call(
-            Module::Agent,
-            "plan_checklist",
-            &[content.into(), after.into()],
-        )
-        .ok()?
-        .as_string()
+        let answer = args.and_then(|(content, after)| {
+            modules::call(
+                Module::Agent,
+                "plan_checklist",
+                &[content.into(), after.into()],
+            )
+            .ok()
+        });
+        let field = |k: &str| {
+            answer
+                .as_ref()
+                .and_then(|a| js_sys::Reflect::get(a, &k.into()).ok())
+        };
+        let can = field("runnable").is_some_and(|v| v.is_truthy());
+        if runnable.get_untracked() != can {
+            runnable.set(can);
+        }
+        field("html")
+            .and_then(|h| h.as_string())
+            .unwrap_or_default()
     };
     view! {
         <div class="plan" role="group" aria-label="Plan">
-            <div inner_html=move || checklist().unwrap_or_default()></div>
-            <button type="button" prop:disabled=move || app.is_streaming()
+            <div inner_html=checklist></div>
+            <button type="button" prop:disabled=move || app.is_streaming() || !runnable.get()
                 on:click=move |_| chat::run_plan(app, msg_id.clone())>"Run plan"</button>
         </div>
     }
