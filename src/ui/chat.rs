@@ -159,13 +159,14 @@ pub fn send(app: AppState, text: String) {
 }
 
 fn send_now(app: AppState, text: String) {
-    if add_and_answer(app, text) {
+    if add_and_answer(app, text, None) {
         app.set_draft(String::new());
     }
 }
 
-/// Add `text` as a user message and ask for the answer; whether it was added.
-fn add_and_answer(app: AppState, text: String) -> bool {
+/// Add `text` as a user message and ask for the answer (leaving `notice` on the status line when
+/// it ends); whether it was added and asked.
+fn add_and_answer(app: AppState, text: String, notice: Option<String>) -> bool {
     if is_streaming(&app) {
         return false;
     }
@@ -178,7 +179,7 @@ fn add_and_answer(app: AppState, text: String) -> bool {
             at: now_ms(),
         })
         .is_ok();
-    added && answer(app, id)
+    added && answer_with(app, id, notice)
 }
 
 /// "Run plan": the steps of the plan in tool result `plan_msg` run one by one, each a turn of
@@ -279,8 +280,9 @@ fn plan_next(app: AppState) {
             last: Some(id),
             ..run
         }));
-        if add_and_answer(app, prompt) {
-            app.set_status(plan_step(number, total));
+        let status = plan_step(number, total);
+        if add_and_answer(app, prompt, Some(status.clone())) {
+            app.set_status(status);
         } else {
             PLAN_RUN.set(None);
         }

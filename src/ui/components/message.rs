@@ -435,7 +435,9 @@ fn PlanChecklist(msg_id: String) -> impl IntoView {
     };
     view! {
         <div class="plan" role="group" aria-label="Plan">
-            <div inner_html=checklist></div>
+            // Not announced on every check-off inside the conversation's live region: the
+            // status line says which step runs.
+            <div aria-live="off" inner_html=checklist></div>
             <button type="button" prop:disabled=move || app.is_streaming() || !runnable.get()
                 on:click=move |_| chat::run_plan(app, msg_id.clone())>"Run plan"</button>
         </div>
