@@ -61,6 +61,8 @@ struct PlanRun {
     session_id: String,
     plan_msg: MessageId,
     last: Option<i64>,
+    /// The status line of the step sent last (cleared if the run ends badly).
+    status: String,
 }
 
 /// Whether a reply is streaming.
@@ -73,6 +75,7 @@ pub fn is_streaming(app: &AppState) -> bool {
 pub fn stop() {
     STOPS.set(STOPS.get().wrapping_add(1));
     PLAN_RUN.set(None);
+    PLAN_PENDING.set(false);
     let running: Vec<Rc<Running>> = TURNS.with(|t| t.borrow().clone());
     for r in running {
         r.stopping.set(true);
@@ -159,16 +162,16 @@ pub fn send(app: AppState, text: String) {
 }
 
 fn send_now(app: AppState, text: String) {
-    if add_and_answer(app, text, None) {
+    if add_and_answer(app, text, None).0 {
         app.set_draft(String::new());
     }
 }
 
 /// Add `text` as a user message and ask for the answer (leaving `notice` on the status line when
-/// it ends); whether it was added and asked.
-fn add_and_answer(app: AppState, text: String, notice: Option<String>) -> bool {
+/// it ends); whether it was added, and whether the answer was asked for.
+fn add_and_answer(app: AppState, text: String, notice: Option<String>) -> (bool, bool) {
     if is_streaming(&app) {
-        return false;
+        return (false, false);
     }
     let id = new_id();
     app.dismiss();
@@ -179,7 +182,7 @@ fn add_and_answer(app: AppState, text: String, notice: Option<String>) -> bool {
             at: now_ms(),
         })
         .is_ok();
-    added && answer_with(app, id, notice)
+    (added, added && answer_with(app, id, notice))
 }
 
 /// "Run plan": the steps of the plan in tool result `plan_msg` run one by one, each a turn of
@@ -196,6 +199,7 @@ pub fn run_plan(app: AppState, plan_msg: MessageId) {
         session_id,
         plan_msg,
         last: None,
+        status: String::new(),
     }));
     plan_next(app);
 }
@@ -208,8 +212,11 @@ fn plan_after(app: AppState, session_id: &str, ok: bool) {
     }
     if ok {
         plan_next(app);
-    } else {
-        PLAN_RUN.set(None);
+    } else if let Some(run) = PLAN_RUN.take() {
+        // Nothing runs any more: the step's status line goes (another notice stays).
+        if app.turn.status.get_untracked() == run.status {
+            app.set_status(String::new());
+        }
     }
 }
 
@@ -221,7 +228,9 @@ pub fn plan_args(
 ) -> Option<(String, String)> {
     let path = session.path();
     let at = path.iter().position(|m| m.id == plan_msg)?;
-    let after = plan_run::after_of(&path[at + 1..], session.agent.react);
+    // Replies are ReAct text only while agent mode is on with it.
+    let react = session.agent.on && session.agent.react;
+    let after = plan_run::after_of(&path[at + 1..], react);
     Some((
         path[at].content.clone(),
         serde_json::to_string(&after).unwrap_or_default(),
@@ -276,12 +285,13 @@ fn plan_next(app: AppState) {
             get("number").as_f64().unwrap_or_default() as usize,
             get("total").as_f64().unwrap_or_default() as usize,
         );
+        let status = plan_step(number, total);
         PLAN_RUN.set(Some(PlanRun {
             last: Some(id),
+            status: status.clone(),
             ..run
         }));
-        let status = plan_step(number, total);
-        if add_and_answer(app, prompt, Some(status.clone())) {
+        if add_and_answer(app, prompt, Some(status.clone())).1 {
             app.set_status(status);
         } else {
             PLAN_RUN.set(None);
@@ -725,11 +735,14 @@ async fn stream(
 /// switched chats, which stops the reply), and the alert it brings.
 fn finish(app: AppState, running: &Running, outcome: &Outcome) {
     app.live_end();
+    let open_id = app.chats.session.with_untracked(|s| s.id.clone());
+    // A notice belongs to its chat: not shown over another one.
     if let Some(notice) = running.notice.borrow_mut().take() {
-        app.set_status(notice);
+        if open_id == running.session_id {
+            app.set_status(notice);
+        }
     }
     let cmds = outcome.commands(&running.reply, now_ms());
-    let open_id = app.chats.session.with_untracked(|s| s.id.clone());
     if open_id != running.session_id {
         app.apply_to_stored(&running.session_id, cmds);
         return;

@@ -169,10 +169,8 @@ pub enum After<'a> {
     User(&'a str),
     /// An answer: complete (with text) or not.
     Answer(bool),
-    /// A complete reply of a chat in ReAct text: an answer only if it is a `Final Answer`.
+    /// A complete reply of a chat in ReAct text: an answer unless it asks for a tool.
     React(&'a str),
-    /// Another plan: what follows belongs to it.
-    Plan,
     /// Anything else (tool calls and results in between).
     Other,
 }
@@ -180,7 +178,7 @@ pub enum After<'a> {
 /// Which steps of `plan` (in dependency order) are done, in the order of its steps: those whose
 /// step message — exactly the one [`step_prompt`] makes for this plan, so neither another plan's
 /// step nor a message typed by hand counts — is followed by a complete answer before the next
-/// user message, up to the next plan in the branch.
+/// user message (a plan made inside a step is part of that step's turn).
 pub fn progress(plan: &Plan, after: &[After]) -> Vec<bool> {
     let total = plan.steps.len();
     let prompts: Vec<String> = plan
@@ -198,11 +196,20 @@ pub fn progress(plan: &Plan, after: &[After]) -> Vec<bool> {
                 false
             }
             After::Answer(ok) => ok,
-            After::React(text) => matches!(
-                super::react::parse(text, &|_| None),
-                super::react::Step::Answer { .. }
-            ),
-            After::Plan => break,
+            // An answer unless it asks for a tool (read as ReAct, or with an `Action` line the
+            // reader could not take apart).
+            After::React(text) => {
+                let acts = matches!(
+                    super::react::parse(text, &|_| None),
+                    super::react::Step::Act { .. }
+                );
+                let action_line = text.lines().any(|l| {
+                    l.trim_start_matches(['*', ' ', '\t'])
+                        .get(..6)
+                        .is_some_and(|w| w.eq_ignore_ascii_case("action"))
+                });
+                !acts && !action_line
+            }
             After::Other => false,
         };
         if answered {
@@ -267,7 +274,7 @@ pub fn checklist_html(plan: &Plan, done: &[bool]) -> String {
 /// The messages of the branch after the plan, as [`progress`] reads them, in a plain form that
 /// crosses to the agent module cheaply: a user message is `u` with its text if it may be a
 /// step's message (else just `u`), a complete answer `a` (in a chat in ReAct text, `r` with its
-/// text), an answer cut short `x`, another plan `p`, anything else `o`.
+/// text), an answer cut short `x`, anything else `o`.
 pub fn after_of(messages: &[&Message], react: bool) -> Vec<String> {
     messages
         .iter()
@@ -284,7 +291,6 @@ pub fn after_of(messages: &[&Message], react: bool) -> Vec<String> {
                     (false, _) => "x".into(),
                 }
             }
-            Role::Tool if m.content.starts_with(PLAN_MARK) => "p".into(),
             _ => "o".into(),
         })
         .collect()
@@ -299,7 +305,6 @@ pub fn read_after(items: &[String]) -> Vec<After<'_>> {
             Some(b'a') => After::Answer(true),
             Some(b'x') => After::Answer(false),
             Some(b'r') => After::React(&i[1..]),
-            Some(b'p') => After::Plan,
             _ => After::Other,
         })
         .collect()
@@ -491,9 +496,17 @@ mod tests {
             After::React("Final Answer: packed"),
         ];
         assert_eq!(progress(&p, &after), [false, true]);
-        // After another plan, nothing counts for this one.
-        let after = [After::Plan, After::User(&one), After::Answer(true)];
-        assert_eq!(progress(&p, &after), [false, false]);
+        // A step whose turn calls a tool (the planner, say) is done by its answer after that.
+        let after = [
+            After::User(&one),
+            After::Other,
+            After::Other,
+            After::Answer(true),
+        ];
+        assert_eq!(progress(&p, &after), [true, false]);
+        // Prose read as ReAct text (the mode switched on later) still counts as an answer.
+        let after = [After::User(&one), After::React("Packed the van.")];
+        assert_eq!(progress(&p, &after), [true, false]);
     }
 
     #[test]
