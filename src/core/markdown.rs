@@ -370,7 +370,7 @@ fn push_href(out: &mut String, url: &str) {
 }
 
 /// Appends `text` escaped for HTML text or a quoted attribute value (`& < > " '`).
-fn push_escaped(out: &mut String, text: &str) {
+pub fn push_escaped(out: &mut String, text: &str) {
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),

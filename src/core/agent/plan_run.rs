@@ -233,15 +233,7 @@ pub fn next_step<'a>(plan: &'a Plan, done: &[bool]) -> Option<(usize, &'a Step)>
 /// `text` safe inside HTML.
 pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
+    crate::core::markdown::push_escaped(&mut out, text);
     out
 }
 
