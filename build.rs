@@ -177,11 +177,12 @@ fn catalog(lib: &Library) -> String {
         };
         let _ = writeln!(
             out,
-            "    BuiltinRole {{ key: {:?}, version: {}, description: {:?}, variables: &[{}], preamble: {preamble} }},",
+            "    BuiltinRole {{ key: {:?}, version: {}, description: {:?}, variables: &[{}], preamble: {preamble}, output_schema: {:?} }},",
             t.key,
             t.version,
             t.description,
-            vars.join(", ")
+            vars.join(", "),
+            t.output_schema
         );
     }
     out.push_str("];\n");

@@ -8,10 +8,11 @@
 //! `dist/agent-<hash>/`; `satori::ui::agent` calls it.
 
 use satori::adapters::clock::{new_id, now_ms};
-use satori::core::agent::repair::{Repairer, Step};
+use satori::core::agent::refuses_format;
+use satori::core::agent::repair::{repair_context, Repairer, Step, Verdict};
 use satori::core::agent::{mcp, plan, plan_run, recall, tools, Plan};
+use satori::core::context::ask::response_format;
 use satori::core::persist;
-use satori::core::provider::error::ApiError;
 use satori::core::session::{AgentConfig, Message, Role, ToolCall};
 use satori::core::settings::Settings;
 use satori::ui::mcp::Session;
@@ -240,15 +241,21 @@ pub async fn next(input: String) -> Result<String, String> {
             CONTROLLER.with_borrow_mut(|c| *c = Some(controller));
             let mut parent = reply;
             for call in &calls {
-                let content = match tools::prepare(specs, &call.name, &call.arguments) {
+                // Stopped: what ran is kept; the calls that did not finish are answered so
+                // (every call keeps its one result), and the app ends the run.
+                let prepared = tools::prepare(specs, &call.name, &call.arguments);
+                let waits = matches!(prepared, Ok(tools::Call::Plan(_) | tools::Call::Other(_)));
+                let content = match prepared {
+                    _ if signal.aborted() => STOPPED.into(),
                     Ok(tools::Call::Plan(goal)) => planner(&goal, &input.settings, &signal).await,
                     Ok(tools::Call::Other(args)) => toolbox.call(&call.name, &args, &signal).await,
                     _ => run(specs, call, &context),
                 };
-                if signal.aborted() {
-                    // Stopped: what ran is not recorded; the app ends the run.
-                    return Ok(serde_json::to_string(&Next::default()).unwrap_or_default());
-                }
+                // A request in flight when Stop came answers with an abort error: not a result.
+                let content = match waits && signal.aborted() {
+                    true => STOPPED.into(),
+                    false => content,
+                };
                 let id = new_id();
                 let mut m = Message::new(
                     id.clone(),
@@ -269,6 +276,9 @@ pub async fn next(input: String) -> Result<String, String> {
     serde_json::to_string(&next).map_err(|e| e.to_string())
 }
 
+/// The result of a call that Stop ended before it finished (or before it ran).
+const STOPPED: &str = "Error: stopped by the user before this tool finished.";
+
 /// Run one call; its result, or what went wrong, as text for the model.
 fn run(specs: &[tools::Spec], call: &ToolCall, context: &HashSet<String>) -> String {
     match tools::prepare(specs, &call.name, &call.arguments) {
@@ -287,11 +297,8 @@ fn run(specs: &[tools::Spec], call: &ToolCall, context: &HashSet<String>) -> Str
 }
 
 /// The planner: a sub-agent with the `planner` template's system prompt and examples, asked for
-/// a plan for `goal` with the same server and model. Its output must match the template's
-/// `output_schema`: asked with `response_format` (`json_schema`) where the server takes it
-/// (a server that refuses it is asked again without), then validated anyway, repaired locally,
-/// and sent back to the model with the exact errors at most
-/// [`Repairer::DEFAULT_MODEL_REPAIRS`] times. The answer says how the plan was obtained, or
+/// a plan for `goal` with the same server and model; its output made to match the template's
+/// `output_schema` by [`conform`]. The answer says how the plan was obtained, or
 /// `Plan unavailable: …`.
 async fn planner(goal: &str, settings: &Settings, signal: &web_sys::AbortSignal) -> String {
     let library = satori::core::prompts::builtin();
@@ -311,49 +318,159 @@ async fn planner(goal: &str, settings: &Settings, signal: &web_sys::AbortSignal)
         .map(|m| serde_json::json!({"role": m.role.as_str(), "content": m.content}))
         .collect();
     messages.push(serde_json::json!({"role": "user", "content": goal}));
-    let mut repairer = Repairer::new(schema.clone(), Repairer::DEFAULT_MODEL_REPAIRS);
-    let mut with_format = true;
+    let asked = Asked {
+        settings,
+        name: "plan",
+        schema,
+        who: "the planner's",
+    };
+    match conform(&asked, messages, None, true, signal).await {
+        (Some(value), verdict, _) => tools::plan_text(&value, &verdict),
+        (None, verdict, _) => tools::plan_text(&serde_json::Value::Null, &verdict),
+    }
+}
+
+/// Who is asked for structured output, and for what.
+struct Asked<'a> {
+    settings: &'a Settings,
+    /// The `json_schema` name (made valid by [`response_format`]).
+    name: &'a str,
+    schema: serde_json::Value,
+    /// Whose request it is, in a failure's words ("the planner's").
+    who: &'a str,
+}
+
+/// Make the model's answer to `messages` match `asked.schema`: `first` is the answer already
+/// given, if any (else it is asked for). Asked with `response_format` (`json_schema`) while
+/// `with_format` and the server takes it (a server that refuses it is asked again without),
+/// each answer is validated,
+/// repaired locally, and sent back to the model with the exact errors at most
+/// [`Repairer::DEFAULT_MODEL_REPAIRS`] times. Answers the value (if any), the verdict, and the
+/// repair requests made.
+async fn conform(
+    asked: &Asked<'_>,
+    mut messages: Vec<serde_json::Value>,
+    mut first: Option<String>,
+    mut with_format: bool,
+    signal: &web_sys::AbortSignal,
+) -> (Option<serde_json::Value>, Verdict, u32) {
+    let mut repairer = Repairer::new(asked.schema.clone(), Repairer::DEFAULT_MODEL_REPAIRS);
+    let failed = |reason: String| Verdict::Failed { reason };
     loop {
-        let mut body = serde_json::json!({
-            "model": settings.model, "messages": messages, "stream": true,
-        });
-        if with_format {
-            body["response_format"] = serde_json::json!({"type": "json_schema",
-                "json_schema": {"name": "plan", "schema": schema}});
-        }
-        let text =
-            match satori::ui::summarize::reply_text(settings, &body.to_string(), signal).await {
-                Ok(t) => t,
-                // A server without structured output: ask again without it (validated all the same).
-                Err(Some(
-                    ApiError::Http {
-                        status: 400 | 422, ..
+        let text = match first.take() {
+            Some(text) => text,
+            None => {
+                let mut body = serde_json::json!({
+                    "model": asked.settings.model, "messages": messages, "stream": true,
+                });
+                if with_format {
+                    body["response_format"] = response_format(asked.name, &asked.schema);
+                }
+                let reply =
+                    satori::ui::summarize::reply_text(asked.settings, &body.to_string(), signal)
+                        .await;
+                match reply {
+                    Ok(t) => t,
+                    // A server without structured output: ask again without it (validated all
+                    // the same).
+                    Err(Some(e)) if with_format && refuses_format(&e) => {
+                        with_format = false;
+                        continue;
                     }
-                    | ApiError::Server {
-                        status: 500 | 501, ..
-                    },
-                )) if with_format => {
-                    with_format = false;
-                    continue;
+                    Err(Some(e)) => {
+                        let why = format!("{} request failed ({e}).", asked.who);
+                        return (None, failed(why), repairer.tries());
+                    }
+                    Err(None) => return (None, failed("stopped.".into()), repairer.tries()),
                 }
-                Err(Some(e)) => {
-                    return format!("Plan unavailable: the planner's request failed ({e}).")
-                }
-                Err(None) => return "Plan unavailable: stopped.".into(),
-            };
+            }
+        };
         // A reasoning model's thoughts may hold drafts of the JSON: only the answer counts.
         let text = satori::core::context::filter::strip_thoughts(&text);
         match repairer.step(&text) {
-            Step::Done { value, verdict } => return tools::plan_text(&value, &verdict),
+            Step::Done { value, verdict } => return (Some(value), verdict, repairer.tries()),
             Step::Retry { prompt, .. } => {
                 messages.push(serde_json::json!({"role": "assistant", "content": text}));
                 messages.push(serde_json::json!({"role": "user", "content": prompt}));
             }
-            Step::Failed { verdict, .. } => {
-                return tools::plan_text(&serde_json::Value::Null, &verdict)
-            }
+            Step::Failed { verdict, .. } => return (None, verdict, repairer.tries()),
         }
     }
+}
+
+/// What [`structured`] reads.
+#[derive(serde::Deserialize)]
+struct Structure {
+    /// The branch shown, ending with the reply.
+    path: Vec<Message>,
+    /// The template's key.
+    name: String,
+    /// Its `output_schema`, as text.
+    schema: String,
+    settings: Settings,
+    /// The reply was asked for with `response_format` (the server takes it).
+    #[serde(default)]
+    format: bool,
+}
+
+/// A reply of a chat whose template declares an `output_schema` ended: check it against the
+/// schema and repair it if need be ([`conform`], with the template's first messages and the
+/// question: `repair::repair_context`; Stop ends the repair). `input`: `{path, name, schema,
+/// settings, format}`. Answers JSON `{content, structured}`: the repaired JSON (to
+/// replace the reply's text; none when it was valid as sent or never became valid) and the
+/// outcome.
+#[wasm_bindgen]
+pub async fn structured(input: String) -> Result<String, String> {
+    let input: Structure = serde_json::from_str(&input).map_err(|e| format!("bad request: {e}"))?;
+    // A schema Satori cannot apply (an imported chat's, say): the reply is kept, and says why.
+    let schema = match serde_json::from_str::<serde_json::Value>(&input.schema) {
+        Ok(v) => satori::core::agent::schema::check_schema(&v).map(|()| v),
+        Err(e) => Err(format!("it is not JSON ({e})")),
+    };
+    let schema = match schema {
+        Ok(v) => v,
+        Err(e) => {
+            let reason = format!("the template's output_schema cannot be used: {e}");
+            let failed = Verdict::Failed { reason }.structured(input.name == "planner");
+            let out = serde_json::json!({ "structured": failed });
+            return Ok(out.to_string());
+        }
+    };
+    let path: Vec<&Message> = input.path.iter().collect();
+    let (Some(asked_with), Some(reply)) = (repair_context(&path), path.last()) else {
+        return Err("the branch does not end with a reply to a question".into());
+    };
+    let messages = asked_with
+        .iter()
+        .map(|m| serde_json::json!({"role": m.role.as_str(), "content": m.content}))
+        .collect();
+    let reply = reply.content.clone();
+    let answer = satori::core::context::filter::strip_thoughts(&reply)
+        .trim()
+        .to_string();
+    let asked = Asked {
+        settings: &input.settings,
+        name: &input.name,
+        schema,
+        who: "the repair",
+    };
+    let controller = web_sys::AbortController::new().map_err(|_| "no AbortController")?;
+    let signal = controller.signal();
+    CONTROLLER.with_borrow_mut(|c| *c = Some(controller));
+    let (value, verdict, _) =
+        conform(&asked, messages, Some(reply.clone()), input.format, &signal).await;
+    CONTROLLER.with_borrow_mut(|c| *c = None);
+    let content = match (&verdict, value) {
+        (Verdict::RepairedLocally(_) | Verdict::RepairedByModel { .. }, Some(v)) => {
+            serde_json::to_string_pretty(&v).ok()
+        }
+        // Valid once its thoughts are left out: the JSON alone is the reply.
+        (Verdict::Valid, _) if answer != reply.trim() => Some(answer),
+        _ => None,
+    };
+    let structured = verdict.structured(input.name == "planner");
+    let out = serde_json::json!({"content": content, "structured": structured});
+    Ok(out.to_string())
 }
 
 /// The browser's time zone name (`Asia/Shanghai`), or empty.

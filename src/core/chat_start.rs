@@ -90,6 +90,7 @@ mod tests {
             version: 1,
             vars: [("lang".to_string(), "Rust".to_string())].into(),
             system_edited: edited,
+            output_schema: None,
         };
         let mut s = Session::new(
             "s".into(),

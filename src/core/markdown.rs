@@ -76,6 +76,18 @@ pub fn render(markdown: &str) -> String {
     out
 }
 
+/// Markdown for `text` as a fenced code block in `lang`: the fence is longer than any run of
+/// backticks in `text`, so nothing in it can close the block early.
+pub fn code_block(lang: &str, text: &str) -> String {
+    let (mut longest, mut run) = (0, 0);
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    format!("{fence}{lang}\n{text}\n{fence}")
+}
+
 /// Text shown as-is: escaped, in a `<pre class="md-plain">`. Used for oversized input, and by the
 /// UI until the markdown renderer has loaded.
 pub fn render_plain(text: &str) -> String {
@@ -474,6 +486,18 @@ fn delimiter_columns(line: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn code_blocks_are_never_closed_by_their_text() {
+        let cases = [
+            ("{}", "```json\n{}\n```"),
+            ("{\"a\": \"``` x\"}", "````json\n{\"a\": \"``` x\"}\n````"),
+            ("`````", "``````json\n`````\n``````"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(super::code_block("json", text), want, "{text}");
+        }
+    }
+
     use super::*;
     use proptest::prelude::*;
 

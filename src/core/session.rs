@@ -113,6 +113,39 @@ pub struct Message {
     /// Never sent (the user excluded it from the context); still shown and kept.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub excluded: bool,
+    /// How a reply in a chat whose template declares an `output_schema` matched it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Structured>,
+}
+
+/// How a reply matched its template's `output_schema` (checked, and repaired if it can be, once
+/// the reply ends; see `agent::repair::Verdict::structured`). Plain strings: their decoder is
+/// much smaller in the app, which only shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Structured {
+    /// `valid`, `repaired` (locally), `repaired_by_model` or `failed` (see the constants).
+    pub outcome: String,
+    /// The line shown under the reply: how it matched, or why not.
+    pub line: String,
+    /// What the model wrote, when the message's content is the repaired JSON instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original: Option<String>,
+}
+
+impl Structured {
+    /// Matched as the model sent it.
+    pub const VALID: &'static str = "valid";
+    /// Matched after local repairs.
+    pub const REPAIRED: &'static str = "repaired";
+    /// Matched after the model was sent the validation errors.
+    pub const REPAIRED_BY_MODEL: &'static str = "repaired_by_model";
+    /// Never matched; the reply is kept as the model wrote it.
+    pub const FAILED: &'static str = "failed";
+
+    /// Whether the reply never matched.
+    pub fn failed(&self) -> bool {
+        self.outcome == Self::FAILED
+    }
 }
 
 /// A tool call of a reply, assembled from its streamed fragments.
@@ -153,6 +186,10 @@ pub struct PromptOrigin {
     /// Whether the user changed the session's system prompt afterwards.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub system_edited: bool,
+    /// The template's `output_schema` (JSON Schema text), if it declares one: the chat's replies
+    /// are asked for as JSON matching it and checked (see [`Structured`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<String>,
 }
 
 /// A message the session starts with (system prompt, few-shot examples).
@@ -206,6 +243,7 @@ impl Message {
             tool_call_id: None,
             pinned: false,
             excluded: false,
+            structured: None,
         }
     }
 }
@@ -409,6 +447,17 @@ pub enum Command {
         id: MessageId,
         /// The calls.
         tool_calls: Vec<ToolCall>,
+    },
+    /// Record how a finished reply matched its template's `output_schema`; `content`, when
+    /// given, replaces its text (the repaired JSON; the model's text goes to
+    /// [`Structured::original`]).
+    SetStructured {
+        /// The reply.
+        id: MessageId,
+        /// The repaired JSON text, if the reply's text is to be replaced.
+        content: Option<String>,
+        /// The outcome.
+        structured: Structured,
     },
     /// Remove a reply that failed before any text arrived (it holds nothing to keep).
     DiscardEmptyReply {
@@ -619,6 +668,13 @@ impl Session {
                     *ours = m.clone();
                     added += 1;
                 }
+                // A reply another tab checked against its template's schema (once, for good):
+                // take the outcome and the repaired text.
+                Some(ours) if ours.structured.is_none() && m.structured.is_some() => {
+                    ours.content = m.content.clone();
+                    ours.structured = m.structured.clone();
+                    added += 1;
+                }
                 Some(_) => {}
             }
         }
@@ -642,11 +698,13 @@ impl Session {
             }
         }
         self.updated_at = self.updated_at.max(stored.updated_at);
-        let theirs_lack = self.messages.iter().any(|m| stored.get(&m.id).is_none())
-            || self
-                .summaries
-                .iter()
-                .any(|x| !stored.summaries.iter().any(|y| y.id == x.id));
+        let theirs_lack = self.messages.iter().any(|m| match stored.get(&m.id) {
+            None => true,
+            Some(theirs) => m.structured.is_some() && theirs.structured.is_none(),
+        }) || self
+            .summaries
+            .iter()
+            .any(|x| !stored.summaries.iter().any(|y| y.id == x.id));
         Merged { added, theirs_lack }
     }
 
@@ -870,6 +928,26 @@ impl Session {
                     return Err(SessionError::WrongStatus(id));
                 }
                 m.tool_calls = tool_calls;
+            }
+            Command::SetStructured {
+                id,
+                content,
+                mut structured,
+            } => {
+                let m = self
+                    .get_mut(&id)
+                    .ok_or_else(|| SessionError::UnknownMessage(id.clone()))?;
+                if m.role != Role::Assistant {
+                    return Err(SessionError::WrongRole(id));
+                }
+                // Checked once, when the reply ended.
+                if m.status == Status::Streaming || m.structured.is_some() {
+                    return Err(SessionError::WrongStatus(id));
+                }
+                if let Some(json) = content.filter(|c| *c != m.content) {
+                    structured.original = Some(std::mem::replace(&mut m.content, json));
+                }
+                m.structured = Some(structured);
             }
             Command::FinishReply {
                 id,
@@ -1318,6 +1396,118 @@ mod tests {
         branch_agrees(&s);
     }
 
+    fn structured(outcome: &str) -> Structured {
+        Structured {
+            outcome: outcome.into(),
+            line: format!("{outcome} line"),
+            original: None,
+        }
+    }
+
+    #[test]
+    fn a_structured_reply_keeps_what_the_model_wrote() {
+        let mut s = run(vec![
+            user("u1", "plan"),
+            start("a1", "u1"),
+            set("a1", "```json\n{\"a\": 1,}\n```"),
+            finish("a1", Status::Complete),
+            start("a2", "u1"),
+        ]);
+        let repaired = Command::SetStructured {
+            id: "a1".into(),
+            content: Some("{\n  \"a\": 1\n}".into()),
+            structured: structured(Structured::REPAIRED),
+        };
+        s.apply(repaired.clone()).unwrap();
+        let m = s.get("a1").unwrap();
+        assert_eq!(m.content, "{\n  \"a\": 1\n}");
+        let kept = m.structured.as_ref().unwrap();
+        assert_eq!(kept.original.as_deref(), Some("```json\n{\"a\": 1,}\n```"));
+        assert_eq!(kept.outcome, Structured::REPAIRED);
+        // Checked once; never a user message, never a reply still arriving.
+        let cases = [
+            (repaired, SessionError::WrongStatus("a1".into())),
+            (
+                Command::SetStructured {
+                    id: "u1".into(),
+                    content: None,
+                    structured: structured(Structured::VALID),
+                },
+                SessionError::WrongRole("u1".into()),
+            ),
+            (
+                Command::SetStructured {
+                    id: "a2".into(),
+                    content: None,
+                    structured: structured(Structured::VALID),
+                },
+                SessionError::WrongStatus("a2".into()),
+            ),
+            (
+                Command::SetStructured {
+                    id: "zz".into(),
+                    content: None,
+                    structured: structured(Structured::VALID),
+                },
+                SessionError::UnknownMessage("zz".into()),
+            ),
+        ];
+        for (cmd, err) in cases {
+            let before = s.clone();
+            assert_eq!(s.apply(cmd), Err(err));
+            assert_eq!(s, before);
+        }
+        // Valid as sent (or never valid): the text stays, nothing is recorded as original.
+        let mut s = run(vec![
+            user("u1", "plan"),
+            start("a1", "u1"),
+            set("a1", "{}"),
+            finish("a1", Status::Complete),
+        ]);
+        s.apply(Command::SetStructured {
+            id: "a1".into(),
+            content: Some("{}".into()),
+            structured: structured(Structured::VALID),
+        })
+        .unwrap();
+        let m = s.get("a1").unwrap();
+        assert_eq!(
+            (
+                m.content.as_str(),
+                m.structured.as_ref().unwrap().original.as_ref()
+            ),
+            ("{}", None)
+        );
+    }
+
+    #[test]
+    fn a_check_made_in_another_tab_is_taken_in_and_never_lost() {
+        let base = run(vec![
+            user("u1", "plan"),
+            start("a1", "u1"),
+            set("a1", "not json"),
+            finish("a1", Status::Complete),
+        ]);
+        let mut checked = base.clone();
+        checked
+            .apply(Command::SetStructured {
+                id: "a1".into(),
+                content: Some("{}".into()),
+                structured: structured(Structured::REPAIRED_BY_MODEL),
+            })
+            .unwrap();
+        // This tab has not seen the check: it takes the outcome and the repaired text.
+        let mut ours = base.clone();
+        let merged = ours.merge_stored(&checked, None);
+        assert_eq!((merged.added, merged.theirs_lack), (1, false));
+        assert_eq!(ours.get("a1"), checked.get("a1"));
+        // This tab made the check and the stored copy lacks it: written back, never taken away.
+        let mut ours = checked.clone();
+        let merged = ours.merge_stored(&base, None);
+        assert_eq!((merged.added, merged.theirs_lack), (0, true));
+        assert_eq!(ours.get("a1"), checked.get("a1"));
+    }
+
     #[test]
     fn refused_commands_leave_session_unchanged() {
         let base = run(vec![
@@ -1388,6 +1578,7 @@ mod tests {
             version: 2,
             vars: BTreeMap::new(),
             system_edited: false,
+            output_schema: None,
         });
         s.apply(user("u1", "hi")).unwrap();
         s.apply(Command::SetSystem {
@@ -1412,6 +1603,7 @@ mod tests {
             version: 1,
             vars: BTreeMap::new(),
             system_edited: false,
+            output_schema: None,
         });
         let text = same.system().unwrap().content.clone();
         same.apply(Command::SetSystem {
@@ -1474,6 +1666,7 @@ mod tests {
             version: 3,
             vars: BTreeMap::from([("a".to_string(), "b".to_string())]),
             system_edited: false,
+            output_schema: None,
         };
         s.apply(Command::Restart {
             origin: Some(origin.clone()),

@@ -8,22 +8,24 @@
 use crate::adapters::clock::{local_time, new_id, now_ms};
 use crate::adapters::modules::{self, Module};
 use crate::core::agent::plan_run;
-use crate::core::context::ask::{Answer, Ask, ReportAsk};
+use crate::core::context::ask::{self, Answer, Ask, OutputFormat, ReportAsk};
 use crate::core::context::Verdict;
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
 use crate::core::provider::error::ApiError;
 use crate::core::session::{
-    AgentConfig, Command, ContextOverrides, Message, MessageId, Role, Summary,
+    AgentConfig, Command, ContextOverrides, Message, MessageId, Role, Status, Summary,
 };
 use crate::core::settings::Settings;
 use crate::core::turn::{Alerted, Outcome};
+use crate::ui::agent::{Checked, Next};
 use crate::ui::context::{
     make_summary, pause_summaries, prepare_send, remember_sent, summaries_paused, SummaryError,
 };
 use crate::ui::error_text::{
     agent_failed, cannot_start, not_sent, plan_done, plan_failed, plan_step, plan_stuck,
-    summary_failed, summary_paused, REACT_SWITCH, STILL_STARTING, SUMMARIZING, TOOLS_RUNNING,
+    summary_failed, summary_paused, CHECKING_OUTPUT, REACT_SWITCH, STILL_STARTING, SUMMARIZING,
+    TOOLS_RUNNING,
 };
 use crate::ui::state::{start_of, Alert, AppState, Live};
 use std::cell::{Cell, RefCell};
@@ -392,17 +394,26 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
     {
         return false;
     }
-    let (session_id, history, summary, overrides, agent) = app.chats.session.with_untracked(|s| {
-        let history: Vec<Message> = s
-            .path()
-            .into_iter()
-            .filter(|m| m.id != reply_id)
-            .cloned()
-            .collect();
-        let refs: Vec<&Message> = history.iter().collect();
-        let summary = s.summary_for(&refs).cloned();
-        (s.id.clone(), history, summary, s.context.clone(), s.agent)
-    });
+    let (session_id, history, summary, overrides, agent, format) =
+        app.chats.session.with_untracked(|s| {
+            let history: Vec<Message> = s
+                .path()
+                .into_iter()
+                .filter(|m| m.id != reply_id)
+                .cloned()
+                .collect();
+            let refs: Vec<&Message> = history.iter().collect();
+            let summary = s.summary_for(&refs).cloned();
+            let format = ask::format_of(s);
+            (
+                s.id.clone(),
+                history,
+                summary,
+                s.context.clone(),
+                s.agent,
+                format,
+            )
+        });
     app.live_begin(Live {
         session_id: session_id.clone(),
         id: reply_id.clone(),
@@ -418,16 +429,19 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
     });
     TURNS.with(|t| t.borrow_mut().push(running.clone()));
     leptos::task::spawn_local(async move {
+        let structured = format.is_some();
         let request = Request {
             history,
             summary,
             overrides,
             agent,
+            format,
         };
         let built = context_for(app, &settings, request, &running).await;
+        let formatted = built.as_ref().is_ok_and(|sent| sent.formatted);
         let outcome = match built {
             _ if running.stopping.get() => Outcome::not_sent(None),
-            Ok(body) => stream(app, &settings, agent, body, &running).await,
+            Ok(sent) => stream(app, &settings, agent, sent, &running).await,
             Err(e) => Outcome::not_sent(Some(not_sent(&e))),
         };
         TURNS.with(|t| t.borrow_mut().retain(|r| !Rc::ptr_eq(r, &running)));
@@ -437,7 +451,7 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
             .session
             .with_untracked(|s| s.id == running.session_id);
         let ok = !running.stopping.get() && outcome.alert.is_none();
-        let end = if outcome.refused_tools && open {
+        let end = if outcome.refused_tools && open && !running.stopping.get() {
             let agent = AgentConfig {
                 react: true,
                 ..agent
@@ -449,10 +463,24 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
             } else {
                 StepEnd::Stopped
             }
+        } else if outcome.refused_format && open && !running.stopping.get() {
+            // The server takes no structured output: the same question again, without it.
+            if answer_with(app, asked, None) {
+                StepEnd::WentOn
+            } else {
+                StepEnd::Stopped
+            }
         } else if agent.on && ok {
             agent_step(app, &running.session_id, agent).await
         } else {
             StepEnd::Answered
+        };
+        // A chat whose template declares an `output_schema`: its answer is checked against it.
+        let end = match end {
+            StepEnd::Answered if structured && ok => {
+                structured_check(app, &running.session_id, &running.reply, formatted).await
+            }
+            other => other,
         };
         // The turn is over: a plan being run goes on with its next step, unless it ended badly.
         match end {
@@ -498,41 +526,29 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> Step
     let stops = STOPS.get();
     // A notice of the run so far (the switch to ReAct text) stays until the run ends.
     let carried = app.turn.status.get_untracked();
-    // The tools run like a reply arrives: Stop shows, and nothing else can be sent meanwhile.
-    app.live_begin(Live {
-        session_id: session_id.to_string(),
-        ..Live::default()
-    });
-    app.set_status(TOOLS_RUNNING.into());
-    let next = crate::ui::agent::next(&input).await;
-    app.live_end();
-    app.set_status(carried.clone());
-    let next = match next {
-        Ok(n) => n,
-        Err(e) => {
-            app.show(Alert {
-                text: agent_failed(&e.to_string()),
-                ..Alert::default()
-            });
-            return StepEnd::Stopped;
-        }
+    let Some(next) = in_agent::<Next>(app, session_id, "next", &input, TOOLS_RUNNING, stops).await
+    else {
+        return StepEnd::Stopped;
     };
-    // Stop, another chat, or a message sent meanwhile: the run ends here.
+    // Stop (also by leaving the chat): what ran is kept (calls that did not finish say so), and
+    // the run ends.
+    let stopped_by_user = STOPS.get() != stops;
     let reply = next.results.first().and_then(|m| m.parent.clone());
-    let moved = app
-        .chats
-        .session
-        .with_untracked(|s| s.id != session_id || (reply.is_some() && s.leaf != reply));
-    if STOPS.get() != stops || moved || is_streaming(&app) {
+    let (here, moved) = app.chats.session.with_untracked(|s| {
+        let here = s.id == session_id;
+        (here, !here || (reply.is_some() && s.leaf != reply))
+    });
+    // A message sent meanwhile: the run ends here.
+    if (here && moved) || is_streaming(&app) {
         return StepEnd::Stopped;
     }
     // Max steps, or a ReAct reply in neither form: the run ends without an answer.
     let stopped = !next.notice.is_empty();
-    if stopped {
+    if stopped && here {
         app.set_status(next.notice);
     }
     let Some(last) = next.results.last().map(|m| m.id.clone()) else {
-        return if stopped {
+        return if stopped || stopped_by_user {
             StepEnd::Stopped
         } else {
             StepEnd::Answered
@@ -552,12 +568,162 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> Step
         content: m.content,
         at: m.created_at,
     }));
+    // The chat was left meanwhile: its results are kept in it all the same.
+    if !here {
+        app.apply_to_stored(session_id, cmds);
+        return StepEnd::Stopped;
+    }
     app.apply_all(cmds);
     app.save_session();
+    if stopped_by_user {
+        return StepEnd::Stopped;
+    }
     if answer_with(app, last, Some(carried).filter(|s| !s.is_empty())) {
         StepEnd::WentOn
     } else {
         StepEnd::Stopped
+    }
+}
+
+/// A reply in a chat whose template declares an `output_schema` ended: the agent module checks
+/// it against the schema and repairs it (locally, else by asking the model with the exact errors
+/// — with the template's system prompt and examples and the question it answers — a bounded
+/// number of times); the outcome is recorded on the reply, whose text becomes the repaired JSON.
+/// Stop ends the repair (recorded as failed: stopped; leaving the chat leaves the reply unchecked).
+/// `formatted`: the reply was asked for with
+/// `response_format` (so the server takes it: the repair requests carry it too).
+async fn structured_check(
+    app: AppState,
+    session_id: &str,
+    reply: &MessageId,
+    formatted: bool,
+) -> StepEnd {
+    #[derive(serde::Serialize)]
+    struct Input<'a> {
+        path: Vec<&'a Message>,
+        name: &'a str,
+        schema: &'a str,
+        settings: Settings,
+        format: bool,
+    }
+    let settings = app.conn.settings.get_untracked();
+    let input = app.chats.session.with_untracked(|s| {
+        let origin = s.prompt.as_ref().filter(|_| s.id == session_id)?;
+        let path = s.path();
+        let last = path.last()?;
+        let answered = last.id == *reply
+            && last.role == Role::Assistant
+            && last.status == Status::Complete
+            && last.tool_calls.is_empty()
+            && last.structured.is_none();
+        let input = Input {
+            name: &origin.key,
+            schema: origin.output_schema.as_deref()?,
+            path,
+            settings,
+            format: formatted,
+        };
+        answered.then(|| serde_json::to_string(&input).unwrap_or_default())
+    });
+    let Some(input) = input else {
+        return StepEnd::Answered;
+    };
+    let stops = STOPS.get();
+    let Some(checked) = in_agent::<Checked>(
+        app,
+        session_id,
+        "structured",
+        &input,
+        CHECKING_OUTPUT,
+        stops,
+    )
+    .await
+    else {
+        return StepEnd::Stopped;
+    };
+    let stopped = STOPS.get() != stops;
+    let (here, react) = app
+        .chats
+        .session
+        .with_untracked(|s| (s.id == session_id, s.agent.on && s.agent.react));
+    // Stopped by leaving the chat: the check did not finish; the reply stays unchecked.
+    if stopped && !here {
+        return StepEnd::Stopped;
+    }
+    let cmd = Command::SetStructured {
+        id: reply.clone(),
+        // A ReAct `Final Answer: …` keeps its form (Run plan reads it).
+        content: checked.content.filter(|_| !react),
+        structured: checked.structured,
+    };
+    if here {
+        let _ = app.apply(cmd);
+    } else {
+        app.apply_to_stored(session_id, vec![cmd]);
+    }
+    if stopped {
+        StepEnd::Stopped
+    } else {
+        StepEnd::Answered
+    }
+}
+
+/// Run the agent module's `function` on `input` the way a reply arrives: Stop shows, nothing
+/// else can be sent meanwhile, and the status line says `status` (the one before comes back
+/// after, in its own chat only). Answers what the module answered, read as `T`; `None` if Stop
+/// (counted from `stops`) came before the module was there, or it failed (said in an alert).
+async fn in_agent<T: serde::de::DeserializeOwned>(
+    app: AppState,
+    session_id: &str,
+    function: &str,
+    input: &str,
+    status: &str,
+    stops: u32,
+) -> Option<T> {
+    let answer = agent_answer(app, session_id, function, input, status, stops).await?;
+    match serde_json::from_str(&answer) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            app.show(Alert {
+                text: agent_failed(&e.to_string()),
+                ..Alert::default()
+            });
+            None
+        }
+    }
+}
+
+/// [`in_agent`], its answer as JSON text.
+async fn agent_answer(
+    app: AppState,
+    session_id: &str,
+    function: &str,
+    input: &str,
+    status: &str,
+    stops: u32,
+) -> Option<String> {
+    let carried = app.turn.status.get_untracked();
+    app.live_begin(Live {
+        session_id: session_id.to_string(),
+        ..Live::default()
+    });
+    app.set_status(status.into());
+    let answer = crate::ui::agent::call(function, input, || STOPS.get() != stops).await;
+    app.live_end();
+    if app.chats.session.with_untracked(|s| s.id == session_id) {
+        app.set_status(carried);
+    } else if app.turn.status.get_untracked() == status {
+        app.set_status(String::new());
+    }
+    match answer {
+        Ok(answer) => answer,
+        Err(e) => {
+            app.show(Alert {
+                text: agent_failed(&e.to_string()),
+                ..Alert::default()
+            });
+            None
+        }
     }
 }
 
@@ -571,13 +737,20 @@ enum StepEnd {
     Stopped,
 }
 
-/// What a request is built from: the branch being answered, its summary, the chat's overrides
-/// and agent mode.
+/// What a request is built from: the branch being answered, its summary, the chat's overrides,
+/// agent mode and the output its template asks for.
 struct Request {
     history: Vec<Message>,
     summary: Option<Summary>,
     overrides: ContextOverrides,
     agent: AgentConfig,
+    format: Option<OutputFormat>,
+}
+
+/// A request built: its body, and whether it asks for structured output.
+struct Sent {
+    body: String,
+    formatted: bool,
 }
 
 /// Build the request body with the context pipeline, making a summary first when one is due
@@ -588,13 +761,14 @@ async fn context_for(
     settings: &Settings,
     request: Request,
     running: &Running,
-) -> Result<String, ApiError> {
+) -> Result<Sent, ApiError> {
     let with_key = app.key_for(&settings.base_url).is_some();
     let Request {
         history,
         summary,
         overrides,
         agent,
+        format,
     } = request;
     // Decided once: a paused chat's summary request comes without its turns.
     let paused = summaries_paused(&running.session_id, now_ms());
@@ -612,6 +786,7 @@ async fn context_for(
         elided: 0,
         summaries_paused: paused.is_some(),
         agent,
+        format,
     };
     let mut answer: Answer = ask_module(&ask, running).await?;
     if let Some(request) = answer.summary.take() {
@@ -655,7 +830,10 @@ async fn context_for(
     if let Some(report) = answer.report {
         remember_sent(running.session_id.clone(), report);
     }
-    Ok(answer.body)
+    Ok(Sent {
+        body: answer.body,
+        formatted: answer.formatted,
+    })
 }
 
 /// Ask the context module to build `ask`; Stop ends the wait at once (the caller then sees the
@@ -686,14 +864,15 @@ async fn stream(
     app: AppState,
     settings: &Settings,
     agent: AgentConfig,
-    body: String,
+    sent: Sent,
     running: &Running,
 ) -> Outcome {
     let ask = crate::ui::turn_shell::TurnAsk {
         reply: running.reply.clone(),
         url: settings.chat_url(),
         key: app.key_for(&settings.base_url),
-        body,
+        body: sent.body,
+        formatted: sent.formatted,
         stall_seconds: settings.stall_seconds,
         estimated: running.estimated.get(),
         base_url: settings.base_url.clone(),

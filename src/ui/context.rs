@@ -116,6 +116,7 @@ pub async fn prepare_send(
             elided: elided as u32,
             summaries_paused: ask.summaries_paused,
             agent: ask.agent,
+            format: ask.format.clone(),
         };
         answer = Some(prepare(&lean, signal).await?).filter(|a| !a.need_full);
     }
@@ -144,10 +145,17 @@ pub async fn inspect(app: AppState) -> Result<String, ModuleError> {
     let settings = app.conn.settings.get_untracked();
     let with_key = app.key_for(&settings.base_url).is_some();
     let draft = app.chats.draft.get_untracked();
-    let (session_id, mut history, overrides, agent) = app.chats.session.with_untracked(|s| {
-        let history: Vec<Message> = s.path().into_iter().cloned().collect();
-        (s.id.clone(), history, s.context.clone(), s.agent)
-    });
+    let (session_id, mut history, overrides, agent, format) =
+        app.chats.session.with_untracked(|s| {
+            let history: Vec<Message> = s.path().into_iter().cloned().collect();
+            (
+                s.id.clone(),
+                history,
+                s.context.clone(),
+                s.agent,
+                ask::format_of(s),
+            )
+        });
     if !draft.trim().is_empty() {
         let parent = history.last().map(|m| m.id.clone());
         history.push(Message::new("draft".into(), parent, Role::User, draft, 0));
@@ -170,6 +178,7 @@ pub async fn inspect(app: AppState) -> Result<String, ModuleError> {
         elided: 0,
         summaries_paused: summaries_paused(&session_id, crate::adapters::clock::now_ms()).is_some(),
         agent,
+        format,
     };
     let ctrl = web_sys::AbortController::new()
         .map_err(|_| ModuleError::Call("no AbortController".into()))?;

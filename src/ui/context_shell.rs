@@ -79,6 +79,17 @@ const TABLE_WAIT_MS: u32 = 3000;
 thread_local! {
     static COUNTING: RefCell<Counting> = RefCell::new(Counting::default());
     static TABLES: RefCell<HashMap<&'static str, Table>> = RefCell::new(HashMap::new());
+    /// Servers and models that refused `response_format` (`base_url|model`), for the page's life.
+    static NO_FORMAT: RefCell<std::collections::HashSet<String>> = RefCell::new(Default::default());
+}
+
+/// The server at `base_url` refused structured output for `model`: later requests go without.
+pub fn refuse_format(base_url: &str, model: &str) {
+    NO_FORMAT.with_borrow_mut(|n| n.insert(format!("{base_url}|{model}")));
+}
+
+fn format_refused(base_url: &str, model: &str) -> bool {
+    NO_FORMAT.with_borrow(|n| n.contains(&format!("{base_url}|{model}")))
 }
 
 /// A counter over the page's remembered exact counts, estimating (and noting) the rest. With an
@@ -482,10 +493,20 @@ pub fn learn_window(base_url: &str, model: &str, window: u32) {
 ///
 /// `tools`: in agent mode, the tools the agent module offers (the `tools` field of a request).
 pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
-    // The tools (or their ReAct description) take room like the messages; estimated.
-    let tools_tokens = tools
+    // Structured output, unless tools go with the request or the server refused it before.
+    let format = ask
+        .format
         .as_ref()
-        .map_or(0, |t| crate::core::context::count::estimate(&t.to_string()));
+        .filter(|_| tools.is_none())
+        .filter(|_| !format_refused(&ask.settings.base_url, &ask.settings.model))
+        .and_then(|f| f.wire());
+    // The tools (or their ReAct description) and the schema take room like the messages;
+    // estimated.
+    let tools_tokens = tools
+        .iter()
+        .chain(format.iter())
+        .map(|t| crate::core::context::count::estimate(&t.to_string()))
+        .sum::<u32>();
     let detail = if ask.inspect {
         Detail::Inspect
     } else {
@@ -519,6 +540,7 @@ pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
             report: None,
             need_full: true,
             read_from: read_from.map(|i| i as u32),
+            formatted: false,
         };
     }
     let react = match (&tools, ask.agent.react) {
@@ -538,6 +560,7 @@ pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
     } else {
         request.tools = tools.as_ref();
     }
+    request.response_format = format.as_ref();
     let body = to_json(&request);
     let summary = context.summary_job.as_ref().map(|job| {
         let refs: Vec<&Message> = ask.history.iter().collect();
@@ -592,5 +615,6 @@ pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
         report,
         need_full: false,
         read_from: read_from.map(|i| i as u32),
+        formatted: format.is_some(),
     }
 }

@@ -131,6 +131,10 @@ pub fn agent_failed(what: &str) -> String {
 /// The status line while agent mode's tools run.
 pub const TOOLS_RUNNING: &str = "Running the tools the model called…";
 
+/// The status line while a reply is checked against its template's `output_schema` (and
+/// repaired, if need be).
+pub const CHECKING_OUTPUT: &str = "Checking the reply against the template's JSON schema…";
+
 /// The status line while "Run plan" sends step `number` of `total`.
 pub fn plan_step(number: usize, total: usize) -> String {
     format!("Running the plan: step {number} of {total}…")

@@ -46,6 +46,9 @@ pub struct TurnAsk {
     /// The chat's agent mode.
     #[serde(default)]
     pub agent: AgentConfig,
+    /// The body asks for structured output (`response_format`).
+    #[serde(default)]
+    pub formatted: bool,
 }
 
 /// A turn in progress.
@@ -246,23 +249,39 @@ async fn drive(
                         && ending.discard
                         && crate::core::agent::refuses_tools(e)
                 });
-                let alert = ending.error.as_ref().filter(|_| !refused).map(|err| {
-                    let ctx = ErrorContext {
-                        base_url: ask.base_url.clone(),
-                        model: ask.model.clone(),
-                        using_default: ask.using_default,
-                    };
-                    Alerted {
-                        text: describe(err, &ctx),
-                        settings: ending.offer_settings,
-                        // Retrying would only meet the same pins: unpinning is offered instead.
-                        retry: ending.offer_retry && !matches!(err, ApiError::PinsTooLarge { .. }),
-                        unpin: matches!(err, ApiError::PinsTooLarge { .. }),
-                    }
-                });
+                let refused_format = !refused
+                    && ask.formatted
+                    && ending.discard
+                    && ending
+                        .error
+                        .as_ref()
+                        .is_some_and(crate::core::agent::refuses_format);
+                if refused_format {
+                    crate::ui::context_shell::refuse_format(&ask.base_url, &ask.model);
+                }
+                let alert = ending
+                    .error
+                    .as_ref()
+                    .filter(|_| !refused && !refused_format)
+                    .map(|err| {
+                        let ctx = ErrorContext {
+                            base_url: ask.base_url.clone(),
+                            model: ask.model.clone(),
+                            using_default: ask.using_default,
+                        };
+                        Alerted {
+                            text: describe(err, &ctx),
+                            settings: ending.offer_settings,
+                            // Retrying would only meet the same pins: unpinning is offered instead.
+                            retry: ending.offer_retry
+                                && !matches!(err, ApiError::PinsTooLarge { .. }),
+                            unpin: matches!(err, ApiError::PinsTooLarge { .. }),
+                        }
+                    });
                 let note = ending.note.as_ref().map(note_text);
                 let mut outcome = Outcome::of(&turn, &ending, note, alert);
                 outcome.refused_tools = refused;
+                outcome.refused_format = refused_format;
                 return outcome;
             }
         }

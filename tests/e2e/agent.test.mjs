@@ -19,6 +19,7 @@ import {
   textOf,
   waitForStatus,
   waitIdle,
+  openSession,
 } from './support/browser.mjs';
 
 const e2e = useApp();
@@ -204,6 +205,39 @@ test('Stop in the middle of a loop ends it and keeps what happened', async (t) =
     assert.equal(e2e.fake.chatRequests().length, 2, 'no step after Stop');
     assert.equal(await articles(page, 'tool').count(), 1);
     assert.equal(toolResults(e2e.fake.chatRequests()[1].body).s1, '42');
+  });
+});
+
+test('Stop while a tool runs keeps the results of the calls that finished; the one cut short says so', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    e2e.fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'c1', name: 'calculator', arguments: '{"expression":"6*7"}' },
+          { id: 'p1', name: 'planner', arguments: '{"goal":"Move house"}' },
+          { id: 'c2', name: 'calculator', arguments: '{"expression":"1+1"}' },
+        ],
+      },
+      // The planner's request never ends.
+      { chunks: ['{"goal": '], stall: true },
+    );
+    await sendMessage(page, 'Go');
+    await poll(async () => e2e.fake.chatRequests().length === 2, { message: "the planner's request" });
+    await stopButton(page).click();
+    await waitIdle(page);
+    await poll(async () => (await articles(page, 'tool').count()) === 3, { message: 'three results kept' });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(e2e.fake.chatRequests().length, 2, 'no step after Stop');
+    const tools = (await openSession(page)).messages.filter((m) => m.role === 'tool');
+    assert.deepEqual(
+      tools.map((m) => [m.tool_call_id, m.content]),
+      [
+        ['c1', '42'],
+        ['p1', 'Error: stopped by the user before this tool finished.'],
+        ['c2', 'Error: stopped by the user before this tool finished.'],
+      ],
+    );
   });
 });
 

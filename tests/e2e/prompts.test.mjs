@@ -15,6 +15,9 @@ import {
   reload,
   localStorageEntries,
   messageBox,
+  openSession,
+  openPrompts,
+  importPrompts as importFile,
 } from './support/browser.mjs';
 
 const e2e = useApp();
@@ -26,28 +29,12 @@ async function setup(page) {
 
 const roleSelect = (page) => page.getByRole('combobox', byName('Role'));
 
-/** The stored record of the open chat. */
-async function openSession(page) {
-  const all = await localStorageEntries(page);
-  const index = JSON.parse(all['satori.index']);
-  return JSON.parse(all[`satori.session.${index.active}`]);
-}
 
 async function userPrompts(page) {
   const text = await page.evaluate(() => localStorage.getItem('satori.prompts'));
   return text === null ? null : JSON.parse(text);
 }
 
-async function openPrompts(page) {
-  await page.getByRole('button', byName('Prompts')).click();
-  const dialog = page.getByRole('dialog', byName('Prompts'));
-  await dialog.waitFor({ state: 'visible' });
-  return dialog;
-}
-
-async function importFile(dialog, name, text) {
-  await dialog.getByLabel('Import prompts').setInputFiles({ name, mimeType: 'application/yaml', buffer: Buffer.from(text) });
-}
 
 /** Sends `text` and returns the request body the fake server received for it. */
 async function sendAndCapture(page, text) {
@@ -55,7 +42,8 @@ async function sendAndCapture(page, text) {
   await sendMessage(page, text);
   await waitIdle(page);
   await e2e.fake.waitFor(() => e2e.fake.chatRequests().length > before, { message: 'the chat request' });
-  return e2e.fake.chatRequests().at(-1).body;
+  // The request the message went out in (a planner chat's repair requests may follow it).
+  return e2e.fake.chatRequests()[before].body;
 }
 
 const TEAM_FILE = `# Two prompts for the support team

@@ -103,6 +103,40 @@ pub fn refuses_tools(err: &ApiError) -> bool {
     message.to_ascii_lowercase().contains("tool")
 }
 
+/// Whether `err`, the answer to a request with `response_format` (structured output), may be
+/// the server refusing it: any 422 (FastAPI and pydantic servers such as llama-cpp-python: their
+/// validation messages, "Extra inputs are not permitted", do not name the field), a 400 that says
+/// nothing, or a 400 / 500 / 501 whose message names it (`response_format`, `json_schema`,
+/// `json_object`, a schema, structured output, an unrecognized or extra argument). The reply is
+/// then asked again once without it; a second refusal is shown.
+pub fn refuses_format(err: &ApiError) -> bool {
+    let (status, message) = match err {
+        ApiError::Http { status, message } | ApiError::Server { status, message } => {
+            (*status, message.as_deref())
+        }
+        _ => return false,
+    };
+    match (status, message) {
+        (422, _) | (400, None) => true,
+        (400 | 500 | 501, Some(m)) => {
+            let m = m.to_ascii_lowercase();
+            [
+                "response_format",
+                "json_schema",
+                "json_object",
+                "schema",
+                "structured",
+                "unrecognized",
+                "extra inputs",
+                "not permitted",
+            ]
+            .iter()
+            .any(|w| m.contains(w))
+        }
+        _ => false,
+    }
+}
+
 /// Model steps taken since the last user message of `path` (the replies after it): agent mode
 /// stops at the chat's "Max steps".
 pub fn steps(path: &[&Message]) -> u32 {
@@ -118,6 +152,46 @@ pub fn steps(path: &[&Message]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_of_structured_output_is_asked_again_without_it() {
+        let http = |status, message: Option<&str>| ApiError::Http {
+            status,
+            message: message.map(str::to_string),
+        };
+        let server = |status, message: &str| ApiError::Server {
+            status,
+            message: Some(message.into()),
+        };
+        let cases = [
+            (
+                http(
+                    400,
+                    Some("Unrecognized request argument supplied: response_format"),
+                ),
+                true,
+            ),
+            (http(400, Some("'json_schema' is not supported")), true),
+            (http(422, None), true),
+            // llama-cpp-python (pydantic): the message of `detail`, without the field's name.
+            (http(422, Some("Extra inputs are not permitted")), true),
+            (
+                http(422, Some("Input should be 'text' or 'json_object'")),
+                true,
+            ),
+            (http(400, None), true),
+            (server(500, "Invalid JSON Schema"), true),
+            (server(501, "structured outputs are not implemented"), true),
+            (http(400, Some("context length exceeded")), false),
+            (http(401, Some("bad key, response_format")), false),
+            (server(500, "out of memory"), false),
+            (server(503, "schema"), false),
+            (ApiError::Network, false),
+        ];
+        for (err, want) in cases {
+            assert_eq!(refuses_format(&err), want, "{err:?}");
+        }
+    }
 
     #[test]
     fn a_refusal_that_speaks_of_tools_switches_to_react() {

@@ -18,6 +18,7 @@
 //! Pure: no IO; the shell sends the retry prompts and shows the verdict.
 
 use super::schema::validate;
+use crate::core::session::{Message, Role, Structured};
 use serde_json::{Map, Value};
 
 /// One local repair of a model's JSON output.
@@ -574,6 +575,62 @@ pub enum Verdict {
         /// Why, for "Plan unavailable: {reason}".
         reason: String,
     },
+}
+
+impl Verdict {
+    /// The outcome as a reply records it, with the line shown under it: "Valid JSON: matches the template's schema", "JSON repaired locally: …",
+    /// "JSON repaired by the model (n tries)", or "Plan unavailable: …" for the planner's
+    /// template (`plan`), "Output unavailable: …" for any other.
+    pub fn structured(&self, plan: bool) -> Structured {
+        let (outcome, line) = match self {
+            Verdict::Valid => (
+                Structured::VALID,
+                "Valid JSON: matches the template's schema".to_string(),
+            ),
+            Verdict::RepairedLocally(fixes) => {
+                let labels: Vec<&str> = fixes.iter().map(|f| f.label()).collect();
+                let line = format!("JSON repaired locally: {}", labels.join(", "));
+                (Structured::REPAIRED, line)
+            }
+            Verdict::RepairedByModel { tries } => {
+                let n = if *tries == 1 { "try" } else { "tries" };
+                let line = format!("JSON repaired by the model ({tries} {n})");
+                (Structured::REPAIRED_BY_MODEL, line)
+            }
+            Verdict::Failed { reason } => {
+                let what = if plan { "Plan" } else { "Output" };
+                (Structured::FAILED, format!("{what} unavailable: {reason}"))
+            }
+        };
+        Structured {
+            outcome: outcome.into(),
+            line,
+            original: None,
+        }
+    }
+}
+
+/// What a repair request of reply `path.last()` carries besides the invalid reply and the
+/// errors: the chat's first messages while they are the template's (system prompt, examples),
+/// then the question the reply answers — never a message the user excluded, nor an empty system
+/// prompt. `None` unless `path` ends with a reply to a question.
+pub fn repair_context<'a>(path: &[&'a Message]) -> Option<Vec<&'a Message>> {
+    let (reply, before) = path.split_last()?;
+    if reply.role != Role::Assistant {
+        return None;
+    }
+    let question = before
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User && !m.example && !m.excluded)?;
+    let mut out: Vec<&Message> = before
+        .iter()
+        .take_while(|m| m.role == Role::System || m.example)
+        .filter(|m| !(m.excluded || (m.role == Role::System && m.content.trim().is_empty())))
+        .copied()
+        .collect();
+    out.push(question);
+    Some(out)
 }
 
 /// What to do with a model's output, from [`Repairer::step`].

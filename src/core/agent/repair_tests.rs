@@ -561,3 +561,117 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn verdicts_as_a_reply_records_them() {
+    use crate::core::session::Structured;
+    let failed = || Verdict::Failed {
+        reason: "invalid: x".into(),
+    };
+    let cases = [
+        (
+            Verdict::Valid,
+            false,
+            Structured::VALID,
+            "Valid JSON: matches the template's schema",
+        ),
+        (
+            Verdict::RepairedLocally(vec![Fix::Fence, Fix::TrailingComma]),
+            false,
+            Structured::REPAIRED,
+            "JSON repaired locally: removed a markdown code fence, removed trailing commas",
+        ),
+        (
+            Verdict::RepairedByModel { tries: 1 },
+            false,
+            Structured::REPAIRED_BY_MODEL,
+            "JSON repaired by the model (1 try)",
+        ),
+        (
+            Verdict::RepairedByModel { tries: 2 },
+            true,
+            Structured::REPAIRED_BY_MODEL,
+            "JSON repaired by the model (2 tries)",
+        ),
+        (
+            failed(),
+            false,
+            Structured::FAILED,
+            "Output unavailable: invalid: x",
+        ),
+        (
+            failed(),
+            true,
+            Structured::FAILED,
+            "Plan unavailable: invalid: x",
+        ),
+    ];
+    for (verdict, plan, outcome, line) in cases {
+        let s = verdict.structured(plan);
+        assert_eq!(
+            (s.outcome.as_str(), s.line.as_str()),
+            (outcome, line),
+            "{verdict:?}"
+        );
+        assert_eq!(s.original, None);
+        assert_eq!(s.failed(), outcome == Structured::FAILED);
+    }
+}
+
+#[test]
+fn a_repair_request_carries_the_templates_messages_and_the_question() {
+    use crate::core::session::{Message, Role};
+    let m = |id: &str, role, example| {
+        let mut m = Message::new(id.into(), None, role, id.into(), 0);
+        m.example = example;
+        m
+    };
+    let (sys, ex_q, ex_a) = (
+        m("sys", Role::System, false),
+        m("exq", Role::User, true),
+        m("exa", Role::Assistant, true),
+    );
+    let (q1, a1, q2, a2) = (
+        m("q1", Role::User, false),
+        m("a1", Role::Assistant, false),
+        m("q2", Role::User, false),
+        m("a2", Role::Assistant, false),
+    );
+    let mut empty_sys = m("empty", Role::System, false);
+    empty_sys.content = "  ".into();
+    let mut q2_excluded = m("q2x", Role::User, false);
+    q2_excluded.excluded = true;
+    let ids = |path: &[&Message]| {
+        repair_context(path).map(|v| v.iter().map(|m| m.id.clone()).collect::<Vec<_>>())
+    };
+    let cases: Vec<(Vec<&Message>, Option<Vec<&str>>)> = vec![
+        (
+            vec![&sys, &ex_q, &ex_a, &q1, &a1],
+            Some(vec!["sys", "exq", "exa", "q1"]),
+        ),
+        // Later turns: the question is the last one; earlier turns stay out.
+        (
+            vec![&sys, &ex_q, &ex_a, &q1, &a1, &q2, &a2],
+            Some(vec!["sys", "exq", "exa", "q2"]),
+        ),
+        (vec![&q1, &a1], Some(vec!["q1"])),
+        // Never what the user excluded, nor an empty system prompt.
+        (
+            vec![&empty_sys, &ex_q, &ex_a, &q1, &a1, &q2_excluded, &a2],
+            Some(vec!["exq", "exa", "q1"]),
+        ),
+        // Not a reply, or nothing it answers.
+        (vec![&sys, &q1], None),
+        (vec![&sys, &ex_q, &ex_a], None),
+        (vec![], None),
+    ];
+    for (path, want) in cases {
+        let want = want.map(|w| w.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            ids(&path),
+            want,
+            "{:?}",
+            path.iter().map(|m| &m.id).collect::<Vec<_>>()
+        );
+    }
+}

@@ -4,7 +4,9 @@
 
 use super::summary::SummaryRequest;
 use super::{Context, Verdict};
-use crate::core::session::{AgentConfig, ContextOverrides, Message, Role, Summary, ToolCall};
+use crate::core::session::{
+    AgentConfig, ContextOverrides, Message, Role, Session, Summary, ToolCall,
+};
 use crate::core::settings::Settings;
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +39,56 @@ pub struct Ask {
     /// window like the messages.
     #[serde(default, skip_serializing_if = "is_off")]
     pub agent: AgentConfig,
+    /// The JSON the chat's template asks replies to match (its `output_schema`), sent as
+    /// `response_format` when no tools go with the request and the server takes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<OutputFormat>,
+}
+
+/// A template's `output_schema`, named after the template.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputFormat {
+    /// The template's key.
+    pub name: String,
+    /// The JSON Schema, as text.
+    pub schema: String,
+}
+
+/// The output format `session`'s template asks for, if any.
+pub fn format_of(session: &Session) -> Option<OutputFormat> {
+    let origin = session.prompt.as_ref()?;
+    Some(OutputFormat {
+        name: origin.key.clone(),
+        schema: origin.output_schema.clone()?,
+    })
+}
+
+impl OutputFormat {
+    /// The `response_format` field of a request (OpenAI's structured output: `json_schema`,
+    /// named with the characters OpenAI allows, at most 64), or `None` if the schema is not JSON.
+    pub fn wire(&self) -> Option<serde_json::Value> {
+        let schema: serde_json::Value = serde_json::from_str(&self.schema).ok()?;
+        Some(response_format(&self.name, &schema))
+    }
+}
+
+/// The `response_format` field asking for JSON matching `schema`, named `name` with only the
+/// characters OpenAI allows (letters, digits, `_`, `-`; at most 64; `output` if none is left).
+pub fn response_format(name: &str, schema: &serde_json::Value) -> serde_json::Value {
+    let name: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .take(64)
+        .collect();
+    let name = if name.is_empty() {
+        "output".into()
+    } else {
+        name
+    };
+    serde_json::json!({
+        "type": "json_schema",
+        "json_schema": {"name": name, "schema": schema},
+    })
 }
 
 fn is_off(a: &AgentConfig) -> bool {
@@ -79,6 +131,9 @@ pub struct Answer {
     /// elided; `None` when it needs none of them.
     #[serde(default)]
     pub read_from: Option<u32>,
+    /// Whether the body asks for structured output (`response_format`).
+    #[serde(default)]
+    pub formatted: bool,
 }
 
 /// What an elided message with text carries instead of it: one character, so it counts no more
@@ -129,6 +184,7 @@ pub fn elide(history: &[Message], elided: usize, through: Option<&str>) -> Vec<M
                 tool_call_id: m.tool_call_id.clone(),
                 pinned: m.pinned,
                 excluded: m.excluded,
+                structured: None,
             }
         })
         .collect()

@@ -831,3 +831,45 @@ fn eliding_a_text_that_counts_less_than_its_stub_changes_nothing() {
         }
     }
 }
+
+#[test]
+fn structured_output_is_asked_for_by_the_templates_name() {
+    use crate::core::context::ask::{format_of, response_format, OutputFormat};
+    let schema = serde_json::json!({"type": "object"});
+    let cases = [
+        ("planner", "planner"),
+        ("my template: v2!", "mytemplatev2"),
+        ("计划", "output"),
+        (&"x".repeat(80)[..], &"x".repeat(64)[..]),
+    ];
+    for (name, want) in cases {
+        let wire = response_format(name, &schema);
+        assert_eq!(wire["type"], "json_schema");
+        assert_eq!(wire["json_schema"]["name"], want, "{name}");
+        assert_eq!(wire["json_schema"]["schema"], schema);
+    }
+    let format = |schema: &str| OutputFormat {
+        name: "t".into(),
+        schema: schema.into(),
+    };
+    assert!(format("{\"type\": \"object\"}").wire().is_some());
+    assert_eq!(format("not json").wire(), None);
+    // A chat's format is its template's schema, if it kept one.
+    let mut s = crate::core::session::Session::new("s".into(), 0, None, Vec::new());
+    assert_eq!(format_of(&s), None);
+    s.prompt = Some(crate::core::session::PromptOrigin {
+        source: crate::core::session::PromptSource::User,
+        key: "extract".into(),
+        version: 1,
+        vars: Default::default(),
+        system_edited: false,
+        output_schema: Some("{}".into()),
+    });
+    assert_eq!(
+        format_of(&s),
+        Some(OutputFormat {
+            name: "extract".into(),
+            schema: "{}".into()
+        })
+    );
+}

@@ -45,6 +45,8 @@ pub struct BuiltinRole {
     pub variables: &'static [VarInfo],
     /// The start of a chat with every variable at its default (`None` if one is required).
     pub preamble: Option<&'static [StaticMessage]>,
+    /// The template's `output_schema` (JSON Schema text), if it declares one.
+    pub output_schema: Option<&'static str>,
 }
 
 include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
@@ -152,6 +154,7 @@ pub fn builtin_start(
         version: role.version,
         vars: defaults,
         system_edited: false,
+        output_schema: role.output_schema.map(str::to_string),
     };
     let preamble = messages
         .iter()

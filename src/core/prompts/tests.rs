@@ -641,6 +641,19 @@ fn prerendered_builtin_starts_match_the_template_engine() {
         }
     }
     assert!(builtin_start("nope", &Vars::new(), String::new).is_none());
+    // A chat keeps its template's output_schema: its replies are checked against it.
+    let schema = |key: &str| {
+        builtin_start(key, &Vars::new(), String::new)
+            .unwrap()
+            .0
+            .output_schema
+    };
+    assert_eq!(
+        schema("planner"),
+        builtin().get("planner").unwrap().output_schema
+    );
+    assert!(schema("planner").is_some_and(|s| s.contains("\"steps\"")));
+    assert_eq!(schema("coder"), None);
 
     let (c, problem) = Catalog::load(None);
     assert_eq!((c.roles.len(), problem), (BUILTIN_ROLES.len(), None));

@@ -169,6 +169,7 @@ pub fn start(
         version: t.version,
         vars: recorded,
         system_edited: false,
+        output_schema: t.output_schema.clone(),
     };
     let preamble = rendered
         .messages
@@ -216,6 +217,7 @@ pub fn start_answer(
                 version: find(role, builtin, user).map_or(0, |t| t.version),
                 vars: vars.clone(),
                 system_edited: false,
+                output_schema: find(role, builtin, user).and_then(|t| t.output_schema.clone()),
             }),
             missing: Some(e.to_string()),
             ..Default::default()

@@ -75,6 +75,9 @@ pub struct ChatRequest<'a> {
     /// Stop sequences (agent mode in ReAct text).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<&'static [&'static str]>,
+    /// Structured output: JSON matching the chat's template's `output_schema`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<&'a serde_json::Value>,
 }
 
 /// The body for sending `messages` (as the pipeline built them) to `model` with `settings`.
@@ -114,6 +117,7 @@ pub fn chat_request<'a>(
         max_tokens: settings.max_tokens,
         tools: None,
         stop: None,
+        response_format: None,
     }
 }
 

@@ -8,7 +8,8 @@ use super::time::{iso, parse_iso};
 use crate::core::prompts::user::UserPrompts;
 use crate::core::provider::stream::Usage;
 use crate::core::session::{
-    AgentConfig, ContextOverrides, Message, PromptOrigin, Role, Session, Status, Summary, ToolCall,
+    AgentConfig, ContextOverrides, Message, PromptOrigin, Role, Session, Status, Structured,
+    Summary, ToolCall,
 };
 use serde::{Deserialize, Serialize};
 
@@ -157,6 +158,9 @@ pub struct ChatMessage {
     /// Never sent.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub excluded: bool,
+    /// How a reply matched its template's `output_schema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Structured>,
 }
 
 /// A stored summary.
@@ -207,6 +211,7 @@ impl From<&Message> for ChatMessage {
             tool_call_id: m.tool_call_id.clone(),
             pinned: m.pinned,
             excluded: m.excluded,
+            structured: m.structured.clone(),
         }
     }
 }
@@ -230,6 +235,7 @@ impl From<ChatMessage> for Message {
             tool_call_id: m.tool_call_id,
             pinned: m.pinned,
             excluded: m.excluded,
+            structured: m.structured,
         }
     }
 }

@@ -180,6 +180,10 @@ pub struct Outcome {
     /// The server refused the tools offered (agent mode switches to ReAct text and asks again).
     #[serde(default)]
     pub refused_tools: bool,
+    /// The server refused structured output (`response_format`): the reply is asked again
+    /// without it.
+    #[serde(default)]
+    pub refused_format: bool,
 }
 
 impl Outcome {
@@ -201,6 +205,7 @@ impl Outcome {
             discard: alert.is_some(),
             alert,
             refused_tools: false,
+            refused_format: false,
         }
     }
 
@@ -217,6 +222,7 @@ impl Outcome {
             discard: ending.discard,
             alert,
             refused_tools: false,
+            refused_format: false,
         }
     }
 

@@ -49,7 +49,7 @@ impl Row {
     /// Changes whenever the row must re-render.
     pub fn key(&self) -> String {
         format!(
-            "{}:{}:{}:{}/{}:{}:{}{}:{}",
+            "{}:{}:{}:{}/{}:{}:{}{}:{}{}",
             self.msg.id,
             self.msg.status.as_str(),
             self.msg.content.len(),
@@ -58,7 +58,8 @@ impl Row {
             self.last,
             u8::from(self.msg.pinned),
             u8::from(self.msg.excluded),
-            self.msg.usage.is_some()
+            self.msg.usage.is_some(),
+            u8::from(self.msg.structured.is_some())
         )
     }
 }
@@ -218,7 +219,13 @@ pub fn MessageView(
         view! {
             {reasoning}
             <div class="content markdown" inner_html={
-                let content = msg.content.clone();
+                // A reply that matched its template's schema is JSON: shown as a code block.
+                let content = match &msg.structured {
+                    Some(s) if !s.failed() => {
+                        markdown::code_block("json", &msg.content)
+                    }
+                    _ => msg.content.clone(),
+                };
                 move || to_html(app, &content)
             }></div>
             {calls}
@@ -232,6 +239,10 @@ pub fn MessageView(
         _ => None,
     };
     let note = msg.note.clone();
+    // How the reply matched its template's `output_schema`.
+    let structured = msg.structured.as_ref().map(|s| {
+        view! { <p class="msg-structured" class:failed=s.failed()>{s.line.clone()}</p> }
+    });
     let variants = (row.variants > 1).then(|| {
         let prev = app.chats.session.with_untracked(|s| s.variant(&id, -1).map(str::to_string));
         let next = app.chats.session.with_untracked(|s| s.variant(&id, 1).map(str::to_string));
@@ -368,6 +379,7 @@ pub fn MessageView(
             </Show>
             <div class="msg-body" class:hidden=move || editing.get()>{body}</div>
             {note.map(|n| view! { <p class="msg-note">{n}</p> })}
+            {structured}
             <footer class="msg-actions">{actions}{context_toggles}</footer>
         </article>
     }

@@ -414,3 +414,23 @@ export async function localStorageEntries(page) {
     return out;
   });
 }
+
+/** The stored record of the open chat. */
+export async function openSession(page) {
+  const all = await localStorageEntries(page);
+  const index = JSON.parse(all['satori.index']);
+  return JSON.parse(all[`satori.session.${index.active}`]);
+}
+
+/** Opens the "Prompts" dialog; returns it. */
+export async function openPrompts(page) {
+  await page.getByRole('button', byName('Prompts')).click();
+  const dialog = page.getByRole('dialog', byName('Prompts'));
+  await dialog.waitFor({ state: 'visible' });
+  return dialog;
+}
+
+/** Picks a YAML file named `name` holding `text` in the Prompts dialog's "Import prompts". */
+export async function importPrompts(dialog, name, text) {
+  await dialog.getByLabel('Import prompts').setInputFiles({ name, mimeType: 'application/yaml', buffer: Buffer.from(text) });
+}
