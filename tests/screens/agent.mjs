@@ -1,7 +1,7 @@
 // Screenshots of agent mode for a human to look at (not a test): the Agent dialog, a tool run
 // (calls and results opened), a run stopped at "Max steps", MCP servers in Settings (listed, and
-// a failure), a plan's checklist part-way through "Run plan" and a failed plan, in light and
-// dark, desktop and phone.
+// a failure), a plan's checklist part-way through "Run plan", a failed plan, and a planner
+// chat's structured replies (one repaired, one unusable), in light and dark, desktop and phone.
 // usage: node tests/screens/agent.mjs [outdir]
 import { mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
@@ -117,6 +117,26 @@ try {
       await page.locator('details.tool-result summary').last().click();
       await page.getByText(/^Plan unavailable/).last().scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${out}/${scheme}-${label}-plan-failed.png` });
+
+      // Structured replies in a planner chat: one repaired locally (drawn as JSON), one unusable.
+      await page.getByRole('combobox', { name: 'Role' }).selectOption('builtin:planner');
+      await page.locator('button.new-chat').click();
+      await page.getByText('Turns a goal into a step-by-step plan', { exact: false }).first().waitFor();
+      fake.enqueue(
+        { chunks: ['```json\n{"goal": "Team offsite", "steps": [{"id": 1, "action": "Book a venue", "done_when": "a venue is booked"}, {"id": 2, "action": "Send invitations", "done_when": "everyone has a date", "depends_on": [1]},], "questions": ["Which city?"]}\n```'] },
+        { chunks: ['Sure! First book a venue, then send the invitations.'] },
+        { chunks: ['I cannot write JSON.'] },
+        { chunks: ['Venue, then invitations.'] },
+      );
+      await box.fill('Plan a team offsite.');
+      await box.press('Enter');
+      await page.getByText(/^JSON repaired locally/).waitFor();
+      await page.getByRole('button', { name: 'Send' }).waitFor();
+      await box.fill('And a second one?');
+      await box.press('Enter');
+      await page.getByText(/^Plan unavailable: still invalid/).waitFor();
+      await page.getByRole('button', { name: 'Send' }).waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-structured.png` });
       await ctx.close();
     }
   }
