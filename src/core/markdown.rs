@@ -76,6 +76,71 @@ pub fn render(markdown: &str) -> String {
     out
 }
 
+/// Where a reply still arriving can be cut so that the part before renders on its own and never
+/// changes again: the start of the last complete line at or after `from` (itself such a cut, or 0)
+/// that begins a new top-level block — after a blank line, outside a code fence, not indented
+/// (an indented line may continue a list or a code block) and not a list item (a list stays
+/// whole) — or `from` if there is none. Only text after `from` is read, so a reply can be shown
+/// piece by piece at a cost that does not grow with its length. Reference definitions written
+/// later, and lists split by other blocks, may render differently until the whole reply is
+/// rendered once it ends.
+pub fn stream_cut(text: &str, from: usize) -> usize {
+    let mut cut = from;
+    let mut fence: Option<(u8, usize)> = None;
+    let mut after_blank = false;
+    let mut at = from;
+    while let Some(end) = text.get(at..).and_then(|t| t.find('\n')) {
+        let line = &text[at..at + end];
+        let start = at;
+        at += end + 1;
+        let fence_run = fence_of(line);
+        if let Some((ch, len)) = fence {
+            if fence_run.is_some_and(|(c, l, rest)| c == ch && l >= len && rest.trim().is_empty()) {
+                fence = None;
+            }
+            after_blank = false;
+            continue;
+        }
+        if line.trim().is_empty() {
+            after_blank = true;
+            continue;
+        }
+        if after_blank && !line.starts_with([' ', '\t']) && !is_list_item(line) {
+            cut = start;
+        }
+        fence = fence_run.map(|(c, l, _)| (c, l));
+        after_blank = false;
+    }
+    cut
+}
+
+/// A code fence opening `line` (at most 3 spaces in, then 3 or more backticks or tildes): its
+/// character, length and what follows.
+fn fence_of(line: &str) -> Option<(u8, usize, &str)> {
+    let body = line.trim_start_matches(' ');
+    if line.len() - body.len() > 3 {
+        return None;
+    }
+    let ch = *body
+        .as_bytes()
+        .first()
+        .filter(|c| **c == b'`' || **c == b'~')?;
+    let len = body.bytes().take_while(|c| *c == ch).count();
+    (len >= 3).then(|| (ch, len, &body[len..]))
+}
+
+/// Whether `line` starts a list item (`- `, `* `, `+ `, `1. `, `1) `).
+fn is_list_item(line: &str) -> bool {
+    let b = line.as_bytes();
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let marker = match (digits, b.first()) {
+        (0, Some(b'-' | b'*' | b'+')) => 1,
+        (1..=9, _) if matches!(b.get(digits), Some(b'.' | b')')) => digits + 1,
+        _ => return false,
+    };
+    matches!(b.get(marker), None | Some(b' ' | b'\t'))
+}
+
 /// Markdown for `text` as a fenced code block in `lang`: the fence is longer than any run of
 /// backticks in `text`, so nothing in it can close the block early.
 pub fn code_block(lang: &str, text: &str) -> String {
@@ -486,6 +551,71 @@ fn delimiter_columns(line: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn streamed_replies_are_cut_between_top_level_blocks() {
+        use super::stream_cut;
+        // (text, from, the cut): `|` in the text marks where the cut should be.
+        let cases = [
+            ("One.\n\n|Two.\n", 0),
+            ("One.\n\n|Two.\n\nThree", 0),
+            // Only complete lines count: the last line may still grow.
+            ("One.\n\nTw", 0),
+            // Never inside a fence, even across blank lines; after it, yes.
+            ("|```rust\nfn a() {}\n\nfn b() {}\n", 0),
+            ("Text.\n\n|```rust\nfn a() {}\n\nfn b() {}\n```\n", 0),
+            (
+                "Text.\n\n```rust\nfn a() {}\n\nfn b() {}\n```\n\n|After.\n",
+                0,
+            ),
+            ("Text.\n\n~~~~\n```\n\nstill code\n~~~~\n\n|After.\n", 0),
+            // A fence closes only with its own character, at least as long.
+            ("Text.\n\n|````\n```\n\nx\n", 0),
+            // Never before a list item or an indented line.
+            ("Intro:\n\n- a\n\n- b\n\n  more of b\n", 0),
+            ("1. a\n\n2) b\n\n10. c\n", 0),
+            ("Text.\n\n    code\n\n|Para.\n", 0),
+            // `-1` and `**bold**` are not list items.
+            ("A.\n\n-1 degrees\n\n|**bold**\n", 0),
+            // Read from an earlier cut on.
+            ("One.\n\n|Two.\n", 6),
+            ("One.\n\nTwo.\n\n|Three.\n", 6),
+            ("再见。\n\n|你好 🙂\n", 0),
+        ];
+        for (marked, from) in cases {
+            let want = marked.find('|').unwrap_or(from);
+            let want = if marked.contains('|') { want } else { from };
+            let text = marked.replace('|', "");
+            assert_eq!(stream_cut(&text, from), want, "{marked:?}");
+            assert!(text.is_char_boundary(stream_cut(&text, from)));
+        }
+    }
+
+    proptest::proptest! {
+        /// Cutting piece by piece as a reply grows ends where cutting it whole ends, and every
+        /// cut is at a line start, never inside a fence.
+        #[test]
+        fn cuts_as_it_grows_match_cutting_it_whole(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "word ", "\n", "\n\n", "```\n", "~~~\n", "- ", "1. ", "    ", "中文", "🙂", "`", "~",
+                ]),
+                0..80,
+            ),
+            step in 1usize..12,
+        ) {
+            let text: String = parts.concat();
+            let mut cut = 0;
+            let mut end = 0;
+            while end < text.len() {
+                end = (end + step).min(text.len());
+                while !text.is_char_boundary(end) { end += 1; }
+                cut = super::stream_cut(&text[..end], cut);
+                proptest::prop_assert!(cut == 0 || text.as_bytes()[cut - 1] == b'\n');
+            }
+            proptest::prop_assert_eq!(cut, super::stream_cut(&text, 0));
+        }
+    }
+
     #[test]
     fn code_blocks_are_never_closed_by_their_text() {
         let cases = [

@@ -122,6 +122,42 @@ test('reasoning is shown in a collapsed "Reasoning" details, the answer outside 
   });
 });
 
+test('a reply is drawn as it arrives: finished blocks as markdown, drawn once, the growing one after them; the whole is rendered at the end', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    e2e.fake.enqueue({
+      chunks: ['## Plan\n\n', '**First** step', '.\n\n', '```js\n', 'let a = 1;\n\n', 'let b = 2;\n```\n\n', 'Still ', 'typing'],
+      reasoning: ['Thinking ', 'about it.'],
+      delayMs: 150,
+      stall: true,
+    });
+    await sendMessage(page, 'Plan it');
+    const reply = lastAssistant(page);
+    const drawn = reply.locator('.content');
+    // Mark the heading as soon as it is drawn: it must still be that node at the end.
+    await drawn.locator('h2').waitFor();
+    await drawn.locator('h2').evaluate((h) => h.setAttribute('data-seen', ''));
+    await poll(async () => (await textOf(reply)).endsWith('Still typing'), { message: 'the last piece drawn' });
+    assert.equal(await reply.getAttribute('data-status'), 'streaming');
+    // The finished blocks are markdown already, the code block whole across its blank line, and
+    // each was drawn once: the nodes drawn first are the same nodes now.
+    assert.equal(await drawn.locator('h2[data-seen]').innerText(), 'Plan', 'the heading was drawn once');
+    assert.equal(await drawn.locator('strong').innerText(), 'First');
+    assert.equal(await drawn.locator('pre code').count(), 1);
+    assert.equal((await drawn.locator('pre code').innerText()).trimEnd(), 'let a = 1;\n\nlet b = 2;');
+    assert.equal(await reply.locator('details.reasoning').evaluate((d) => d.textContent.includes('Thinking about it.')), true);
+    assert.match(await textOf(reply), /^Plan\n+First step\.\n[\s\S]*Still typing$/);
+    e2e.fake.reset();
+    await stopButton(page).click();
+    await waitIdle(page);
+    // Stopped: drawn again whole, with the same text.
+    await waitForStatus(reply, 'stopped');
+    assert.equal(await drawn.locator('h2').innerText(), 'Plan');
+    assert.equal((await drawn.locator('pre code').innerText()).trimEnd(), 'let a = 1;\n\nlet b = 2;');
+    assert.match(await textOf(reply), /Still typing$/);
+  });
+});
+
 async function stopTest(t, stopAction) {
   await e2e.open(t, async ({ page }) => {
     await setup(page);

@@ -64,6 +64,62 @@ impl Row {
     }
 }
 
+thread_local! {
+    /// The reply being drawn as it arrives: its content element, where its text is cut (the part
+    /// before is drawn for good), and how much of its reasoning is shown.
+    static LIVE: std::cell::RefCell<Option<(web_sys::Element, usize, usize)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Draw a reply as it arrives into `content` and `thoughts` (its reasoning): the finished blocks
+/// (up to [`markdown::stream_cut`]) are rendered once and appended; only the block still growing
+/// is rendered again each time, and only the new reasoning is appended. Until the renderer has
+/// loaded (`ready`), the text is shown escaped.
+fn show_live(
+    content: &web_sys::Element,
+    thoughts: &web_sys::Element,
+    text: &str,
+    reasoning: &str,
+    ready: bool,
+) {
+    LIVE.with_borrow_mut(|live| {
+        let fresh = !matches!(live, Some((el, cut, shown))
+            if el == content && *cut <= text.len() && *shown <= reasoning.len());
+        if fresh {
+            content.set_inner_html("<div></div><div></div>");
+            thoughts.set_text_content(None);
+            *live = Some((content.clone(), 0, 0));
+        }
+        let Some((_, cut, shown)) = live.as_mut() else {
+            return;
+        };
+        let (Some(done), Some(tail)) =
+            (content.first_element_child(), content.last_element_child())
+        else {
+            return;
+        };
+        if ready {
+            let next = markdown::stream_cut(text, *cut);
+            if next > *cut {
+                if let Some(html) = markdown_module::render(&text[*cut..next]) {
+                    let _ = done.insert_adjacent_html("beforeend", &html);
+                    *cut = next;
+                }
+            }
+        }
+        let rest = &text[*cut..];
+        let html = match ready {
+            true => markdown_module::render(rest),
+            false => None,
+        };
+        tail.set_inner_html(&html.unwrap_or_else(|| markdown::render_plain(rest)));
+        if reasoning.len() > *shown {
+            let _ = thoughts.append_with_str_1(&reasoning[*shown..]);
+            *shown = reasoning.len();
+        }
+    });
+}
+
 /// Safe HTML for a reply: rendered markdown once the renderer module has loaded (re-run then),
 /// escaped plain text before.
 fn to_html(app: AppState, text: &str) -> String {
@@ -136,22 +192,29 @@ pub fn MessageView(
     };
 
     let body = if live_now {
-        let is_live = is_live.clone();
+        // A reply arriving: only what is new is drawn (see [`show_live`]), so a piece costs the
+        // same however long the reply already is.
+        let (content, thoughts) = (
+            NodeRef::<leptos::html::Div>::new(),
+            NodeRef::<leptos::html::Div>::new(),
+        );
+        let live_id = id.clone();
+        Effect::new(move |_| {
+            let ready = app.overlay.markdown_ready.get();
+            app.turn.live.with(|l| {
+                if let Some(l) = l.as_ref().filter(|l| l.id == live_id) {
+                    if let (Some(c), Some(t)) = (content.get(), thoughts.get()) {
+                        show_live(&c, &t, &l.content, &l.reasoning, ready);
+                    }
+                }
+            })
+        });
         view! {
             <details class="reasoning" class:hidden=move || app.turn.live.with(|l| l.as_ref().is_none_or(|l| l.reasoning.is_empty()))>
                 <summary>"Reasoning"</summary>
-                <div class="reasoning-text">{move || app.turn.live.with(|l| l.as_ref().map(|l| l.reasoning.clone()).unwrap_or_default())}</div>
+                <div class="reasoning-text" node_ref=thoughts></div>
             </details>
-            <div
-                class="content markdown"
-                inner_html=move || {
-                    if is_live() {
-                        app.turn.live.with(|l| l.as_ref().map(|l| to_html(app, &l.content)).unwrap_or_default())
-                    } else {
-                        String::new()
-                    }
-                }
-            ></div>
+            <div class="content markdown" node_ref=content></div>
         }
         .into_any()
     } else if role == Role::System {
