@@ -10,6 +10,15 @@ pub async fn load() -> Result<(), ModuleError> {
     modules::load(Module::Markdown).await
 }
 
+/// Where a reply still arriving can be cut (`markdown::stream_cut` of `text`, which starts at the
+/// last cut), or `None` while the renderer is not loaded.
+pub fn stream_cut(text: &str) -> Option<usize> {
+    modules::call(Module::Markdown, "stream_cut", &[JsValue::from_str(text)])
+        .ok()
+        .and_then(|v| v.as_f64())
+        .map(|n| n as usize)
+}
+
 /// Safe HTML for untrusted markdown, or `None` while the renderer is not loaded.
 pub fn render(text: &str) -> Option<String> {
     modules::call(Module::Markdown, "render", &[JsValue::from_str(text)])

@@ -16,4 +16,11 @@ pub fn render(markdown: &str) -> String {
     markdown::render(markdown)
 }
 
+/// Where a reply still arriving can be cut (see `satori::core::markdown::stream_cut`), in bytes
+/// of `text` (which starts at the last cut).
+#[wasm_bindgen]
+pub fn stream_cut(text: &str) -> u32 {
+    markdown::stream_cut(text, 0) as u32
+}
+
 fn main() {}

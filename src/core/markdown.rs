@@ -81,9 +81,10 @@ pub fn render(markdown: &str) -> String {
 /// that begins a new top-level block — after a blank line, outside a code fence, not indented
 /// (an indented line may continue a list or a code block) and not a list item (a list stays
 /// whole) — or `from` if there is none. Only text after `from` is read, so a reply can be shown
-/// piece by piece at a cost that does not grow with its length. Reference definitions written
-/// later, and lists split by other blocks, may render differently until the whole reply is
-/// rendered once it ends.
+/// piece by piece at a cost that grows with its last block, not with its length (one long list
+/// or code block stays one growing block). Reference definitions written later, lists split by
+/// other blocks and HTML blocks spanning blank lines may render differently until the whole
+/// reply is rendered once it ends.
 pub fn stream_cut(text: &str, from: usize) -> usize {
     let mut cut = from;
     let mut fence: Option<(u8, usize)> = None;
@@ -95,13 +96,13 @@ pub fn stream_cut(text: &str, from: usize) -> usize {
         at += end + 1;
         let fence_run = fence_of(line);
         if let Some((ch, len)) = fence {
-            if fence_run.is_some_and(|(c, l, rest)| c == ch && l >= len && rest.trim().is_empty()) {
+            if fence_run.is_some_and(|(c, l, rest)| c == ch && l >= len && blank(rest)) {
                 fence = None;
             }
             after_blank = false;
             continue;
         }
-        if line.trim().is_empty() {
+        if blank(line) {
             after_blank = true;
             continue;
         }
@@ -114,8 +115,8 @@ pub fn stream_cut(text: &str, from: usize) -> usize {
     cut
 }
 
-/// A code fence opening `line` (at most 3 spaces in, then 3 or more backticks or tildes): its
-/// character, length and what follows.
+/// A code fence opening `line` (at most 3 spaces in, then 3 or more backticks or tildes; a
+/// backtick fence's info string has no backtick): its character, length and what follows.
 fn fence_of(line: &str) -> Option<(u8, usize, &str)> {
     let body = line.trim_start_matches(' ');
     if line.len() - body.len() > 3 {
@@ -126,7 +127,13 @@ fn fence_of(line: &str) -> Option<(u8, usize, &str)> {
         .first()
         .filter(|c| **c == b'`' || **c == b'~')?;
     let len = body.bytes().take_while(|c| *c == ch).count();
-    (len >= 3).then(|| (ch, len, &body[len..]))
+    let rest = &body[len..];
+    (len >= 3 && !(ch == b'`' && rest.contains('`'))).then_some((ch, len, rest))
+}
+
+/// Whether `line` is blank for markdown: spaces and tabs only (and the `\r` of a CRLF).
+fn blank(line: &str) -> bool {
+    line.bytes().all(|c| matches!(c, b' ' | b'\t' | b'\r'))
 }
 
 /// Whether `line` starts a list item (`- `, `* `, `+ `, `1. `, `1) `).
@@ -138,7 +145,7 @@ fn is_list_item(line: &str) -> bool {
         (1..=9, _) if matches!(b.get(digits), Some(b'.' | b')')) => digits + 1,
         _ => return false,
     };
-    matches!(b.get(marker), None | Some(b' ' | b'\t'))
+    matches!(b.get(marker), None | Some(b' ' | b'\t' | b'\r'))
 }
 
 /// Markdown for `text` as a fenced code block in `lang`: the fence is longer than any run of
@@ -580,6 +587,13 @@ mod tests {
             ("One.\n\n|Two.\n", 6),
             ("One.\n\nTwo.\n\n|Three.\n", 6),
             ("再见。\n\n|你好 🙂\n", 0),
+            // A backtick in a backtick fence's info string: not a fence, so the fence after
+            // it opens (it does not close one).
+            ("Text.\n\n``` a`b\n\n|```\ncode\n\nmore code\n", 0),
+            // Only spaces and tabs make a line blank; CRLF line ends count as line ends.
+            ("Para\n\u{3000}\nNext\n", 0),
+            ("One.\r\n\r\n|Two.\r\n", 0),
+            ("A.\r\n\r\n-\r\n\r\n|B.\r\n", 0),
         ];
         for (marked, from) in cases {
             let want = marked.find('|').unwrap_or(from);

@@ -134,18 +134,20 @@ test('a reply is drawn as it arrives: finished blocks as markdown, drawn once, t
     await sendMessage(page, 'Plan it');
     const reply = lastAssistant(page);
     const drawn = reply.locator('.content');
-    // Mark the heading as soon as it is drawn: it must still be that node at the end.
-    await drawn.locator('h2').waitFor();
+    // Once the code block has begun, the heading and the paragraph before it are finished: mark
+    // them; they must still be those nodes at the end, however often the growing block was drawn.
+    await poll(async () => (await textOf(reply)).includes('let a'), { message: 'the code block begun' });
     await drawn.locator('h2').evaluate((h) => h.setAttribute('data-seen', ''));
+    await drawn.locator('strong').evaluate((h) => h.setAttribute('data-seen', ''));
     await poll(async () => (await textOf(reply)).endsWith('Still typing'), { message: 'the last piece drawn' });
     assert.equal(await reply.getAttribute('data-status'), 'streaming');
     // The finished blocks are markdown already, the code block whole across its blank line, and
     // each was drawn once: the nodes drawn first are the same nodes now.
     assert.equal(await drawn.locator('h2[data-seen]').innerText(), 'Plan', 'the heading was drawn once');
-    assert.equal(await drawn.locator('strong').innerText(), 'First');
+    assert.equal(await drawn.locator('strong[data-seen]').innerText(), 'First', 'the paragraph was drawn once');
     assert.equal(await drawn.locator('pre code').count(), 1);
     assert.equal((await drawn.locator('pre code').innerText()).trimEnd(), 'let a = 1;\n\nlet b = 2;');
-    assert.equal(await reply.locator('details.reasoning').evaluate((d) => d.textContent.includes('Thinking about it.')), true);
+    assert.equal(await reply.locator('.reasoning-text').evaluate((d) => d.textContent), 'Thinking about it.');
     assert.match(await textOf(reply), /^Plan\n+First step\.\n[\s\S]*Still typing$/);
     e2e.fake.reset();
     await stopButton(page).click();

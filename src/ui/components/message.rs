@@ -99,8 +99,8 @@ fn show_live(
             return;
         };
         if ready {
-            let next = markdown::stream_cut(text, *cut);
-            if next > *cut {
+            let next = *cut + markdown_module::stream_cut(&text[*cut..]).unwrap_or(0);
+            if next > *cut && text.is_char_boundary(next) {
                 if let Some(html) = markdown_module::render(&text[*cut..next]) {
                     let _ = done.insert_adjacent_html("beforeend", &html);
                     *cut = next;
@@ -199,6 +199,8 @@ pub fn MessageView(
             NodeRef::<leptos::html::Div>::new(),
         );
         let live_id = id.clone();
+        // The drawing state goes with the row (the next reply drawn starts afresh anyway).
+        on_cleanup(|| LIVE.with_borrow_mut(|l| *l = None));
         Effect::new(move |_| {
             let ready = app.overlay.markdown_ready.get();
             app.turn.live.with(|l| {
