@@ -119,9 +119,14 @@ try {
       await page.screenshot({ path: `${out}/${scheme}-${label}-plan-failed.png` });
 
       // Structured replies in a planner chat: one repaired locally (drawn as JSON), one unusable.
+      if (label === 'phone') await page.getByRole('button', { name: 'Chats' }).click();
       await page.getByRole('combobox', { name: 'Role' }).selectOption('builtin:planner');
       await page.locator('button.new-chat').click();
-      await page.getByText('Turns a goal into a step-by-step plan', { exact: false }).first().waitFor();
+      await page.waitForFunction(() => {
+        const index = JSON.parse(localStorage.getItem('satori.index') || '{}');
+        const chat = JSON.parse(localStorage.getItem(`satori.session.${index.active}`) || '{}');
+        return chat.prompt?.key === 'planner';
+      });
       fake.enqueue(
         { chunks: ['```json\n{"goal": "Team offsite", "steps": [{"id": 1, "action": "Book a venue", "done_when": "a venue is booked"}, {"id": 2, "action": "Send invitations", "done_when": "everyone has a date", "depends_on": [1]},], "questions": ["Which city?"]}\n```'] },
         { chunks: ['Sure! First book a venue, then send the invitations.'] },
