@@ -17,6 +17,7 @@ import {
   conversation,
   lastAssistant,
   localStorageEntries,
+  openSession,
   poll,
   reload,
   sendMessage,
@@ -290,7 +291,8 @@ test('MCP sessions: a server that forgot the session is connected again; Stop en
       ['tools/call', 200],
     ]);
 
-    // A slow call, stopped: nothing more is asked, the run's messages stay.
+    // A slow call, stopped: nothing more is asked, the run's messages stay, and the call is
+    // answered as stopped (every call keeps its one result).
     e2e.fake.enqueue(
       { toolCalls: [{ id: 's3', name: 'slow_echo', arguments: '{"text": "late", "seconds": 20}' }] },
       { chunks: ['never asked'] },
@@ -304,7 +306,9 @@ test('MCP sessions: a server that forgot the session is connected again; Stop en
     await waitIdle(page, { timeout: 10_000 });
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(e2e.fake.chatRequests().length, 5, 'the model is not asked again');
-    assert.equal(await articles(page, 'tool').count(), 2, 'the stopped call left no result');
+    assert.equal(await articles(page, 'tool').count(), 3, 'the stopped call has its result');
+    const stored = (await openSession(page)).messages.filter((m) => m.role === 'tool').at(-1);
+    assert.deepEqual([stored.tool_call_id, stored.content], ['s3', 'Error: stopped by the user before this tool finished.']);
     assert.equal(await alerts(page).count(), 0);
     await conversation(page).getByText('Called slow_echo', { exact: true }).waitFor();
   });
