@@ -2,7 +2,7 @@
 # Benchmarks (numbers only, no assertions): release build sizes and time to an interactive
 # composer, against a baseline page measured in the same browser; how much more history packed
 # chat records fit than JSON ones, and what packing costs; a long reply streaming (main-thread
-# time as it grows, long tasks); long chats (load, DOM, typing).
+# time as it grows, long tasks); saving in a long chat; long chats (load, DOM, typing).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -11,6 +11,7 @@ bash scripts/build.sh >/dev/null
 node tests/bench/first-load.mjs --dist dist "$@"
 node tests/bench/storage.mjs
 node tests/bench/stream.mjs
+node tests/bench/save.mjs
 # Long chats (tests/bench/longchat/): the release build served on 127.0.0.1, stopped by its pid.
 node tests/e2e/support/static-server.mjs --root dist --port 8124 >/dev/null 2>&1 &
 SERVER=$!

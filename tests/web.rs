@@ -215,10 +215,142 @@ fn v1_fixture() -> serde_json::Map<String, serde_json::Value> {
 }
 
 fn clear_chats(store: &Store) {
-    for key in store.keys("satori.session.").unwrap() {
-        store.remove(&key).unwrap();
+    for prefix in ["satori.session.", "satori.part."] {
+        for key in store.keys(prefix).unwrap() {
+            store.remove(&key).unwrap();
+        }
     }
     store.remove("satori.index").unwrap();
+}
+
+/// Storage full in the middle of a save that rewrites several parts: every record the save wrote
+/// is put back (a part that was new is removed), so the chat reads as it was — never half old,
+/// half new — and the error is answered.
+#[wasm_bindgen_test]
+fn a_save_of_several_parts_that_storage_cannot_hold_leaves_the_chat_as_it_was() {
+    use satori::core::persist::{self, PART_SIZE};
+    use satori::core::session::{Command, Preamble, Session};
+    let store = Store::local();
+    clear_chats(&store);
+    let chat = |n: usize, pad: usize| {
+        let mut s = Session::new(
+            "q".into(),
+            1,
+            None,
+            vec![Preamble::system("sys", "Be kind.")],
+        );
+        for i in 1..n {
+            s.apply(Command::AddUser {
+                id: format!("u{i}"),
+                text: format!("message {i} {}", "x".repeat(pad)),
+                at: 1 + i as i64,
+            })
+            .unwrap();
+        }
+        s
+    };
+    let old = chat(3 * PART_SIZE, 10);
+    let (head, parts) = persist::encode_chat(&mut old.clone());
+    store.write_chat("q", &head, &parts).unwrap();
+    // Room for about one and a half of the new parts, no more.
+    store.set("satori.test.room", &"r".repeat(150_000)).unwrap();
+    let mut fillers = 0;
+    let mut size = 1 << 20;
+    while size >= 16 {
+        if store
+            .set(&format!("satori.test.fill.{fillers}"), &"f".repeat(size))
+            .is_ok()
+        {
+            fillers += 1;
+        } else {
+            size /= 2;
+        }
+    }
+    store.remove("satori.test.room").unwrap();
+    // Every part grows by about 100 000 characters, and a fourth one is added.
+    let new = chat(4 * PART_SIZE, 3_000);
+    let (head, parts) = persist::encode_chat(&mut new.clone());
+    assert_eq!(
+        store.write_chat("q", &head, &parts),
+        Err(StorageError::QuotaExceeded)
+    );
+    let read = store.chat("q").unwrap().unwrap();
+    assert_eq!(persist::decode_session(&read.text), Ok(old));
+    assert_eq!(store.parts_stored("q").len(), 3);
+    for i in 0..fillers {
+        store.remove(&format!("satori.test.fill.{i}")).unwrap();
+    }
+    clear_chats(&store);
+}
+
+/// A chat in parts in the real localStorage: written, read back whole, rewritten shorter (the
+/// parts it no longer needs are removed), packed (its parts removed once the packed record is
+/// in place, and it unpacks into the chat), and removed with every part.
+#[wasm_bindgen_test]
+async fn chats_in_parts_are_written_read_packed_and_removed_whole() {
+    use satori::core::persist::{self, PART_SIZE};
+    use satori::core::session::{Command, Preamble, Session};
+    let store = Store::local();
+    clear_chats(&store);
+    let chat = |n: usize| {
+        let mut s = Session::new(
+            "p".into(),
+            1,
+            None,
+            vec![Preamble::system("sys", "Be kind.")],
+        );
+        for i in 1..n {
+            s.apply(Command::AddUser {
+                id: format!("u{i}"),
+                text: format!("订单 {i}: ¥{i}00"),
+                at: 1 + i as i64,
+            })
+            .unwrap();
+        }
+        s
+    };
+    let parts_stored = || store.keys(persist::PART_PREFIX).unwrap().len();
+    let long = chat(3 * PART_SIZE + 1);
+    let (head, parts) = persist::encode_chat(&mut long.clone());
+    store.write_chat("p", &head, &parts).unwrap();
+    assert_eq!(parts_stored(), 4);
+    let read = store.chat("p").unwrap().unwrap();
+    assert_eq!(read.count, Some(long.messages.len()));
+    assert_eq!(persist::decode_session(&read.text), Ok(long.clone()));
+    assert_eq!(store.stored_in_parts(&long), long.messages.len());
+    // Shorter: the fourth part goes.
+    let short = chat(PART_SIZE + 2);
+    let (head, parts) = persist::encode_chat(&mut short.clone());
+    store.write_chat("p", &head, &parts).unwrap();
+    assert_eq!(parts_stored(), 2);
+    assert_eq!(
+        store.stored_in_parts(&long),
+        0,
+        "the stored chat is not this one"
+    );
+    let read = store.chat("p").unwrap().unwrap();
+    assert_eq!(persist::decode_session(&read.text), Ok(short.clone()));
+    // Packed: one record, no parts, the same chat inside.
+    let mut index = persist::Index::default();
+    index.upsert(&short);
+    store
+        .set(persist::KEY_INDEX, &persist::encode_index(&index))
+        .unwrap();
+    assert_eq!(satori::ui::compact::pack_resting(0, None).await, Ok(1));
+    assert_eq!(parts_stored(), 0);
+    let packed = store.chat("p").unwrap().unwrap();
+    assert_eq!(packed.count, None);
+    let json = satori::adapters::compression::unpack(&packed.text)
+        .await
+        .unwrap();
+    assert_eq!(persist::decode_session(&json), Ok(short.clone()));
+    // In parts again, then removed with them.
+    store.write_chat("p", &head, &parts).unwrap();
+    assert_eq!(parts_stored(), 2);
+    store.remove_chat("p").unwrap();
+    assert_eq!(parts_stored(), 0);
+    assert_eq!(store.chat("p"), Ok(None));
+    clear_chats(&store);
 }
 
 /// A chat record packed with the browser's deflate unpacks into the same text — through the
@@ -264,7 +396,7 @@ async fn version_1_records_are_packed_verified_and_read_back() {
     for (k, v) in &fixture {
         store.set(k, v.as_str().unwrap()).unwrap();
     }
-    assert_eq!(satori::ui::compact::pack_resting(0).await, Ok(2));
+    assert_eq!(satori::ui::compact::pack_resting(0, None).await, Ok(2));
     for (key, value) in &fixture {
         let stored = store.get(key).unwrap().unwrap();
         let json = value.as_str().unwrap();
@@ -276,7 +408,7 @@ async fn version_1_records_are_packed_verified_and_read_back() {
         }
     }
     assert_eq!(
-        satori::ui::compact::pack_resting(0).await,
+        satori::ui::compact::pack_resting(0, None).await,
         Ok(0),
         "nothing twice"
     );

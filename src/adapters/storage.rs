@@ -6,6 +6,7 @@
 //! (localStorage writes are atomic per key).
 
 use crate::adapters::js::JsError;
+use crate::core::persist::{self, ChatReadError, ChatRecord};
 use wasm_bindgen::JsValue;
 
 /// Why a storage call failed.
@@ -86,6 +87,106 @@ impl Store {
             }
         }
         Ok(out)
+    }
+}
+
+/// Chats are stored in parts ([`persist::encode_head`]): a head record and one record per run of
+/// [`persist::PART_SIZE`] messages, so saving after a new message rewrites the last part and
+/// the head, not the whole chat.
+impl Store {
+    /// Chat `id`'s record: its head and parts joined, or an older single or packed record.
+    pub fn chat(&self, id: &str) -> Result<Option<ChatRecord>, ChatReadError> {
+        persist::read_chat(&|key: &str| self.get(key).map_err(|e| e.to_string()), id)
+    }
+
+    /// Write parts `parts` (`(k, text)`) of chat `id`, then its `head`, so that no head ever
+    /// names a part not yet written; then remove the parts the chat had beyond those the head
+    /// names. All or nothing: when a write fails (storage full), every record written is put
+    /// back as it was — a save that moved messages between parts must not leave some moved and
+    /// some not — and the error is answered.
+    pub fn write_chat(
+        &self,
+        id: &str,
+        head: &str,
+        parts: &[(usize, String)],
+    ) -> Result<(), StorageError> {
+        let key = persist::session_key(id);
+        let old_head = self.get(&key)?;
+        let had = old_head
+            .as_deref()
+            .and_then(persist::head_of)
+            .map_or(0, |(n, _)| n);
+        let mut before: Vec<(String, Option<String>)> = Vec::with_capacity(parts.len() + 1);
+        let mut written = (|| {
+            for (k, text) in parts {
+                let part = persist::part_key(id, *k);
+                let old = if *k < had { self.get(&part)? } else { None };
+                before.push((part.clone(), old));
+                self.set(&part, text)?;
+            }
+            Ok(())
+        })();
+        if written.is_ok() {
+            written = self.set(&key, head);
+        }
+        if let Err(e) = written {
+            // Records that were new go first: that frees room for the old texts.
+            before.sort_by_key(|(_, old)| old.is_some());
+            for (part, old) in before {
+                let _ = match old {
+                    Some(text) => self.set(&part, &text),
+                    None => self.remove(&part),
+                };
+            }
+            return Err(e);
+        }
+        let keep = persist::head_of(head).map_or(0, |(n, _)| n);
+        for k in keep..had {
+            let _ = self.remove(&persist::part_key(id, k));
+        }
+        Ok(())
+    }
+
+    /// Replace chat `id`'s record by one packed record and remove its parts.
+    pub fn replace_chat(&self, id: &str, record: &str) -> Result<(), StorageError> {
+        self.set(&persist::session_key(id), record)?;
+        self.remove_parts(id);
+        Ok(())
+    }
+
+    /// Remove chat `id`: its head first (so no head is left without its parts), then every
+    /// part stored under its id (also those a head no longer names).
+    pub fn remove_chat(&self, id: &str) -> Result<(), StorageError> {
+        self.remove(&persist::session_key(id))?;
+        self.remove_parts(id);
+        Ok(())
+    }
+
+    /// Every part record stored under chat `id`.
+    pub fn parts_stored(&self, id: &str) -> Vec<String> {
+        self.keys(persist::PART_PREFIX)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|k| persist::is_part_of(k, id))
+            .collect()
+    }
+
+    fn remove_parts(&self, id: &str) {
+        for key in self.parts_stored(id) {
+            let _ = self.remove(&key);
+        }
+    }
+
+    /// How many messages of chat `id` are stored in parts as `session` has them: all of them when
+    /// the stored head counts as many as it holds, else none (an older single record, a packed
+    /// one, or one another tab changed).
+    pub fn stored_in_parts(&self, session: &crate::core::session::Session) -> usize {
+        let n = session.messages.len();
+        let head = self.get(&persist::session_key(&session.id)).ok().flatten();
+        match head.as_deref().and_then(persist::head_of) {
+            Some((_, count)) if count == n => n,
+            _ => 0,
+        }
     }
 }
 

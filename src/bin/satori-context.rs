@@ -67,9 +67,11 @@ async fn offered() -> Result<serde_json::Value, satori::adapters::modules::Modul
         .map_err(|e| ModuleError::Call(e.to_string()))
 }
 
-/// Storage is full: pack every chat record but the open one now (see `satori::ui::compact`);
-/// resolves to how many were packed.
+/// Storage is full: pack every chat record but the open one (`open`, this tab's) now (see
+/// `satori::ui::compact`); resolves to how many were packed.
 #[wasm_bindgen]
-pub async fn pack_now() -> Result<u32, String> {
-    satori::ui::compact::pack_resting(0).await.map(|n| n as u32)
+pub async fn pack_now(open: String) -> Result<u32, String> {
+    satori::ui::compact::pack_resting(0, Some(&open))
+        .await
+        .map(|n| n as u32)
 }

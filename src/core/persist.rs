@@ -44,6 +44,162 @@ pub fn session_key(id: &str) -> String {
     format!("satori.session.{id}")
 }
 
+/// Version of a chat's head record: a chat stored in parts ([`encode_head`]). Other records
+/// (and chat records written before parts) are version [`SCHEMA_VERSION`].
+pub const CHAT_VERSION: u32 = 2;
+/// Messages per part of a chat record: a save rewrites the parts from the first changed
+/// message on (normally only the last one) and the head.
+pub const PART_SIZE: usize = 32;
+/// Prefix of every part record.
+pub const PART_PREFIX: &str = "satori.part.";
+
+/// Storage key of part `k` (from 0) of chat `id`'s messages.
+pub fn part_key(id: &str, k: usize) -> String {
+    format!("{PART_PREFIX}{id}.{k}")
+}
+
+/// How many parts `messages` messages take.
+pub fn part_count(messages: usize) -> usize {
+    messages.div_ceil(PART_SIZE)
+}
+
+/// The messages part `k` holds.
+pub fn part_range(k: usize, messages: usize) -> std::ops::Range<usize> {
+    (k * PART_SIZE).min(messages)..((k + 1) * PART_SIZE).min(messages)
+}
+
+/// Part `k`'s record: a JSON array of its messages.
+pub fn encode_part(messages: &[crate::core::session::Message]) -> String {
+    serde_json::to_string(messages).unwrap_or_default()
+}
+
+/// The head record of `session` stored in parts: every field but the messages, with how many
+/// parts and messages there are, version [`CHAT_VERSION`] (a Satori from before parts says
+/// the record is newer than it understands instead of reading a chat without messages). The
+/// messages are taken out for the encoding and put back.
+pub fn encode_head(session: &mut Session) -> String {
+    #[derive(Serialize)]
+    struct Head<'a> {
+        v: u32,
+        parts: usize,
+        count: usize,
+        #[serde(flatten)]
+        session: &'a Session,
+    }
+    let messages = std::mem::take(&mut session.messages);
+    let count = messages.len();
+    let text = serde_json::to_string(&Head {
+        v: CHAT_VERSION,
+        parts: part_count(count),
+        count,
+        session,
+    })
+    .unwrap_or_default();
+    session.messages = messages;
+    text
+}
+
+/// Every record of `session` in parts: its head and each part, `(k, text)`.
+pub fn encode_chat(session: &mut Session) -> (String, Vec<(usize, String)>) {
+    let n = session.messages.len();
+    let parts = (0..part_count(n))
+        .map(|k| (k, encode_part(&session.messages[part_range(k, n)])))
+        .collect();
+    (encode_head(session), parts)
+}
+
+/// Whether `key` is one of chat `id`'s part records.
+pub fn is_part_of(key: &str, id: &str) -> bool {
+    key.strip_prefix(PART_PREFIX)
+        .and_then(|rest| rest.strip_prefix(id))
+        .and_then(|rest| rest.strip_prefix('.'))
+        .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `(parts, messages)` that a head record declares; `None` for any other record.
+pub fn head_of(text: &str) -> Option<(usize, usize)> {
+    fn number(text: &str) -> Option<(usize, &str)> {
+        let end = text.find(|c: char| !c.is_ascii_digit())?;
+        Some((text[..end].parse().ok()?, &text[end..]))
+    }
+    let rest = text.strip_prefix("{\"v\":2,\"parts\":")?;
+    let (parts, rest) = number(rest)?;
+    let (count, rest) = number(rest.strip_prefix(",\"count\":")?)?;
+    (rest.starts_with([',', '}']) && part_count(count) == parts).then_some((parts, count))
+}
+
+/// A chat record as read: one JSON text (a head and its parts joined) or a packed record as
+/// stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatRecord {
+    /// The record's text.
+    pub text: String,
+    /// How many messages its head says it holds (`None`: not stored in parts).
+    pub count: Option<usize>,
+}
+
+/// Why a chat record could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChatReadError {
+    /// Storage failed to answer.
+    #[error("{0}")]
+    Storage(String),
+    /// The record is damaged (a part is missing, or a head is malformed).
+    #[error("{0}")]
+    Damaged(DecodeError),
+}
+
+/// Read chat `id` through `read` (the records by key): a head with its parts joined into one
+/// JSON text that [`decode_session`] reads — the head without its closing brace, then
+/// `"messages":[…]` with each part's messages — or an older single record, or a packed one,
+/// as stored.
+pub fn read_chat(
+    read: &dyn Fn(&str) -> Result<Option<String>, String>,
+    id: &str,
+) -> Result<Option<ChatRecord>, ChatReadError> {
+    let Some(head) = read(&session_key(id)).map_err(ChatReadError::Storage)? else {
+        return Ok(None);
+    };
+    let damaged = |why: String| ChatReadError::Damaged(DecodeError::Invalid(why));
+    let Some((parts, count)) = head_of(&head) else {
+        if head.starts_with("{\"v\":2,") {
+            return Err(damaged("its head record is malformed".into()));
+        }
+        return Ok(Some(ChatRecord {
+            text: head,
+            count: None,
+        }));
+    };
+    let open = head
+        .strip_suffix('}')
+        .ok_or_else(|| damaged("its head record is cut".into()))?;
+    let mut text = String::with_capacity(head.len() + 64);
+    text.push_str(open);
+    text.push_str(",\"messages\":[");
+    let mut first = true;
+    for k in 0..parts {
+        let part = read(&part_key(id, k))
+            .map_err(ChatReadError::Storage)?
+            .ok_or_else(|| damaged(format!("part {} of its {parts} is missing", k + 1)))?;
+        let inner = part
+            .strip_prefix('[')
+            .and_then(|p| p.strip_suffix(']'))
+            .ok_or_else(|| damaged(format!("part {} of its {parts} is not a list", k + 1)))?;
+        if !inner.trim().is_empty() {
+            if !first {
+                text.push(',');
+            }
+            text.push_str(inner);
+            first = false;
+        }
+    }
+    text.push_str("]}");
+    Ok(Some(ChatRecord {
+        text,
+        count: Some(count),
+    }))
+}
+
 /// Storage key under which an unreadable record `what` (e.g. `index`) found at time `at` (ms
 /// since the epoch) is kept before a rebuilt one replaces it.
 pub fn backup_key(what: &str, at: i64) -> String {
@@ -148,6 +304,10 @@ fn encode<T: Serialize>(data: &T) -> String {
 }
 
 fn decode<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
+    decode_up_to(text, SCHEMA_VERSION)
+}
+
+fn decode_up_to<T: DeserializeOwned>(text: &str, newest: u32) -> Result<T, DecodeError> {
     if is_packed(text) {
         return Err(DecodeError::Packed);
     }
@@ -155,7 +315,7 @@ fn decode<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
         serde_json::from_str(text).map_err(|e| DecodeError::Invalid(e.to_string()))?;
     match version.v {
         None => Err(DecodeError::MissingVersion),
-        Some(v) if v > SCHEMA_VERSION => Err(DecodeError::TooNew(v)),
+        Some(v) if v > newest => Err(DecodeError::TooNew(v)),
         Some(_) => serde_json::from_str(text).map_err(|e| DecodeError::Invalid(e.to_string())),
     }
 }
@@ -170,9 +330,27 @@ pub fn encode_session(session: &Session) -> String {
     encode(session)
 }
 
-/// Decode a session record.
+/// Decode a session record: a single record, or a head and its parts as [`read_chat`] joins
+/// them.
 pub fn decode_session(text: &str) -> Result<Session, DecodeError> {
-    decode(text)
+    let session: Session = decode_up_to(text, CHAT_VERSION)?;
+    // A head read on its own (not joined with its parts) is not the chat.
+    match head_of(text) {
+        Some((_, count)) if session.messages.len() < count => Err(DecodeError::Invalid(format!(
+            "the record holds {} of its {count} messages",
+            session.messages.len()
+        ))),
+        _ => Ok(session),
+    }
+}
+
+/// Decode a head record on its own: the chat without its messages (its title, times, summaries
+/// and settings).
+pub fn decode_head(text: &str) -> Result<Session, DecodeError> {
+    if head_of(text).is_none() {
+        return Err(DecodeError::Invalid("not a head record".into()));
+    }
+    decode_up_to(text, CHAT_VERSION)
 }
 
 /// Encode the index record.
@@ -298,6 +476,180 @@ mod tests {
         let text = encode_session(&s);
         assert!(text.starts_with("{\"v\":1,"), "{text}");
         assert_eq!(decode_session(&text), Ok(s));
+    }
+
+    fn chat_of(n: usize) -> Session {
+        let mut s = Session::new("c".into(), 1, None, vec![Preamble::system("m0", "sys")]);
+        for i in 1..n {
+            s.apply(Command::AddUser {
+                id: format!("m{i}"),
+                text: format!("message {i} \"quoted\" ]}} 中文"),
+                at: 1 + i as i64,
+            })
+            .unwrap();
+        }
+        if n == 0 {
+            s.messages.clear();
+            s.leaf = None;
+        }
+        s
+    }
+
+    fn records_of(s: &Session) -> std::collections::BTreeMap<String, String> {
+        let mut s = s.clone();
+        let (head, parts) = encode_chat(&mut s);
+        let mut map: std::collections::BTreeMap<String, String> = parts
+            .into_iter()
+            .map(|(k, t)| (part_key(&s.id, k), t))
+            .collect();
+        map.insert(session_key(&s.id), head);
+        map
+    }
+
+    fn read_from(
+        map: &std::collections::BTreeMap<String, String>,
+        id: &str,
+    ) -> Result<Option<ChatRecord>, ChatReadError> {
+        read_chat(&|k: &str| Ok(map.get(k).cloned()), id)
+    }
+
+    #[test]
+    fn a_chat_in_parts_reads_back_as_it_was() {
+        for n in [0, 1, 2, 31, 32, 33, 64, 70] {
+            let s = chat_of(n);
+            let map = records_of(&s);
+            assert_eq!(map.len(), 1 + part_count(n), "{n} messages");
+            let head = &map[&session_key("c")];
+            assert_eq!(head_of(head), Some((part_count(n), n)), "{head}");
+            assert!(
+                !head.contains("\"content\""),
+                "the head holds no message: {head}"
+            );
+            let read = read_from(&map, "c").unwrap().unwrap();
+            assert_eq!(read.count, Some(n));
+            assert_eq!(decode_session(&read.text), Ok(s), "{n} messages");
+        }
+    }
+
+    #[test]
+    fn parts_hold_fixed_runs_of_messages() {
+        assert_eq!(part_count(0), 0);
+        assert_eq!(part_count(PART_SIZE), 1);
+        assert_eq!(part_count(PART_SIZE + 1), 2);
+        assert_eq!(part_range(1, PART_SIZE + 5), PART_SIZE..PART_SIZE + 5);
+        assert_eq!(part_range(2, PART_SIZE + 5), PART_SIZE + 5..PART_SIZE + 5);
+        assert_eq!(part_key("a.b", 3), "satori.part.a.b.3");
+    }
+
+    #[test]
+    fn older_and_packed_records_read_as_stored() {
+        let s = chat_of(3);
+        let single = encode_session(&s);
+        let mut map = std::collections::BTreeMap::new();
+        map.insert(session_key("c"), single.clone());
+        let read = read_from(&map, "c").unwrap().unwrap();
+        assert_eq!((read.text.as_str(), read.count), (single.as_str(), None));
+        map.insert(session_key("c"), "z1:{}\nxyz".into());
+        assert_eq!(read_from(&map, "c").unwrap().unwrap().text, "z1:{}\nxyz");
+        assert_eq!(read_from(&map, "gone"), Ok(None));
+    }
+
+    #[test]
+    fn damaged_chats_in_parts_are_errors_never_shorter_chats() {
+        let s = chat_of(70);
+        let head = records_of(&s)[&session_key("c")].clone();
+        // A part gone.
+        let mut map = records_of(&s);
+        map.remove(&part_key("c", 1));
+        assert_eq!(
+            read_from(&map, "c"),
+            Err(ChatReadError::Damaged(DecodeError::Invalid(
+                "part 2 of its 3 is missing".into()
+            )))
+        );
+        // A part that is not a list.
+        let mut map = records_of(&s);
+        map.insert(part_key("c", 0), "{}".into());
+        assert!(matches!(
+            read_from(&map, "c"),
+            Err(ChatReadError::Damaged(_))
+        ));
+        // A head whose numbers disagree, or that is cut.
+        for bad in [
+            head.replacen("\"parts\":3", "\"parts\":2", 1),
+            head.replacen("\"count\":70", "\"count\":x", 1),
+            "{\"v\":2,\"id\":\"c\"}".to_string(),
+        ] {
+            let mut map = records_of(&s);
+            map.insert(session_key("c"), bad.clone());
+            assert!(
+                matches!(read_from(&map, "c"), Err(ChatReadError::Damaged(_))),
+                "{bad}"
+            );
+        }
+        // A head decoded on its own is not a chat without messages.
+        assert!(matches!(
+            decode_session(&head),
+            Err(DecodeError::Invalid(_))
+        ));
+        // Storage failing is said as such.
+        assert_eq!(
+            read_chat(&|_: &str| Err("denied".to_string()), "c"),
+            Err(ChatReadError::Storage("denied".into()))
+        );
+    }
+
+    #[test]
+    fn parts_written_before_a_head_that_was_not_add_messages_never_lose_them() {
+        // A save writes the changed parts, then the head: stopped in between, the parts hold
+        // more messages than the head counts.
+        let old = chat_of(40);
+        let new = chat_of(41);
+        let mut map = records_of(&old);
+        let newer = records_of(&new);
+        map.insert(part_key("c", 1), newer[&part_key("c", 1)].clone());
+        let read = read_from(&map, "c").unwrap().unwrap();
+        assert_eq!(read.count, Some(40));
+        let s = decode_session(&read.text).unwrap();
+        assert_eq!(s.messages, new.messages);
+        assert_eq!(s.leaf, old.leaf);
+    }
+
+    #[test]
+    fn a_cut_head_is_damaged_not_a_panic() {
+        let head = records_of(&chat_of(2))[&session_key("c")].clone();
+        for cut in [
+            head.trim_end_matches('}').to_string(),
+            format!("{}\"title\":\"中", head.trim_end_matches('}')),
+        ] {
+            let mut map = records_of(&chat_of(2));
+            map.insert(session_key("c"), cut.clone());
+            assert!(
+                matches!(read_from(&map, "c"), Err(ChatReadError::Damaged(_))),
+                "{cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn part_keys_belong_to_their_chat_only() {
+        assert!(is_part_of("satori.part.a.0", "a"));
+        assert!(is_part_of("satori.part.a.12", "a"));
+        for (key, id) in [
+            ("satori.part.a.b.0", "a"),
+            ("satori.part.ab.0", "a"),
+            ("satori.part.a.", "a"),
+            ("satori.part.a.x", "a"),
+            ("satori.session.a", "a"),
+        ] {
+            assert!(!is_part_of(key, id), "{key}");
+        }
+    }
+
+    #[test]
+    fn a_head_is_too_new_for_a_satori_that_reads_version_1_only() {
+        let head = records_of(&chat_of(2))[&session_key("c")].clone();
+        assert_eq!(decode::<Session>(&head), Err(DecodeError::TooNew(2)));
     }
 
     #[test]

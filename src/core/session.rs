@@ -342,7 +342,10 @@ pub struct Session {
     pub created_at: i64,
     /// Last change, ms since epoch.
     pub updated_at: i64,
-    /// Every message ever written in this session, in creation order.
+    /// Every message ever written in this session, in creation order. (Left out of the JSON
+    /// when there are none: a chat's head record holds everything but its messages, which are
+    /// stored in parts — see [`crate::core::persist::encode_head`].)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<Message>,
     /// The last message of the visible branch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -851,6 +854,40 @@ impl Session {
         self.messages.push(msg);
     }
 
+    /// The first message `cmd` may change, add or remove (`messages.len()` when it changes
+    /// none): every message before it is left as it is, at the same place. A save writes the
+    /// stored parts from there on ([`crate::core::persist::PART_SIZE`]).
+    pub fn touched(&self, cmd: &Command) -> usize {
+        let at = |id: &str| {
+            self.messages
+                .iter()
+                .position(|m| m.id == id)
+                .unwrap_or(self.messages.len())
+        };
+        match cmd {
+            Command::Rename { .. }
+            | Command::AddUser { .. }
+            | Command::EditUser { .. }
+            | Command::StartReply { .. }
+            | Command::AddTool { .. }
+            | Command::SelectVariant { .. }
+            | Command::PutSummary { .. }
+            | Command::EditSummary { .. }
+            | Command::SetContext { .. }
+            | Command::SetAgent { .. } => self.messages.len(),
+            Command::SetReply { id, .. }
+            | Command::SetUsage { id, .. }
+            | Command::SetToolCalls { id, .. }
+            | Command::SetStructured { id, .. }
+            | Command::FinishReply { id, .. }
+            | Command::DiscardEmptyReply { id }
+            | Command::SetPinned { id, .. }
+            | Command::SetExcluded { id, .. } => at(id),
+            // A new system prompt is put first and becomes the old roots' parent.
+            Command::SetSystem { .. } | Command::Restart { .. } => 0,
+        }
+    }
+
     /// Apply one change. On error the session is left unchanged.
     pub fn apply(&mut self, cmd: Command) -> Result<(), SessionError> {
         match cmd {
@@ -1179,6 +1216,115 @@ mod tests {
             }
         }
         s
+    }
+
+    /// Every message before the one [`Session::touched`] names stays as it was, at its place,
+    /// whatever the command does (a save rewrites only the stored parts from there on).
+    #[test]
+    fn a_command_leaves_the_messages_before_the_touched_one_alone() {
+        let base = run(vec![
+            user("u1", "hi"),
+            start("a1", "u1"),
+            set("a1", "Hello"),
+            finish("a1", Status::Complete),
+            user("u2", "more"),
+            start("a2", "u2"),
+        ]);
+        let summary = Summary {
+            id: "s1".into(),
+            through: "a1".into(),
+            covers: 3,
+            text: "They said hello.".into(),
+            restored: Vec::new(),
+            model: String::new(),
+            edited: false,
+            created_at: 4,
+        };
+        let cmds = vec![
+            Command::Rename { title: "t".into() },
+            user("u3", "again"),
+            Command::EditUser {
+                id: "u1b".into(),
+                of: "u1".into(),
+                text: "hey".into(),
+                at: 5,
+            },
+            start("a1b", "u1"),
+            set("a2", "partly"),
+            Command::SetUsage {
+                id: "a2".into(),
+                usage: Usage::default(),
+            },
+            Command::SetToolCalls {
+                id: "a2".into(),
+                tool_calls: Vec::new(),
+            },
+            Command::SetStructured {
+                id: "a1".into(),
+                content: Some("{}".into()),
+                structured: Structured {
+                    outcome: Structured::REPAIRED.into(),
+                    line: "repaired".into(),
+                    original: None,
+                },
+            },
+            finish("a2", Status::Stopped),
+            Command::DiscardEmptyReply { id: "a2".into() },
+            Command::SelectVariant { id: "u1".into() },
+            Command::SetSystem {
+                id: "sys2".into(),
+                text: "Be brief.".into(),
+                at: 6,
+            },
+            Command::SetPinned {
+                id: "u1".into(),
+                pinned: true,
+            },
+            Command::SetExcluded {
+                id: "a1".into(),
+                excluded: true,
+            },
+            Command::PutSummary { summary },
+            Command::SetContext {
+                context: ContextOverrides::default(),
+            },
+            Command::SetAgent {
+                agent: AgentConfig::default(),
+            },
+            Command::AddTool {
+                id: "t1".into(),
+                parent: "a1".into(),
+                call_id: "c1".into(),
+                content: "42".into(),
+                at: 7,
+            },
+        ];
+        for cmd in cmds {
+            let mut s = base.clone();
+            let touched = s.touched(&cmd);
+            let before = s.messages[..touched].to_vec();
+            s.apply(cmd.clone())
+                .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+            assert_eq!(
+                s.messages.get(..touched),
+                Some(&before[..]),
+                "{cmd:?} changed a message before {touched}"
+            );
+        }
+        // A session without a system prompt gets one first.
+        let mut bare = base.clone();
+        bare.messages.remove(0);
+        for m in &mut bare.messages {
+            if m.parent.as_deref() == Some("sys") {
+                m.parent = None;
+            }
+        }
+        let cmd = Command::SetSystem {
+            id: "sys2".into(),
+            text: "New.".into(),
+            at: 8,
+        };
+        assert_eq!(bare.touched(&cmd), 0);
     }
 
     #[test]

@@ -68,7 +68,8 @@ const SESSION_PREFIX: &str = "satori.session.";
 /// What untitled chats were listed as before they became "Untitled chat".
 const OLD_UNTITLED: &str = "New chat";
 
-/// The chat list line of chat `id` from its record `text` (packed ones say it in their header).
+/// The chat list line of chat `id` from its record `text` (packed ones say it in their header;
+/// a head record has all but the messages).
 fn entry_of(id: &str, text: &str) -> Option<IndexEntry> {
     if let Ok((header, _)) = crate::core::packed::split(text) {
         return Some(IndexEntry {
@@ -76,7 +77,9 @@ fn entry_of(id: &str, text: &str) -> Option<IndexEntry> {
             ..header.entry
         });
     }
-    let s = persist::decode_session(text).ok()?;
+    let s = persist::decode_head(text)
+        .or_else(|_| persist::decode_session(text))
+        .ok()?;
     Some(IndexEntry {
         id: id.to_string(),
         title: s.display_title().to_string(),
@@ -171,8 +174,8 @@ pub fn load(records: &impl Records) -> Loaded {
     let mut session = None;
     let mut packed = None;
     for id in wanted {
-        match records.read(&persist::session_key(&id)) {
-            Ok(Some(text)) => match persist::decode_session(&text) {
+        match persist::read_chat(&|key: &str| records.read(key), &id) {
+            Ok(Some(persist::ChatRecord { text, .. })) => match persist::decode_session(&text) {
                 Ok(s) => {
                     session = Some(s);
                     break;
@@ -189,7 +192,8 @@ pub fn load(records: &impl Records) -> Loaded {
                 Err(e) => problems.push(LoadProblem::Session(e)),
             },
             Ok(None) => index.remove(&id),
-            Err(e) => problems.push(LoadProblem::Storage(e)),
+            Err(persist::ChatReadError::Storage(e)) => problems.push(LoadProblem::Storage(e)),
+            Err(persist::ChatReadError::Damaged(e)) => problems.push(LoadProblem::Session(e)),
         }
     }
     let draft = session
@@ -294,6 +298,67 @@ mod tests {
         assert_eq!(loaded.api_key, Some(key));
         assert_eq!(loaded.settings, None);
         assert_eq!(loaded.problems, vec![]);
+    }
+
+    fn in_parts(s: &Session) -> Vec<(String, String)> {
+        let mut s = s.clone();
+        let (head, parts) = persist::encode_chat(&mut s);
+        let mut out: Vec<(String, String)> = parts
+            .into_iter()
+            .map(|(k, t)| (persist::part_key(&s.id, k), t))
+            .collect();
+        out.push((persist::session_key(&s.id), head));
+        out
+    }
+
+    #[test]
+    fn chats_stored_in_parts_load_and_a_missing_part_is_a_damaged_chat() {
+        let mut long = chat("long", "first", 5);
+        for i in 0..40 {
+            long.apply(Command::AddUser {
+                id: format!("u{i}"),
+                text: format!("more {i}"),
+                at: 6 + i,
+            })
+            .unwrap();
+        }
+        let other = chat("other", "second", 1);
+        let mut records: Vec<(String, String)> = in_parts(&long);
+        records.extend(in_parts(&other));
+        // Not listed: found by its head, listed by its title.
+        let mut index = Index::default();
+        index.upsert(&other);
+        index.active = Some("long".into());
+        records.push((persist::KEY_INDEX.into(), persist::encode_index(&index)));
+        let refs = |r: &[(String, String)]| {
+            store(
+                &r.iter()
+                    .map(|(k, v)| (k.as_str(), v.clone()))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let loaded = load(&refs(&records));
+        assert_eq!(loaded.problems, vec![]);
+        assert_eq!(loaded.session.as_ref(), Some(&long));
+        assert_eq!(
+            loaded
+                .index
+                .sessions
+                .iter()
+                .map(|e| (e.id.as_str(), e.title.as_str()))
+                .collect::<Vec<_>>(),
+            [("long", "first"), ("other", "second")]
+        );
+        let gone = persist::part_key("long", 1);
+        records.retain(|(k, _)| *k != gone);
+        let loaded = load(&refs(&records));
+        assert_eq!(loaded.session.map(|s| s.id), Some("other".into()));
+        assert_eq!(
+            loaded.problems,
+            vec![LoadProblem::Session(DecodeError::Invalid(
+                "part 2 of its 2 is missing".into()
+            ))]
+        );
     }
 
     #[test]

@@ -20,8 +20,9 @@ use crate::core::persist;
 pub const REST_MS: i64 = 10 * 60 * 1000;
 
 /// Pack every stored chat that has not changed for `rest` ms (by the chat list), but the one
-/// open (the list's active chat); answers how many were packed. In the context module.
-pub async fn pack_resting(rest: i64) -> Result<usize, String> {
+/// open (the list's active chat, and `open` if given: this tab's chat, which the list may not
+/// name when another tab wrote it last); answers how many were packed. In the context module.
+pub async fn pack_resting(rest: i64, open: Option<&str>) -> Result<usize, String> {
     let store = Store::local();
     let index = match store.get(persist::KEY_INDEX) {
         Ok(Some(text)) => persist::decode_index(&text).map_err(|e| e.to_string())?,
@@ -31,11 +32,13 @@ pub async fn pack_resting(rest: i64) -> Result<usize, String> {
     let now = now_ms();
     let mut done = 0;
     for entry in index.sessions {
-        if now - entry.updated_at < rest || index.active.as_deref() == Some(&entry.id) {
+        if now - entry.updated_at < rest
+            || index.active.as_deref() == Some(&entry.id)
+            || open == Some(entry.id.as_str())
+        {
             continue;
         }
-        let key = persist::session_key(&entry.id);
-        let Ok(Some(text)) = store.get(&key) else {
+        let Ok(Some(persist::ChatRecord { text, .. })) = store.chat(&entry.id) else {
             continue;
         };
         // Packed already, or unreadable (kept untouched, for the user to export).
@@ -50,9 +53,15 @@ pub async fn pack_resting(rest: i64) -> Result<usize, String> {
         // Switch only if the record is still the text packed and the chat has not been opened
         // meanwhile (both may have changed while it was packed).
         if smaller
-            && store.get(&key).ok().flatten().as_deref() == Some(text.as_str())
+            && store
+                .chat(&entry.id)
+                .ok()
+                .flatten()
+                .map(|r| r.text)
+                .as_deref()
+                == Some(text.as_str())
             && !opened(&store, &entry.id)
-            && store.set(&key, &record).is_ok()
+            && store.replace_chat(&entry.id, &record).is_ok()
         {
             done += 1;
         }
@@ -89,20 +98,21 @@ pub fn after_request() {
     LAST_PASS.with(|l| l.set(now));
     wasm_bindgen_futures::spawn_local(async move {
         gloo_timers::future::TimeoutFuture::new(AFTER_MS).await;
-        let _ = pack_resting(REST_MS).await;
+        let _ = pack_resting(REST_MS, None).await;
     });
 }
 
-/// Storage is full: pack every chat but the open one now, whatever their rest, in the context
-/// module (loaded if need be; given up after a minute); answers how many were packed. In the app.
-pub async fn make_room() -> Result<usize, String> {
+/// Storage is full: pack every chat but the open one (`open`) now, whatever their rest, in the
+/// context module (loaded if need be; given up after a minute); answers how many were packed.
+/// In the app.
+pub async fn make_room(open: &str) -> Result<usize, String> {
     use crate::adapters::modules::{self, Module};
     let controller = web_sys::AbortController::new()
         .map_err(|e| crate::adapters::js::JsError::from(e).message)?;
     let n = modules::call_within(
         Module::Context,
         "pack_now",
-        &[],
+        &[wasm_bindgen::JsValue::from_str(open)],
         &controller.signal(),
         60_000,
     )

@@ -225,8 +225,8 @@ fn stop_turns() {
 /// meanwhile, it is read again). Answers whether `then` already ran.
 fn with_stored(id: &str, then: Box<dyn FnOnce(Result<Session, String>)>) -> bool {
     let key = persist::session_key(id);
-    match store().get(&key) {
-        Ok(Some(text)) => match persist::decode_session(&text) {
+    match store().chat(id) {
+        Ok(Some(persist::ChatRecord { text, .. })) => match persist::decode_session(&text) {
             Err(persist::DecodeError::Packed) => {
                 let id = id.to_string();
                 leptos::task::spawn_local(async move {
@@ -263,6 +263,31 @@ async fn unpack_session(text: &str) -> Result<Session, String> {
 
 fn store() -> Store {
     Store::local()
+}
+
+thread_local! {
+    /// The open chat's id and how many of its first messages are stored exactly as it has them,
+    /// in parts at their places: a save writes the parts from the first other one on.
+    static STORED: std::cell::RefCell<(String, usize)> = const { std::cell::RefCell::new((String::new(), 0)) };
+}
+
+/// How many of chat `id`'s first messages are stored as the open chat has them.
+fn stored_clean(id: &str) -> usize {
+    STORED.with_borrow(|(at, n)| if at == id { *n } else { 0 })
+}
+
+/// The first `n` messages of chat `id` are stored as the open chat has them.
+fn set_stored_clean(id: &str, n: usize) {
+    STORED.with_borrow_mut(|s| *s = (id.to_string(), n));
+}
+
+/// Chat `id`'s message `from` may differ from what is stored.
+fn touch_stored(id: &str, from: usize) {
+    STORED.with_borrow_mut(|(at, n)| {
+        if at == id {
+            *n = (*n).min(from);
+        }
+    });
 }
 
 /// The default role.
@@ -429,6 +454,9 @@ impl AppState {
         if recovered {
             state.save_session();
         } else {
+            state
+                .session
+                .with_untracked(|sess| set_stored_clean(&sess.id, s.stored_in_parts(sess)));
             state.save_index();
         }
         if !problems.is_empty() {
@@ -528,10 +556,67 @@ impl AppState {
 
     /// Write the open session (that record only) and its index entry. A reply that is still
     /// arriving is saved with the text received so far, so no save ever drops it.
+    ///
+    /// The chat is stored in parts ([`persist::encode_head`]): only the parts from the first
+    /// message changed since the last save on are written (normally the last one), then the head.
+    /// The whole save is the User Timing measure `satori:save`.
     pub fn save_session(&self) {
-        let snapshot = self.snapshot();
-        let text = persist::encode_session(&snapshot);
-        self.save_session_text(&snapshot, &text);
+        let start = crate::adapters::clock::precise_ms();
+        let live = self.live.get_untracked();
+        let mut write = None;
+        self.session.update_untracked(|s| {
+            let n = s.messages.len();
+            // What this tab last wrote must still be there (not packed, say, or removed).
+            let stored = store()
+                .get(&persist::session_key(&s.id))
+                .ok()
+                .flatten()
+                .as_deref()
+                .and_then(persist::head_of);
+            if stored.is_none_or(|(_, count)| count < stored_clean(&s.id)) {
+                touch_stored(&s.id, 0);
+            }
+            let streaming = live
+                .as_ref()
+                .filter(|l| l.session_id == s.id)
+                .and_then(|l| {
+                    let at = s.messages.iter().position(|m| {
+                        m.id == l.id && m.status == crate::core::session::Status::Streaming
+                    })?;
+                    Some((at, l))
+                });
+            let from = stored_clean(&s.id).min(streaming.map_or(n, |(at, _)| at));
+            let parts: Vec<(usize, String)> = (from / persist::PART_SIZE..persist::part_count(n))
+                .map(|k| {
+                    let range = persist::part_range(k, n);
+                    let text = match streaming {
+                        // The reply still arriving, with the text received so far.
+                        Some((at, l)) if range.contains(&at) => {
+                            let mut run = s.messages[range.clone()].to_vec();
+                            let m = &mut run[at - range.start];
+                            m.content.clone_from(&l.content);
+                            m.reasoning.clone_from(&l.reasoning);
+                            persist::encode_part(&run)
+                        }
+                        _ => persist::encode_part(&s.messages[range]),
+                    };
+                    (k, text)
+                })
+                .collect();
+            let head = persist::encode_head(s);
+            // The reply arriving is written again by every save until it ends.
+            let clean = streaming.map_or(n, |(at, _)| at);
+            write = Some((s.id.clone(), head, parts, clean));
+        });
+        let Some((id, head, parts, clean)) = write else {
+            return;
+        };
+        let result = store().write_chat(&id, &head, &parts);
+        if result.is_ok() {
+            set_stored_clean(&id, clean);
+        }
+        self.session.with_untracked(|s| self.after_write(s, result));
+        crate::adapters::clock::measure_since("satori:save", start);
     }
 
     /// The open session as it is on screen: a reply still arriving has the text received so far.
@@ -549,9 +634,16 @@ impl AppState {
         snapshot
     }
 
-    /// Write a snapshot of a session (used for mid-stream checkpoints).
-    pub fn save_session_text(&self, session: &Session, text: &str) {
-        let result = store().set(&persist::session_key(&session.id), text);
+    /// Write every record of a chat that is not open.
+    fn save_other(&self, session: &mut Session) {
+        let (head, parts) = persist::encode_chat(session);
+        let result = store().write_chat(&session.id, &head, &parts);
+        self.after_write(session, result);
+    }
+
+    /// After a chat was written (or not): the unsaved flag, its chat list entry, the index
+    /// record, and room made when storage is full.
+    fn after_write(&self, session: &Session, result: Result<(), StorageError>) {
         let open = self.session.with_untracked(|s| s.id.clone());
         if session.id == open {
             // Storage that is unavailable keeps nothing anyway (said once at start-up): leaving
@@ -595,9 +687,11 @@ impl AppState {
         let id = self.session.with_untracked(|s| s.id.clone());
         let raised = self.alert.get_untracked();
         leptos::task::spawn_local(async move {
-            let _ = crate::ui::compact::make_room().await;
+            let _ = crate::ui::compact::make_room(&id).await;
             let here = app.session.with_untracked(|s| s.id == id);
             if here && app.unsaved.get_untracked() {
+                // Written whole: what is stored of it may have changed meanwhile.
+                touch_stored(&id, 0);
                 app.save_session();
             }
             if app.unsaved.get_untracked() {
@@ -613,7 +707,10 @@ impl AppState {
     /// Apply a command to the open session and save it.
     pub fn apply(&self, cmd: Command) -> Result<(), SessionError> {
         let mut result = Ok(());
-        self.session.update(|s| result = s.apply(cmd));
+        self.session.update(|s| {
+            touch_stored(&s.id, s.touched(&cmd));
+            result = s.apply(cmd);
+        });
         if result.is_ok() {
             self.save_session();
         }
@@ -649,7 +746,7 @@ impl AppState {
                         if let Some(e) = cmds.into_iter().find_map(|cmd| sess.apply(cmd).err()) {
                             return Err(e.to_string());
                         }
-                        app.save_session_text(&sess, &persist::encode_session(&sess));
+                        app.save_other(&mut sess);
                         Ok(())
                     })
                 };
@@ -746,6 +843,7 @@ impl AppState {
     pub fn apply_all(&self, cmds: Vec<Command>) {
         self.session.update(|s| {
             for cmd in cmds {
+                touch_stored(&s.id, s.touched(&cmd));
                 let _ = s.apply(cmd);
             }
         });
@@ -939,9 +1037,19 @@ impl AppState {
 
     fn show_opened(&self, id: &str, mut sess: Session, clear_alert: bool) {
         let s = store();
-        if sess.recover_interrupted() {
-            let _ = s.set(&persist::session_key(id), &persist::encode_session(&sess));
-        }
+        let recovered = sess.recover_interrupted();
+        let written = recovered && {
+            let (head, parts) = persist::encode_chat(&mut sess);
+            s.write_chat(id, &head, &parts).is_ok()
+        };
+        set_stored_clean(
+            id,
+            if recovered && !written {
+                0
+            } else {
+                s.stored_in_parts(&sess)
+            },
+        );
         let draft = s
             .get(&persist::draft_key(id))
             .ok()
@@ -1113,7 +1221,7 @@ impl AppState {
     pub fn delete_active(&self) {
         let id = self.session.with_untracked(|s| s.id.clone());
         let s = store();
-        self.report_storage(s.remove(&persist::session_key(&id)));
+        self.report_storage(s.remove_chat(&id));
         let _ = s.remove(&persist::draft_key(&id));
         self.leave_removed(&id);
         self.save_index();
@@ -1122,7 +1230,7 @@ impl AppState {
     /// Delete chat `id`, which is not the open one (its record, draft and list entry).
     pub fn delete_stored(&self, id: &str) {
         let s = store();
-        self.report_storage(s.remove(&persist::session_key(id)));
+        self.report_storage(s.remove_chat(id));
         let _ = s.remove(&persist::draft_key(id));
         self.index.update(|i| i.remove(id));
         self.save_index();
@@ -1187,8 +1295,13 @@ impl AppState {
                     ..Alert::default()
                 }));
             }
-            Some(text) => {
-                let Ok(theirs) = persist::decode_session(&text) else {
+            Some(_) => {
+                // The other tab wrote the chat's parts as it has them.
+                touch_stored(&open, 0);
+                let Ok(Some(record)) = store().chat(&open) else {
+                    return;
+                };
+                let Ok(theirs) = persist::decode_session(&record.text) else {
                     return;
                 };
                 let mut mine = self.session.get_untracked();

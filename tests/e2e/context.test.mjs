@@ -15,6 +15,8 @@ import {
   waitForStatus,
   reload,
   poll,
+  storedChat as openChat,
+  writeChat,
 } from './support/browser.mjs';
 
 const e2e = useApp();
@@ -75,11 +77,7 @@ async function setup(page, { summarizer, ...extra } = {}) {
 
 /** The open chat's stored record (its data). */
 async function storedChat(page) {
-  return page.evaluate(() => {
-    const index = JSON.parse(localStorage.getItem('satori.index'));
-    const id = index.active ?? index.sessions[0].id;
-    return JSON.parse(localStorage.getItem(`satori.session.${id}`));
-  });
+  return openChat(page);
 }
 
 async function chat(page, n) {
@@ -161,10 +159,8 @@ test('tool-call groups: older results become placeholders, the latest round is s
     // Put two tool rounds into the stored chat (as agent mode would), then reload.
     const oldResult = `weather report ${filler(30, 1)}`;
     const newResult = `stock level ${filler(12, 2)}`;
-    await page.evaluate(({ oldResult, newResult }) => {
-      const index = JSON.parse(localStorage.getItem('satori.index'));
-      const key = `satori.session.${index.active ?? index.sessions[0].id}`;
-      const s = JSON.parse(localStorage.getItem(key));
+    {
+      const s = await openChat(page);
       const users = s.messages.filter((m) => m.role === 'user');
       const replies = s.messages.filter((m) => m.role === 'assistant');
       const msg = (id, parent, role, content, extra = {}) => ({ id, parent, role, content, status: 'complete', created_at: 1, ...extra });
@@ -179,8 +175,8 @@ test('tool-call groups: older results become placeholders, the latest round is s
       users[1].parent = 'tA2';
       s.messages.push(...added);
       s.leaf = 'tB1';
-      localStorage.setItem(key, JSON.stringify(s));
-    }, { oldResult, newResult });
+      await writeChat(page, s);
+    }
     await reload(page);
     await sendMessage(page, 'And now?');
     await waitIdle(page);
@@ -525,10 +521,8 @@ test('a long chat sends the context module only the text it needs; a wider windo
     await setup(page, { summarize: false });
     await chat(page, 1);
     // Make the chat 300 messages long (as months of use would), then reload.
-    await page.evaluate(() => {
-      const index = JSON.parse(localStorage.getItem('satori.index'));
-      const key = `satori.session.${index.active ?? index.sessions[0].id}`;
-      const s = JSON.parse(localStorage.getItem(key));
+    {
+      const s = await openChat(page);
       let parent = s.leaf;
       for (let i = 0; i < 300; i++) {
         const id = `old${i}`;
@@ -536,8 +530,8 @@ test('a long chat sends the context module only the text it needs; a wider windo
         parent = id;
       }
       s.leaf = parent;
-      localStorage.setItem(key, JSON.stringify(s));
-    });
+      await writeChat(page, s);
+    }
     await reload(page);
     await chat(page, 2);
     // The second send knew how far back the first one read: the module got old turns without

@@ -19,6 +19,8 @@ import {
   lastAssistant,
   textOf,
   localStorageEntries,
+  chatFrom,
+  storedChat,
   chatEntry,
   poll,
   reload,
@@ -71,7 +73,7 @@ test('resting chats are packed after a request, verified; they open, search, exp
       stored = await localStorageEntries(page);
       return stored['satori.session.c-en']?.startsWith('z1:') && stored['satori.session.c-zh']?.startsWith('z1:');
     }, { message: 'the two resting chats packed', timeout: 20_000 });
-    assert.ok(stored['satori.session.c-active'].startsWith('{"v":1,'), 'the open chat stays JSON');
+    assert.ok(stored['satori.session.c-active'].startsWith('{"v":2,"parts":'), 'the open chat is not packed: saved in parts');
     assert.equal(stored['satori.session.c-broken'], V1['satori.session.c-broken'], 'an unreadable record is left byte for byte');
     for (const id of ['c-en', 'c-zh']) {
       const key = `satori.session.${id}`;
@@ -118,17 +120,22 @@ test('resting chats are packed after a request, verified; they open, search, exp
     assert.ok(zh, 'the packed chat is exported');
     assert.deepEqual(zh.messages.map((m) => m.content), JSON.parse(V1['satori.session.c-zh']).messages.map((m) => m.content));
 
-    // A new message in a packed chat: the record is JSON again, with everything.
+    // A new message in a packed chat: the chat is stored in parts again, with everything.
     await sendMessage(page, '谢谢！');
     await waitIdle(page);
     await waitForStatus(lastAssistant(page), 'complete');
-    const after = JSON.parse((await localStorageEntries(page))['satori.session.c-zh']);
+    const entries = await localStorageEntries(page);
+    assert.ok(entries['satori.session.c-zh'].startsWith('{"v":2,"parts":1,'), 'a head, no longer the packed record');
+    const after = chatFrom(entries, 'c-zh');
     assert.deepEqual(after.messages.map((m) => m.content).slice(0, 3), JSON.parse(V1['satori.session.c-zh']).messages.map((m) => m.content));
     assert.equal(after.messages[3].content, '谢谢！');
 
     // After a reload the app starts in a packed chat if that is the one open.
     const key = 'satori.session.c-zh';
-    await page.evaluate(([k, v]) => localStorage.setItem(k, v), [key, pack(JSON.stringify(after))]);
+    await page.evaluate(([k, v]) => {
+      localStorage.setItem(k, v);
+      localStorage.removeItem('satori.part.c-zh.0');
+    }, [key, pack(JSON.stringify(after))]);
     await reload(page);
     await poll(async () => /谢谢！/.test(await log.innerText()), { message: 'the packed chat open after a reload' });
   });
@@ -145,19 +152,21 @@ test('a reply stopped by leaving its chat, packed meanwhile, is added to it', as
     e2e.fake.enqueue({ chunks: Array.from({ length: 60 }, (_, i) => `word${i} `), delayMs: 100 });
     await sendMessage(page, 'Slow one');
     await poll(async () => (await textOf(lastAssistant(page))).includes('word3'), { message: 'the reply streaming' });
-    const key = await page.evaluate(() => `satori.session.${JSON.parse(localStorage.getItem('satori.index')).active}`);
-    const packed = pack(await page.evaluate((k) => localStorage.getItem(k), key));
-    // In one task: the record is packed, then the user opens the other chat.
-    await page.evaluate(([k, v]) => {
+    const slow = await storedChat(page);
+    const key = `satori.session.${slow.id}`;
+    const packed = pack(JSON.stringify(slow));
+    // In one task: the record is packed (its parts go), then the user opens the other chat.
+    await page.evaluate(([k, v, id]) => {
       localStorage.setItem(k, v);
+      for (const p of Object.keys(localStorage)) if (p.startsWith(`satori.part.${id}.`)) localStorage.removeItem(p);
       [...document.querySelectorAll('nav[aria-label="Chats"] li button')].find((b) => b.innerText.trim() === 'Other chat').click();
-    }, [key, packed]);
+    }, [key, packed, slow.id]);
     // Leaving stops the reply; what arrived is added to the chat it belongs to.
     await poll(async () => (await page.evaluate((k) => localStorage.getItem(k), key)).startsWith('{'), {
-      message: 'the reply added to the packed chat, saved as JSON',
+      message: 'the reply added to the packed chat, saved in parts',
       timeout: 20_000,
     });
-    const chat = JSON.parse(await page.evaluate((k) => localStorage.getItem(k), key));
+    const chat = await storedChat(page, slow.id);
     assert.deepEqual(chat.messages.filter((m) => m.role !== 'system').map((m) => [m.role, m.status]), [['user', 'complete'], ['assistant', 'stopped']]);
     assert.match(chat.messages.find((m) => m.role === 'assistant').content, /^word0 word1 word2 word3 /);
     assert.equal(chat.messages.find((m) => m.role === 'user').content, 'Slow one');
@@ -205,7 +214,8 @@ test('full storage: the other chats are packed at once to make room, the chat on
     await poll(async () => {
       const all = await localStorageEntries(page);
       const packed = Object.keys(all).filter((k) => k.startsWith('satori.session.big') && all[k].startsWith('z1:')).length;
-      const mine = Object.entries(all).find(([k, v]) => k.startsWith('satori.session.') && !k.startsWith('satori.session.big') && v.includes('Order 4711 for 99.50'));
+      const mine = Object.keys(all).find((k) => k.startsWith('satori.session.') && !k.startsWith('satori.session.big')
+        && JSON.stringify(chatFrom(all, k.slice('satori.session.'.length))?.messages ?? []).includes('Order 4711 for 99.50'));
       return packed === 12 && mine;
     }, { message: 'the other chats packed and the chat on screen saved', timeout: 20_000 });
     await poll(async () => (await page.getByRole('alert').filter({ hasText: /storage is full/i }).count()) === 0, { message: 'the full-storage alert taken back' });

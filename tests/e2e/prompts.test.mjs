@@ -14,6 +14,7 @@ import {
   poll,
   reload,
   localStorageEntries,
+  storedChat,
   messageBox,
   openSession,
   openPrompts,
@@ -511,7 +512,7 @@ test('a chat whose system prompt was edited is never started over: a role change
     await roleSelect(page).selectOption('builtin:coder');
     await poll(async () => (await openSession(page)).id !== first.id, { message: 'a new chat for the new role' });
     assert.equal((await openSession(page)).prompt.key, 'coder');
-    const kept = JSON.parse(await page.evaluate((k) => localStorage.getItem(k), `satori.session.${first.id}`));
+    const kept = await storedChat(page, first.id);
     assert.equal(kept.messages[0].content, 'My carefully written prompt.', 'the edited chat is kept as it was');
   });
 });

@@ -135,13 +135,6 @@ test('New chat, newest-first list, active marker, titles, rename and delete', as
   });
 });
 
-/** Common prefix length of two strings. */
-function commonPrefix(a, b) {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return i;
-}
-
 test('reload restores chats, the active chat and a half-typed draft; storage is versioned per session', async (t) => {
   await e2e.open(t, async ({ page }) => {
     await setup(page);
@@ -177,6 +170,14 @@ test('reload restores chats, the active chat and a half-typed draft; storage is 
     for (const k of keys) {
       let record;
       assert.doesNotThrow(() => (record = JSON.parse(entries[k])), `record ${k} is JSON`);
+      // A part of a chat's messages is a list, versioned by its chat's head record.
+      const part = /^satori\.part\.(.+)\.(\d+)$/.exec(k);
+      if (part) {
+        assert.ok(Array.isArray(record), `record ${k} is a list of messages`);
+        const head = JSON.parse(entries[`satori.session.${part[1]}`]);
+        assert.ok(head.v === 2 && head.parts > Number(part[2]), `the head of ${k} names it`);
+        continue;
+      }
       assert.ok(record && typeof record === 'object' && !Array.isArray(record), `record ${k} is a JSON object`);
       assert.ok(Number.isInteger(record.v), `record ${k} has an integer schema version "v": ${entries[k].slice(0, 200)}`);
     }
@@ -186,9 +187,10 @@ test('reload restores chats, the active chat and a half-typed draft; storage is 
     assert.equal(keyA.length, 1, `exactly one record holds chat A's messages: ${keyA}`);
     assert.equal(keyB.length, 1, `exactly one record holds chat B's messages: ${keyB}`);
     assert.notEqual(keyA[0], keyB[0], 'one key per session');
-    const p = commonPrefix(keyA[0], keyB[0]);
-    const idA = keyA[0].slice(p);
-    const idB = keyB[0].slice(p);
+    const idA = /^satori\.part\.(.+)\.0$/.exec(keyA[0])?.[1];
+    const idB = /^satori\.part\.(.+)\.0$/.exec(keyB[0])?.[1];
+    assert.ok(idA && idB, `the messages are in the chats' first parts: ${keyA[0]}, ${keyB[0]}`);
+    for (const id of [idA, idB]) assert.ok(keys.includes(`satori.session.${id}`), `chat ${id} has a head record`);
     const index = keys.filter((k) => k !== keyA[0] && k !== keyB[0] && entries[k].includes(idA) && entries[k].includes(idB));
     assert.ok(index.length >= 1, `an index record lists both sessions (keys: ${keys.join(', ')})`);
   });

@@ -15,6 +15,7 @@ import {
   articles,
   chatList,
   poll,
+  storedChat,
 } from './support/browser.mjs';
 
 const e2e = useApp();
@@ -24,11 +25,8 @@ async function userTexts(page) {
 }
 
 async function storedUserTexts(page) {
-  return page.evaluate(() => {
-    const id = JSON.parse(localStorage.getItem('satori.index')).active;
-    const s = JSON.parse(localStorage.getItem(`satori.session.${id}`));
-    return s.messages.filter((m) => m.role === 'user').map((m) => m.content).sort();
-  });
+  const s = await storedChat(page);
+  return s.messages.filter((m) => m.role === 'user').map((m) => m.content).sort();
 }
 
 async function secondTab(app) {

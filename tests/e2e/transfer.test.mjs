@@ -15,6 +15,9 @@ import {
   waitForStatus,
   lastAssistant,
   localStorageEntries,
+  chatFrom,
+  storedChat,
+  writeChat,
   withApp,
   chatList,
   poll,
@@ -28,8 +31,8 @@ const KEY = 'sk-transfer-secret-4242';
 async function stored(page) {
   const all = await localStorageEntries(page);
   const chats = {};
-  for (const [k, v] of Object.entries(all)) {
-    if (k.startsWith('satori.session.')) chats[k.slice('satori.session.'.length)] = JSON.parse(v);
+  for (const k of Object.keys(all)) {
+    if (k.startsWith('satori.session.')) chats[k.slice('satori.session.'.length)] = chatFrom(all, k.slice('satori.session.'.length));
   }
   return { all, chats, prompts: all['satori.prompts'] ? JSON.parse(all['satori.prompts']) : null };
 }
@@ -68,14 +71,12 @@ async function makeHistory(page) {
   await waitForStatus(lastAssistant(page), 'complete');
   await page.getByRole('button', byName('Pin')).first().click();
   // A stored summary, as the context pipeline keeps one.
-  await page.evaluate(() => {
-    const index = JSON.parse(localStorage.getItem('satori.index'));
-    const key = `satori.session.${index.active}`;
-    const s = JSON.parse(localStorage.getItem(key));
+  {
+    const s = await storedChat(page);
     const user = s.messages.find((m) => m.role === 'user');
     s.summaries = [{ id: 'sum-1', through: user.id, covers: 2, text: 'Asked about ORD-77.', restored: ['ORD-77'], model: 'fake-small', created_at: 1764581400000 }];
-    localStorage.setItem(key, JSON.stringify(s));
-  });
+    await writeChat(page, s);
+  }
   await page.reload();
   await page.getByRole('textbox', byName('Message')).waitFor();
   await page.getByRole('button', byName('New chat')).click();

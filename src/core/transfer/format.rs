@@ -65,7 +65,7 @@ pub struct File {
 /// A stored record as it is, text and all.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RawRecord {
-    /// Its storage key (`satori.session.…`).
+    /// Its storage key (`satori.session.…`, or `satori.part.…` for a part of a chat in parts).
     pub key: String,
     /// Its text, unchanged.
     pub text: String,

@@ -39,14 +39,25 @@ pub fn stored_chats(store: &Store) -> Result<Stored, String> {
     };
     for key in keys {
         let id = key[prefix.len()..].to_string();
-        match store.get(&key) {
-            Ok(Some(text)) => match read_chat(&text) {
+        match store.chat(&id) {
+            Ok(Some(persist::ChatRecord { text, .. })) => match read_chat(&text) {
                 Some(s) => out.chats.push(s),
                 None => {
                     out.unreadable.push(id);
                     out.raw.push(format::RawRecord { key, text });
                 }
             },
+            // A chat in parts that cannot be joined: its head and every part there is, as stored.
+            Err(persist::ChatReadError::Damaged(_)) => {
+                let mut keys = store.parts_stored(&id);
+                keys.insert(0, key);
+                for key in keys {
+                    if let Ok(Some(text)) = store.get(&key) {
+                        out.raw.push(format::RawRecord { key, text });
+                    }
+                }
+                out.unreadable.push(id);
+            }
             _ => out.unreadable.push(id),
         }
     }
@@ -364,7 +375,7 @@ fn take_out(store: &Store, backup: &Backup) -> Result<(), String> {
             .map_err(err)?;
     }
     for id in &backup.added {
-        store.remove(&persist::session_key(id)).map_err(err)?;
+        store.remove_chat(id).map_err(err)?;
     }
     Ok(())
 }
@@ -397,7 +408,8 @@ fn write(store: &Store, plan: &Plan) -> Result<(), String> {
             &serde_json::to_string(&backup).unwrap_or_default(),
         )?;
         for s in &plan.add {
-            store.set(&persist::session_key(&s.id), &persist::encode_session(s))?;
+            let (head, parts) = persist::encode_chat(&mut s.clone());
+            store.write_chat(&s.id, &head, &parts)?;
             index.sessions.push(persist::IndexEntry {
                 id: s.id.clone(),
                 title: s.display_title().to_string(),
@@ -416,7 +428,7 @@ fn write(store: &Store, plan: &Plan) -> Result<(), String> {
     };
     let mut failed: Vec<String> = Vec::new();
     for id in &backup.added {
-        if let Err(u) = store.remove(&persist::session_key(id)) {
+        if let Err(u) = store.remove_chat(id) {
             failed.push(u.to_string());
         }
     }

@@ -415,11 +415,50 @@ export async function localStorageEntries(page) {
   });
 }
 
-/** The stored record of the open chat. */
-export async function openSession(page) {
+/**
+ * Chat `id` from localStorage entries, as Satori stores it (src/core/persist.rs): a head record
+ * `satori.session.<id>` (version 2: every field but the messages, and how many `parts`) and its
+ * messages in `satori.part.<id>.<k>`, runs of 32; an older single record (version 1) as it is.
+ * `null` when there is none. Throws on a missing part.
+ */
+export function chatFrom(entries, id) {
+  const text = entries[`satori.session.${id}`];
+  if (text == null) return null;
+  const chat = JSON.parse(text);
+  if (chat.v === 2 && Number.isInteger(chat.parts)) {
+    chat.messages = [];
+    for (let k = 0; k < chat.parts; k++) {
+      const part = entries[`satori.part.${id}.${k}`];
+      if (part == null) throw new Error(`chat ${id}: part ${k} is missing`);
+      chat.messages.push(...JSON.parse(part));
+    }
+  }
+  return chat;
+}
+
+/** Stored chat `id` (default: the chat list's active one), read whole ({@link chatFrom}). */
+export async function storedChat(page, id) {
   const all = await localStorageEntries(page);
   const index = JSON.parse(all['satori.index']);
-  return JSON.parse(all[`satori.session.${index.active}`]);
+  return chatFrom(all, id ?? index.active ?? index.sessions[0].id);
+}
+
+/**
+ * Store `chat` (as read by {@link chatFrom}, perhaps changed) as one version-1 record, the way
+ * an earlier Satori wrote chats, removing its parts: a test's stand-in for months of use.
+ */
+export async function writeChat(page, chat) {
+  const { parts, count, ...rest } = chat;
+  const record = JSON.stringify({ ...rest, v: 1 });
+  await page.evaluate(({ id, record }) => {
+    for (const k of Object.keys(localStorage)) if (k.startsWith(`satori.part.${id}.`)) localStorage.removeItem(k);
+    localStorage.setItem(`satori.session.${id}`, record);
+  }, { id: chat.id, record });
+}
+
+/** The stored record of the open chat. */
+export async function openSession(page) {
+  return storedChat(page);
 }
 
 /** Opens the "Prompts" dialog; returns it. */

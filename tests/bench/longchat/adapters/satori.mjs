@@ -1,12 +1,31 @@
-// Adapter for Satori: its storage records (src/core/persist.rs): one `satori.session.<id>` record
-// per chat (schema version 1, messages linked by `parent`, the branch on screen ending at
-// `leaf`), the chat list `satori.index` naming the chat to open, and settings pointing at a local
-// server so the composer is ready (nothing is sent during the measurement).
+// Adapter for Satori: its storage records (src/core/persist.rs): each chat as a head record
+// `satori.session.<id>` (version 2: every field but the messages, with how many parts and
+// messages) and its messages in runs of 32 in `satori.part.<id>.<k>` (linked by `parent`, the
+// branch on screen ending at `leaf`), the chat list `satori.index` naming the chat to open, and
+// settings pointing at a local server so the composer is ready (nothing is sent during the
+// measurement). `localStorageV1` writes each chat as one record, as Satori did before parts.
 export const textbox = 'textarea';
 // The conversation scrolls in its own element.
 export const scroller = '.log';
 
+/** Satori's records for `conv`, each chat in parts (as Satori stores chats now). */
 export function localStorage(conv) {
+  const entries = localStorageV1(conv);
+  for (const [key, text] of Object.entries(entries)) {
+    if (!key.startsWith('satori.session.')) continue;
+    const { v, messages, ...chat } = JSON.parse(text);
+    const parts = Math.ceil(messages.length / PART);
+    entries[key] = JSON.stringify({ v: 2, parts, count: messages.length, ...chat });
+    for (let k = 0; k < parts; k++) entries[`satori.part.${chat.id}.${k}`] = JSON.stringify(messages.slice(k * PART, (k + 1) * PART));
+  }
+  return entries;
+}
+
+/** Messages per part (`PART_SIZE` in src/core/persist.rs). */
+const PART = 32;
+
+/** Satori's records for `conv`, each chat as one record (version 1, before chats were stored in parts). */
+export function localStorageV1(conv) {
   const entries = {};
   const t0 = 1764000000000;
   const index = { v: 1, sessions: [], active: 'bench-1' };
