@@ -39,7 +39,8 @@ async function stored(page) {
 
 /** Everything about a chat that must survive a round trip. */
 function content(chat) {
-  const { v, ...rest } = chat;
+  // The record's version and layout (a chat in parts says how many) are not the chat.
+  const { v, parts, count, ...rest } = chat;
   return rest;
 }
 
