@@ -131,12 +131,13 @@ impl Store {
         }
         if let Err(e) = written {
             // Records that were new go first: that frees room for the old texts.
-            before.sort_by_key(|(_, old)| old.is_some());
-            for (part, old) in before {
-                let _ = match old {
-                    Some(text) => self.set(&part, &text),
-                    None => self.remove(&part),
-                };
+            for (part, _) in before.iter().filter(|(_, old)| old.is_none()) {
+                let _ = self.remove(part);
+            }
+            for (part, old) in &before {
+                if let Some(text) = old {
+                    let _ = self.set(part, text);
+                }
             }
             return Err(e);
         }
@@ -149,32 +150,44 @@ impl Store {
 
     /// Replace chat `id`'s record by one packed record and remove its parts.
     pub fn replace_chat(&self, id: &str, record: &str) -> Result<(), StorageError> {
+        let had = self.parts_named(id);
         self.set(&persist::session_key(id), record)?;
-        self.remove_parts(id);
+        self.remove_parts(id, had);
         Ok(())
     }
 
-    /// Remove chat `id`: its head first (so no head is left without its parts), then every
-    /// part stored under its id (also those a head no longer names).
+    /// Remove chat `id`: its head first (so no head is left without its parts), then its parts.
     pub fn remove_chat(&self, id: &str) -> Result<(), StorageError> {
+        let had = self.parts_named(id);
         self.remove(&persist::session_key(id))?;
-        self.remove_parts(id);
+        self.remove_parts(id, had);
         Ok(())
     }
 
-    /// Every part record stored under chat `id`.
+    /// How many parts chat `id`'s head names (none for other records). [`Store::write_chat`]
+    /// takes back what it wrote when it fails, so no part is stored beyond them.
+    fn parts_named(&self, id: &str) -> usize {
+        self.get(&persist::session_key(id))
+            .ok()
+            .flatten()
+            .as_deref()
+            .and_then(persist::head_of)
+            .map_or(0, |(n, _)| n)
+    }
+
+    fn remove_parts(&self, id: &str, had: usize) {
+        for k in 0..had {
+            let _ = self.remove(&persist::part_key(id, k));
+        }
+    }
+
+    /// Every part record stored under chat `id` (also any no head names).
     pub fn parts_stored(&self, id: &str) -> Vec<String> {
         self.keys(persist::PART_PREFIX)
             .unwrap_or_default()
             .into_iter()
             .filter(|k| persist::is_part_of(k, id))
             .collect()
-    }
-
-    fn remove_parts(&self, id: &str) {
-        for key in self.parts_stored(id) {
-            let _ = self.remove(&key);
-        }
     }
 
     /// How many messages of chat `id` are stored in parts as `session` has them: all of them when

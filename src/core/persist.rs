@@ -101,8 +101,14 @@ pub fn encode_head(session: &mut Session) -> String {
 
 /// Every record of `session` in parts: its head and each part, `(k, text)`.
 pub fn encode_chat(session: &mut Session) -> (String, Vec<(usize, String)>) {
+    encode_from(session, 0)
+}
+
+/// The records a save of `session` writes when its first `clean` messages are stored as it has
+/// them: the head and the parts from the one holding message `clean` on.
+pub fn encode_from(session: &mut Session, clean: usize) -> (String, Vec<(usize, String)>) {
     let n = session.messages.len();
-    let parts = (0..part_count(n))
+    let parts = (clean / PART_SIZE..part_count(n))
         .map(|k| (k, encode_part(&session.messages[part_range(k, n)])))
         .collect();
     (encode_head(session), parts)
@@ -118,12 +124,12 @@ pub fn is_part_of(key: &str, id: &str) -> bool {
 
 /// `(parts, messages)` that a head record declares; `None` for any other record.
 pub fn head_of(text: &str) -> Option<(usize, usize)> {
+    // A number, and what follows it.
     fn number(text: &str) -> Option<(usize, &str)> {
-        let end = text.find(|c: char| !c.is_ascii_digit())?;
+        let end = text.bytes().take_while(u8::is_ascii_digit).count();
         Some((text[..end].parse().ok()?, &text[end..]))
     }
-    let rest = text.strip_prefix("{\"v\":2,\"parts\":")?;
-    let (parts, rest) = number(rest)?;
+    let (parts, rest) = number(text.strip_prefix("{\"v\":2,\"parts\":")?)?;
     let (count, rest) = number(rest.strip_prefix(",\"count\":")?)?;
     (rest.starts_with([',', '}']) && part_count(count) == parts).then_some((parts, count))
 }
@@ -178,13 +184,16 @@ pub fn read_chat(
     text.push_str(",\"messages\":[");
     let mut first = true;
     for k in 0..parts {
-        let part = read(&part_key(id, k))
-            .map_err(ChatReadError::Storage)?
-            .ok_or_else(|| damaged(format!("part {} of its {parts} is missing", k + 1)))?;
+        let part = read(&part_key(id, k)).map_err(ChatReadError::Storage)?;
         let inner = part
-            .strip_prefix('[')
-            .and_then(|p| p.strip_suffix(']'))
-            .ok_or_else(|| damaged(format!("part {} of its {parts} is not a list", k + 1)))?;
+            .as_deref()
+            .and_then(|p| p.strip_prefix('[')?.strip_suffix(']'))
+            .ok_or_else(|| {
+                damaged(format!(
+                    "part {} of its {parts} is missing or damaged",
+                    k + 1
+                ))
+            })?;
         if !inner.trim().is_empty() {
             if !first {
                 text.push(',');
@@ -564,7 +573,7 @@ mod tests {
         assert_eq!(
             read_from(&map, "c"),
             Err(ChatReadError::Damaged(DecodeError::Invalid(
-                "part 2 of its 3 is missing".into()
+                "part 2 of its 3 is missing or damaged".into()
             )))
         );
         // A part that is not a list.

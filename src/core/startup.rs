@@ -356,7 +356,7 @@ mod tests {
         assert_eq!(
             loaded.problems,
             vec![LoadProblem::Session(DecodeError::Invalid(
-                "part 2 of its 2 is missing".into()
+                "part 2 of its 2 is missing or damaged".into()
             ))]
         );
     }

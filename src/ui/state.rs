@@ -586,24 +586,18 @@ impl AppState {
                     Some((at, l))
                 });
             let from = stored_clean(&s.id).min(streaming.map_or(n, |(at, _)| at));
-            let parts: Vec<(usize, String)> = (from / persist::PART_SIZE..persist::part_count(n))
-                .map(|k| {
-                    let range = persist::part_range(k, n);
-                    let text = match streaming {
-                        // The reply still arriving, with the text received so far.
-                        Some((at, l)) if range.contains(&at) => {
-                            let mut run = s.messages[range.clone()].to_vec();
-                            let m = &mut run[at - range.start];
-                            m.content.clone_from(&l.content);
-                            m.reasoning.clone_from(&l.reasoning);
-                            persist::encode_part(&run)
-                        }
-                        _ => persist::encode_part(&s.messages[range]),
-                    };
-                    (k, text)
-                })
-                .collect();
-            let head = persist::encode_head(s);
+            // The reply still arriving is written with the text received so far: put in for
+            // the encoding, then taken out again.
+            let mut text = streaming.map(|(_, l)| (l.content.clone(), l.reasoning.clone()));
+            let mut swap = |s: &mut Session| {
+                if let (Some((at, _)), Some((content, reasoning))) = (streaming, text.as_mut()) {
+                    std::mem::swap(&mut s.messages[at].content, content);
+                    std::mem::swap(&mut s.messages[at].reasoning, reasoning);
+                }
+            };
+            swap(s);
+            let (head, parts) = persist::encode_from(s, from);
+            swap(s);
             // The reply arriving is written again by every save until it ends.
             let clean = streaming.map_or(n, |(at, _)| at);
             write = Some((s.id.clone(), head, parts, clean));
