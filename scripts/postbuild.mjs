@@ -25,6 +25,11 @@ if (inline.length !== 1) {
   process.exit(1);
 }
 const [tag, body] = inline[0];
+// The `offline` module (src/web/offline.js): registers the service worker once the app runs.
+const offlineSource = readFileSync(new URL('../src/web/offline.js', import.meta.url), 'utf8');
+const offline = `offline-${createHash('sha256').update(offlineSource).digest('hex').slice(0, 16)}.js`;
+writeFileSync(join(dist, offline), offlineSource);
+modules.push([null, 'offline', offline]);
 const name = `boot-${createHash('sha256').update(body).digest('hex').slice(0, 16)}.js`;
 writeFileSync(join(dist, name), body.trim() + '\n');
 html = html.replace(
@@ -61,4 +66,21 @@ html = html.replace(/(<link\b[^>]*?\bhref="\.\/([^"]+)"[^>]*?\bintegrity=")sha38
 html = html.replace(/(<link\b[^>]*?\bintegrity=")sha384-[^"]+("[^>]*?\bhref="\.\/([^"]+)")/g, (_, head, tail, path) =>
   `${head}sha384-${createHash('sha384').update(readFileSync(join(dist, path))).digest('base64')}${tail}`);
 writeFileSync(indexPath, html);
+// The service worker (src/web/sw.js) with this version's files: everything in dist/ but the
+// precompressed copies, the token tables (kept once fetched) and itself; the version is a hash
+// of their contents, so a changed build is a changed worker, which the browser installs.
+const kept = files(dist)
+  .map((f) => f.slice(dist.length).replace(/^\/+/, ''))
+  .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith('tokens/') && f !== 'sw.js' && f !== 'index.html')
+  .sort();
+const version = createHash('sha256');
+for (const f of ['index.html', ...kept]) version.update(f).update(readFileSync(join(dist, f)));
+const worker = readFileSync(new URL('../src/web/sw.js', import.meta.url), 'utf8')
+  .replace("'__SATORI_VERSION__'", JSON.stringify(version.digest('hex').slice(0, 16)))
+  .replace('__SATORI_FILES__', JSON.stringify(['./', ...kept.map((f) => `./${f}`)]));
+if (worker.includes('__SATORI_')) {
+  console.error('postbuild: the service worker template was not filled in');
+  process.exit(1);
+}
+writeFileSync(join(dist, 'sw.js'), transformSync(worker, { loader: 'js', minify: true, target: 'es2022', legalComments: 'none' }).code);
 console.log(`postbuild: loader moved to ${name}; scripts and stylesheets minified, ${before} -> ${after} characters`);

@@ -42,6 +42,9 @@ pub enum Module {
     Context,
     /// The agent's tools (UI-free), fetched for chats in agent mode.
     Agent,
+    /// Installable and offline (`src/web/offline.js`, plain JS): registers the service worker
+    /// after the markdown renderer has arrived.
+    Offline,
 }
 
 impl Module {
@@ -52,6 +55,7 @@ impl Module {
             Module::Prompts => "prompts",
             Module::Context => "context",
             Module::Agent => "agent",
+            Module::Offline => "offline",
         }
     }
 }

@@ -17,6 +17,8 @@ pub struct ErrorContext {
     pub model: String,
     /// True when the user never saved settings (the embedded local server is the default).
     pub using_default: bool,
+    /// True when the browser says it has no network (`navigator.onLine` is false).
+    pub offline: bool,
 }
 
 fn with_server_message(text: String, message: &Option<String>) -> String {
@@ -54,6 +56,10 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
         ApiError::Http { status, message } => with_server_message(
             format!("The server rejected the request ({status}). Check the model and settings."),
             message,
+        ),
+        ApiError::Network if ctx.offline => format!(
+            "You are offline, so {} cannot be reached. Your message is kept: send it again when you are back online. Your chats can still be read, searched and exported.",
+            ctx.base_url
         ),
         ApiError::Network if ctx.using_default => format!(
             "The built-in local model server is not running at {}. Start it with the README's first command, or open Settings and choose a provider.",
@@ -396,7 +402,19 @@ mod tests {
             base_url: "http://127.0.0.1:8080/v1".into(),
             model: "m".into(),
             using_default: default,
+            offline: false,
         }
+    }
+
+    #[test]
+    fn offline_says_so_first() {
+        let offline = ErrorContext {
+            offline: true,
+            ..ctx(true)
+        };
+        let text = describe(&ApiError::Network, &offline);
+        assert!(text.starts_with("You are offline"), "{text}");
+        assert!(!describe(&ApiError::Network, &ctx(true)).contains("offline"));
     }
 
     #[test]

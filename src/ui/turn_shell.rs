@@ -268,6 +268,7 @@ async fn drive(
                             base_url: ask.base_url.clone(),
                             model: ask.model.clone(),
                             using_default: ask.using_default,
+                            offline: web_sys::window().is_some_and(|w| !w.navigator().on_line()),
                         };
                         Alerted {
                             text: describe(err, &ctx),

@@ -32,6 +32,10 @@ pub fn App() -> impl IntoView {
                             ..Default::default()
                         }),
                     }
+                    // Then the service worker (a page that cannot have one goes without).
+                    let _ =
+                        crate::adapters::modules::load(crate::adapters::modules::Module::Offline)
+                            .await;
                 })
             },
             std::time::Duration::ZERO,
