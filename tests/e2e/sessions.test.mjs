@@ -24,7 +24,8 @@ import {
   sleep,
 } from './support/browser.mjs';
 
-const e2e = useApp();
+// Some tests make the app's own files fail: no service worker may answer for them.
+const e2e = useApp({ serviceWorkers: 'block' });
 
 async function setup(page, apiKey = 'sk-e2e-sessions') {
   e2e.fake.reset();

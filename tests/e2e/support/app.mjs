@@ -4,6 +4,7 @@
 //   const e2e = useApp();                                 // fake LLM server + dist/ + Chromium
 //   const e2e = useApp({ fake: false, llama: true });     // the real llama.cpp server instead
 //   const e2e = useApp({ prefix: '/tools/satori/' });     // dist/ served under a sub-path
+//   const e2e = useApp({ serviceWorkers: 'block' });      // pages without Satori's service worker
 //
 //   e2e.fake / e2e.llama / e2e.web / e2e.browser          // getters, usable inside tests
 //   await e2e.open(t, async (app) => { … }, options)     // withApp() on the served app
@@ -22,8 +23,11 @@ import { launch, withApp } from './browser.mjs';
  * Registers the file's before/after hooks; returns getters for what they started.
  * Options: `fake` (default true) starts the scripted fake server, `llama` (default false) the
  * llama.cpp server, `prefix` (default '/') is where the static server serves dist/.
+ * `serviceWorkers: 'block'` opens pages without Satori's service worker: for files whose tests
+ * make the app's own files fail (`page.route`), which a service worker answering from its cache
+ * would hide from the route — a first visit, before the worker kept anything.
  */
-export function useApp({ fake = true, llama = false, prefix = '/' } = {}) {
+export function useApp({ fake = true, llama = false, prefix = '/', serviceWorkers = 'allow' } = {}) {
   const running = { fake: null, llama: null, web: null, browser: null };
 
   before(async () => {
@@ -62,8 +66,9 @@ export function useApp({ fake = true, llama = false, prefix = '/' } = {}) {
       return get('browser');
     },
     /** `withApp(browser, web.url, t, fn, options)`: a fresh page of the served app. */
-    open(t, fn, options) {
-      return withApp(get('browser'), get('web').url, t, fn, options);
+    open(t, fn, options = {}) {
+      const contextOptions = { serviceWorkers, ...options.contextOptions };
+      return withApp(get('browser'), get('web').url, t, fn, { ...options, contextOptions });
     },
   };
 }
