@@ -74,10 +74,11 @@ const kept = files(dist)
   .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith('tokens/') && f !== 'sw.js' && f !== 'index.html')
   .sort();
 const version = createHash('sha256');
+const sri = (f) => `sha256-${createHash('sha256').update(readFileSync(join(dist, f))).digest('base64')}`;
 for (const f of ['index.html', ...kept]) version.update(f).update(readFileSync(join(dist, f)));
 const worker = readFileSync(new URL('../src/web/sw.js', import.meta.url), 'utf8')
   .replace("'__SATORI_VERSION__'", JSON.stringify(version.digest('hex').slice(0, 16)))
-  .replace('__SATORI_FILES__', JSON.stringify(['./', ...kept.map((f) => `./${f}`)]));
+  .replace('__SATORI_FILES__', JSON.stringify([['./', sri('index.html')], ...kept.map((f) => [`./${f}`, sri(f)])]));
 if (worker.includes('__SATORI_')) {
   console.error('postbuild: the service worker template was not filled in');
   process.exit(1);

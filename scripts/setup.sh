@@ -56,15 +56,22 @@ if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then
   fi
   # The README's nginx and Caddy recipes are served by the deploy tests (never started as
   # system services: the tests run them on 127.0.0.1 with their own configuration).
-  if ! have nginx || [ ! -e /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ] || ! have caddy; then
-    log "installing nginx (with brotli_static) and caddy"
+  # (Checked by file: Debian puts nginx in /usr/sbin, not on every user's PATH.)
+  if [ ! -x /usr/sbin/nginx ] || [ ! -e /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ] || ! have caddy; then
+    log "installing nginx (with brotli_static) and caddy, without starting them as services"
     sudo_if_needed apt-get update -qq
+    # A policy-rc.d that refuses every start keeps the packages from starting services on ports
+    # 80 and 443 while they install; one already there is left alone.
+    POLICY=/usr/sbin/policy-rc.d
+    ADDED_POLICY=0
+    if [ ! -e "$POLICY" ]; then
+      printf '#!/bin/sh\nexit 101\n' | sudo_if_needed tee "$POLICY" >/dev/null
+      sudo_if_needed chmod 755 "$POLICY"
+      ADDED_POLICY=1
+    fi
     sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      nginx-light libnginx-mod-http-brotli-static caddy
-    # Installing starts them as services on ports 80 and 443; the tests need neither.
-    for s in nginx caddy; do
-      sudo_if_needed systemctl disable --now "$s" >/dev/null 2>&1 || sudo_if_needed service "$s" stop >/dev/null 2>&1 || true
-    done
+      nginx-light libnginx-mod-http-brotli-static caddy || { [ "$ADDED_POLICY" = 1 ] && sudo_if_needed rm -f "$POLICY"; exit 1; }
+    if [ "$ADDED_POLICY" = 1 ]; then sudo_if_needed rm -f "$POLICY"; fi
   fi
 fi
 

@@ -126,8 +126,17 @@ pub fn key_save(field: &KeyField, base_url: &str, stored: Option<&ApiKeyRecord>)
 /// True when `base_url` is plain `http://` to a host that is not this machine: a key sent
 /// there travels unencrypted.
 pub fn plain_http_remote(base_url: &str) -> bool {
+    normalized(base_url).starts_with("http://") && !on_this_machine(base_url)
+}
+
+/// True when `base_url` (`http://` or `https://`) names this machine (localhost, 127.x.x.x, ::1):
+/// reachable with no network.
+pub fn on_this_machine(base_url: &str) -> bool {
     let lower = normalized(base_url);
-    let Some(rest) = lower.strip_prefix("http://") else {
+    let Some(rest) = lower
+        .strip_prefix("http://")
+        .or_else(|| lower.strip_prefix("https://"))
+    else {
         return false;
     };
     // Browsers end the host at `\` too (it is read as `/` in http URLs).
@@ -144,7 +153,7 @@ pub fn plain_http_remote(base_url: &str) -> bool {
         || (host.starts_with("127.")
             && host.split('.').count() == 4
             && host.split('.').all(|p| p.parse::<u8>().is_ok()));
-    !loopback
+    loopback
 }
 
 #[cfg(test)]
@@ -256,6 +265,20 @@ mod tests {
     }
 
     #[test]
+    fn servers_on_this_machine_whatever_the_scheme() {
+        for (url, want) in [
+            ("https://localhost:8443/v1", true),
+            ("http://127.0.0.1:8080/v1", true),
+            ("https://[::1]/v1", true),
+            ("https://api.openai.com/v1", false),
+            ("https://127.0.0.1.evil.test/v1", false),
+            ("ftp://localhost/", false),
+        ] {
+            assert_eq!(on_this_machine(url), want, "{url}");
+        }
+    }
+
+    #[test]
     fn plain_http_to_another_machine_is_flagged() {
         let cases = [
             ("http://127.0.0.1:8080/v1", false),
@@ -276,6 +299,9 @@ mod tests {
         ];
         for (url, want) in cases {
             assert_eq!(plain_http_remote(url), want, "{url}");
+            if want {
+                assert!(!on_this_machine(url), "{url}");
+            }
         }
     }
 }

@@ -268,7 +268,9 @@ async fn drive(
                             base_url: ask.base_url.clone(),
                             model: ask.model.clone(),
                             using_default: ask.using_default,
-                            offline: web_sys::window().is_some_and(|w| !w.navigator().on_line()),
+                            // A server on this machine is reached with no network.
+                            offline: web_sys::window().is_some_and(|w| !w.navigator().on_line())
+                                && !crate::core::key_binding::on_this_machine(&ask.base_url),
                         };
                         Alerted {
                             text: describe(err, &ctx),

@@ -1,33 +1,51 @@
 // Installable and offline: registers Satori's service worker (dist/sw.js, next to the page, so
 // it works under any sub-path) once the app is running, and says when a new version is ready:
-// "New version of Satori" with "Reload", which hands over to it and reloads — only on that click,
-// never by itself. Loaded by the app as the `offline` module (src/adapters/modules.rs).
+// "New version of Satori." with "Reload", which hands over to it and reloads — only on a click,
+// never by itself. When another tab's "Reload" made the new version take over, this tab (still
+// running the old one) says so the same way, and its "Reload" just reloads. Loaded by the app as
+// the `offline` module (src/adapters/modules.rs).
 export default async function start() {
   if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
   const registration = await navigator.serviceWorker.register(new URL('./sw.js', document.baseURI).href);
-  const offer = (worker) => {
-    if (!worker || !navigator.serviceWorker.controller || document.querySelector('.update-notice')) return;
+  if (!registration) return; // service workers turned off
+  let asked = false;
+  const zh = document.documentElement.lang.startsWith('zh');
+  const offer = () => {
+    if (document.querySelector('.update-notice')) return;
     const notice = document.createElement('div');
     notice.className = 'update-notice';
     notice.setAttribute('role', 'status');
     const text = document.createElement('span');
-    text.textContent = document.documentElement.lang.startsWith('zh') ? 'Satori 有新版本。' : 'New version of Satori.';
+    text.textContent = zh ? 'Satori 有新版本。' : 'New version of Satori.';
     const button = document.createElement('button');
     button.type = 'button';
-    button.textContent = document.documentElement.lang.startsWith('zh') ? '重新加载' : 'Reload';
+    button.textContent = zh ? '重新加载' : 'Reload';
     button.addEventListener('click', () => {
+      const waiting = registration.waiting;
+      if (!waiting) return location.reload(); // already in charge (another tab)
+      asked = true;
       button.disabled = true;
-      navigator.serviceWorker.addEventListener('controllerchange', () => location.reload(), { once: true });
-      worker.postMessage('skip-waiting');
+      waiting.postMessage('skip-waiting');
     });
     notice.append(text, ' ', button);
-    document.body.append(notice);
+    const composer = document.querySelector('.composer');
+    if (composer) composer.before(notice);
+    else document.body.append(notice);
   };
+  const hadController = !!navigator.serviceWorker.controller;
+  navigator.serviceWorker.addEventListener('controllerchange', () => {
+    if (asked) location.reload();
+    else if (hadController) offer(); // another tab took the new version: this one runs the old
+  });
   const watch = (worker) => {
-    if (!worker) return;
-    if (worker.state === 'installed') offer(worker);
-    else worker.addEventListener('statechange', () => worker.state === 'installed' && offer(worker));
+    if (!worker || !navigator.serviceWorker.controller) return;
+    if (worker.state === 'installed') offer();
+    else worker.addEventListener('statechange', () => worker.state === 'installed' && offer());
   };
   watch(registration.waiting || registration.installing);
   registration.addEventListener('updatefound', () => watch(registration.installing));
+  // Tabs left open look for a new version when they are shown again.
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') registration.update().catch(() => {});
+  });
 }

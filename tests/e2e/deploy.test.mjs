@@ -42,6 +42,7 @@ async function freePort() {
 async function serve(t, command, args, url, options = {}) {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
   let log = '';
+  child.on('error', (e) => (log += `${e}`));
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
   t.after(() => {
@@ -90,7 +91,7 @@ async function check(t, url, { headers = true, compressed = true } = {}) {
   assert.equal((await manifest.json()).name, 'Satori');
   await withApp(browser, url, t, async ({ page: tab, responses }) => {
     await poll(
-      () => tab.evaluate(async () => !!navigator.serviceWorker.controller && (await caches.keys()).some((k) => k.startsWith('satori-'))),
+      () => tab.evaluate(async () => !!navigator.serviceWorker.controller && (await caches.keys()).some((k) => k.startsWith('satori:'))),
       { message: 'the service worker in charge with every file kept', timeout: 30_000 },
     );
     const failed = responses.filter((r) => r.url.startsWith(url) && r.status >= 400);
@@ -127,7 +128,8 @@ ${location}
 `,
   );
   const url = `http://127.0.0.1:${port}/tools/satori/`;
-  await serve(t, 'nginx', ['-c', conf, '-p', dir], url);
+  // Debian puts nginx in /usr/sbin, which is not on every user's PATH.
+  await serve(t, fs.existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx', ['-c', conf, '-p', dir], url);
   await check(t, url);
 });
 
@@ -148,6 +150,7 @@ test('Caddy, with the README recipe: headers, brotli and gzip copies, the app', 
 test('a release tarball, unpacked and served by python3 -m http.server', async (t) => {
   const tarball = execFileSync('bash', [path.join(repoRoot, 'scripts/release.sh'), '--no-build'], { encoding: 'utf8' }).trim();
   assert.match(path.basename(tarball), /^satori-.+\.tar\.gz$/);
+  t.after(() => fs.rmSync(tarball, { force: true }));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satori-release-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   execFileSync('tar', ['-xzf', tarball, '-C', dir]);
