@@ -150,7 +150,7 @@ impl Store {
 
     /// Replace chat `id`'s record by one packed record and remove its parts.
     pub fn replace_chat(&self, id: &str, record: &str) -> Result<(), StorageError> {
-        let had = self.parts_named(id);
+        let had = self.head(id).map_or(0, |(n, _)| n);
         self.set(&persist::session_key(id), record)?;
         self.remove_parts(id, had);
         Ok(())
@@ -158,21 +158,21 @@ impl Store {
 
     /// Remove chat `id`: its head first (so no head is left without its parts), then its parts.
     pub fn remove_chat(&self, id: &str) -> Result<(), StorageError> {
-        let had = self.parts_named(id);
+        let had = self.head(id).map_or(0, |(n, _)| n);
         self.remove(&persist::session_key(id))?;
         self.remove_parts(id, had);
         Ok(())
     }
 
-    /// How many parts chat `id`'s head names (none for other records). [`Store::write_chat`]
-    /// takes back what it wrote when it fails, so no part is stored beyond them.
-    fn parts_named(&self, id: &str) -> usize {
+    /// `(parts, messages)` chat `id`'s stored head names ([`persist::head_of`]); `None` for
+    /// any other record, none, or storage that fails. [`Store::write_chat`] takes back what it
+    /// wrote when it fails, so no part is stored beyond those its head names.
+    pub fn head(&self, id: &str) -> Option<(usize, usize)> {
         self.get(&persist::session_key(id))
             .ok()
             .flatten()
             .as_deref()
             .and_then(persist::head_of)
-            .map_or(0, |(n, _)| n)
     }
 
     fn remove_parts(&self, id: &str, had: usize) {
@@ -195,8 +195,7 @@ impl Store {
     /// one, or one another tab changed).
     pub fn stored_in_parts(&self, session: &crate::core::session::Session) -> usize {
         let n = session.messages.len();
-        let head = self.get(&persist::session_key(&session.id)).ok().flatten();
-        match head.as_deref().and_then(persist::head_of) {
+        match self.head(&session.id) {
             Some((_, count)) if count == n => n,
             _ => 0,
         }

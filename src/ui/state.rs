@@ -567,13 +567,10 @@ impl AppState {
         self.session.update_untracked(|s| {
             let n = s.messages.len();
             // What this tab last wrote must still be there (not packed, say, or removed).
-            let stored = store()
-                .get(&persist::session_key(&s.id))
-                .ok()
-                .flatten()
-                .as_deref()
-                .and_then(persist::head_of);
-            if stored.is_none_or(|(_, count)| count < stored_clean(&s.id)) {
+            if store()
+                .head(&s.id)
+                .is_none_or(|(_, count)| count < stored_clean(&s.id))
+            {
                 touch_stored(&s.id, 0);
             }
             let streaming = live

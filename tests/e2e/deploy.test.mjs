@@ -7,10 +7,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { requireDist, repoRoot } from './support/env.mjs';
+import { requireDist, repoRoot, freePort } from './support/env.mjs';
 import { launch, withApp, poll, sleep } from './support/browser.mjs';
 
 const README = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
@@ -28,14 +27,6 @@ function recipe(lang) {
   const m = new RegExp('^( *)```' + lang + '\\n([\\s\\S]*?)^\\1```', 'm').exec(README);
   assert.ok(m, `the README has a ${lang} block`);
   return m[2].split('\n').map((l) => l.slice(m[1].length)).join('\n');
-}
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Starts `command` (stopped by its pid afterwards) and waits until `url` answers. */

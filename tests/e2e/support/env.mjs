@@ -6,11 +6,21 @@
 //   SATORI_CACHE     tool cache of scripts/setup.sh (default ~/.cache/satori); holds venv/ for llama.cpp
 //   SATORI_E2E_ARTIFACTS  where failure screenshots/logs go (default tests/e2e/artifacts, gitignored)
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const supportDir = path.dirname(fileURLToPath(import.meta.url));
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (for servers the tests start). */
+export async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 export const e2eDir = path.resolve(supportDir, '..');
 export const repoRoot = path.resolve(e2eDir, '..', '..');
 

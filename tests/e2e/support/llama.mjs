@@ -9,11 +9,10 @@
 // A server that fails to become ready is stopped before startLlama() throws, and any server
 // still running when the Node process exits is killed (by its own pid, nothing else).
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { spawn, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { venvPython } from './env.mjs';
+import { venvPython, freePort } from './env.mjs';
 
 const execFileP = promisify(execFile);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -27,14 +26,6 @@ process.once('exit', () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 });
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function findGguf(dir, depth = 0) {
   if (depth > 3 || !fs.existsSync(dir)) return null;
