@@ -5,11 +5,12 @@
 #      its own in dist/<prefix>-<hash>/ — the markdown renderer (fetched right after the first
 #      paint) and the prompts module (template engine, YAML reader, on-demand dialogs);
 #   3. the OpenAI token tables go to dist/tokens/ (gzip-compressed, hashed names);
-#   4. scripts/postbuild.mjs moves trunk's inline loader into a file (CSP without
+#   4. scripts/postbuild.mjs (after step 5) moves trunk's inline loader into a file (CSP without
 #      'unsafe-inline'), names every module and the stylesheet it brings in index.html
 #      (<meta name="satori-module:NAME">, <meta name="satori-style:NAME">), and minifies every
 #      script and stylesheet (esbuild), updating the page's integrity hashes;
-#   5. scripts/precompress.mjs writes .gz and .br copies for servers that send them as they are.
+#   5. the Chinese interface texts go to dist/lang/ (hashed name);
+#   6. scripts/precompress.mjs writes .gz and .br copies for servers that send them as they are.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
@@ -56,5 +57,13 @@ for enc in o200k_base cl100k_base; do
   cp "$ROOT/target/bpe/$enc.bpe.gz" "$ROOT/dist/tokens/$enc-$hash.bin"
   NAMED+=("table:$enc=tokens/$enc-$hash.bin")
 done
+# The interface texts in Chinese (src/web/zh-CN.json, read by src/web/i18n.js), minified under a
+# hashed name in dist/lang/; the page names it in <meta name="satori-table:zh-cn">.
+rm -rf "$ROOT/dist/lang" && mkdir -p "$ROOT/dist/lang"
+node -e 'process.stdout.write(JSON.stringify(JSON.parse(require("fs").readFileSync(0, "utf8"))))' \
+  < "$ROOT/src/web/zh-CN.json" > "$ROOT/target/zh-cn.json"
+hash="$(sha256sum "$ROOT/target/zh-cn.json" | cut -c1-16)"
+cp "$ROOT/target/zh-cn.json" "$ROOT/dist/lang/zh-cn-$hash.json"
+NAMED+=("table:zh-cn=lang/zh-cn-$hash.json")
 node scripts/postbuild.mjs dist "${NAMED[@]}"
 node scripts/precompress.mjs "$ROOT/dist"

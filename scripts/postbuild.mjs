@@ -25,11 +25,15 @@ if (inline.length !== 1) {
   process.exit(1);
 }
 const [tag, body] = inline[0];
-// The `offline` module (src/web/offline.js): registers the service worker once the app runs.
-const offlineSource = readFileSync(new URL('../src/web/offline.js', import.meta.url), 'utf8');
-const offline = `offline-${createHash('sha256').update(offlineSource).digest('hex').slice(0, 16)}.js`;
-writeFileSync(join(dist, offline), offlineSource);
-modules.push([null, 'offline', offline]);
+// Plain JS modules under hashed names: `offline` (src/web/offline.js) registers the service
+// worker once the app runs; `translate` (src/web/translate.js) draws the page in a language other
+// than English (src/web/i18n.js loads it only then).
+for (const mod of ['offline', 'translate']) {
+  const source = readFileSync(new URL(`../src/web/${mod}.js`, import.meta.url), 'utf8');
+  const file = `${mod}-${createHash('sha256').update(source).digest('hex').slice(0, 16)}.js`;
+  writeFileSync(join(dist, file), source);
+  modules.push([null, mod, file]);
+}
 const name = `boot-${createHash('sha256').update(body).digest('hex').slice(0, 16)}.js`;
 writeFileSync(join(dist, name), body.trim() + '\n');
 html = html.replace(

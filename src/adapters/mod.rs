@@ -5,6 +5,7 @@ pub mod compression;
 pub mod download;
 pub mod fetch;
 pub mod js;
+pub mod language;
 pub mod markdown_module;
 pub mod modules;
 pub mod prompts_module;

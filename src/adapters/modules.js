@@ -2,8 +2,11 @@
 // each one in <meta name="satori-module:NAME" content="./DIR-<hash>/BIN.js">; it is imported from
 // the app's own origin the first time it is needed, after the stylesheet of the UI it draws
 // (<meta name="satori-style:NAME">), if any, has loaded. A failed load can be tried again.
-const ready = new Map(); // name -> initialised module
-const pending = new Map(); // name -> Promise
+// Shared by every copy of this file (each wasm module that loads others has its own), so a module
+// is loaded once per page: the dialogs module renders markdown with the app's renderer.
+const shared = (globalThis.__satoriModules ??= { ready: new Map(), pending: new Map() });
+const ready = shared.ready; // name -> initialised module
+const pending = shared.pending; // name -> Promise
 
 export function loadModule(name) {
   if (ready.has(name)) return Promise.resolve();

@@ -139,6 +139,16 @@ pub async fn open_export(session: &str) -> Result<(), ModuleError> {
     call("open_export", &[session]).await.map(|_| ())
 }
 
+/// Open "Share chat" for `session` (the open chat as JSON, as it is on screen).
+pub async fn open_share(session: &str) -> Result<(), ModuleError> {
+    call("open_share", &[session]).await.map(|_| ())
+}
+
+/// Open "Shared chat" for the share link in the page's address (`fragment`).
+pub async fn open_shared(fragment: &str) -> Result<(), ModuleError> {
+    call("open_shared", &[fragment]).await.map(|_| ())
+}
+
 /// Download every chat (the open one as on screen: `session`, JSON); the answer is a warning
 /// about what could not be included (empty if nothing).
 pub async fn export_all(session: &str) -> Result<String, ModuleError> {

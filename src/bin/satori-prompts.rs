@@ -283,6 +283,47 @@ pub fn export_all(session: &str) -> Result<String, String> {
     satori::ui::components::transfer_dialog::export_all(current)
 }
 
+/// Open "Share chat" for `session` (the open chat as JSON, as it is on screen).
+#[wasm_bindgen]
+pub fn open_share(session: &str) -> Result<(), String> {
+    let session: satori::core::session::Session =
+        serde_json::from_str(session).map_err(|e| format!("the chat could not be read ({e})"))?;
+    mount(move || {
+        view! {
+            <satori::ui::components::share_dialog::ShareDialog
+                session=session
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+    Ok(())
+}
+
+/// Open "Shared chat" for the share link in the page's address (`fragment`, `#share=…`):
+/// read-only until "Save a copy", which stores it and opens it in the app.
+#[wasm_bindgen]
+pub fn open_shared(fragment: &str) {
+    use satori::ui::components::share_dialog::{forget_link, SharedChatDialog};
+    let fragment = fragment.to_string();
+    mount(move || {
+        view! {
+            <SharedChatDialog
+                fragment=fragment
+                on_saved=Callback::new(|id: String| {
+                    forget_link();
+                    notify(EVENT_IMPORTED, "");
+                    notify(EVENT_OPEN_AT, &serde_json::json!({ "id": id, "message": null }).to_string());
+                    close();
+                })
+                on_close=Callback::new(|_| {
+                    forget_link();
+                    close();
+                })
+            />
+        }
+    });
+}
+
 /// Open "Import chats", with `files` (an array of the `File`s dropped on the window) if given.
 #[wasm_bindgen]
 pub fn open_import(files: wasm_bindgen::JsValue) {

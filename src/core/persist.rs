@@ -28,6 +28,8 @@ pub const KEY_API_KEY: &str = "satori.api_key";
 pub const KEY_PROMPTS: &str = "satori.prompts";
 /// Key of the MCP servers record (URLs and tools; never tokens).
 pub const KEY_MCP: &str = "satori.mcp";
+/// The interface language chosen in Settings (`en`, `zh-CN`; read by `src/web/i18n.js`).
+pub const KEY_LANGUAGE: &str = "satori.language";
 /// Key of the MCP bearer tokens record (the only place they are stored).
 pub const KEY_MCP_TOKENS: &str = "satori.mcp_tokens";
 

@@ -4,6 +4,7 @@
 use crate::adapters::prompts_module;
 use crate::ui::error_text;
 use crate::ui::state::{Alert, AppState};
+use leptos::prelude::window;
 
 /// The open chat as it is on screen (a reply still arriving with the text so far), as JSON.
 fn open_chat(app: AppState) -> String {
@@ -16,6 +17,24 @@ pub fn export_chat(app: AppState) {
     app.open_external("Export chat", async move {
         prompts_module::open_export(&json).await
     });
+}
+
+/// "Share chat": a link that carries the open chat's branch on screen.
+pub fn share_chat(app: AppState) {
+    let json = open_chat(app);
+    app.open_external("Share chat", async move {
+        prompts_module::open_share(&json).await
+    });
+}
+
+/// A share link opened (the page's address ends in `#share=…`): "Shared chat" shows it.
+pub fn open_link(app: AppState) {
+    let hash = window().location().hash().unwrap_or_default();
+    if hash.starts_with("#share=") {
+        app.open_external("Shared chat", async move {
+            prompts_module::open_shared(&hash).await
+        });
+    }
 }
 
 /// "Export all": download every chat, the prompt templates and the settings (an untouched open

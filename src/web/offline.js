@@ -9,17 +9,16 @@ export default async function start() {
   const registration = await navigator.serviceWorker.register(new URL('./sw.js', document.baseURI).href);
   if (!registration) return; // service workers turned off
   let asked = false;
-  const zh = document.documentElement.lang.startsWith('zh');
   const offer = () => {
     if (document.querySelector('.update-notice')) return;
     const notice = document.createElement('div');
     notice.className = 'update-notice';
     notice.setAttribute('role', 'status');
     const text = document.createElement('span');
-    text.textContent = zh ? 'Satori 有新版本。' : 'New version of Satori.';
+    text.textContent = 'New version of Satori.'; // translated with the page (src/web/translate.js)
     const button = document.createElement('button');
     button.type = 'button';
-    button.textContent = zh ? '重新加载' : 'Reload';
+    button.textContent = 'Reload';
     button.addEventListener('click', () => {
       const waiting = registration.waiting;
       if (!waiting) return location.reload(); // already in charge (another tab)

@@ -348,3 +348,132 @@ fn chatgpt_exports_keep_branches_and_open_at_the_current_node() {
     assert_eq!(c.get("a4").unwrap().created_at, 1_764_581_407_000);
     assert!(chats[1].messages.is_empty());
 }
+
+#[test]
+fn a_share_link_carries_the_branch_on_screen_and_nothing_else() {
+    use super::share::{link, open};
+    let chat = rich_chat("c1");
+    let url = link(
+        "http://127.0.0.1:8080/apps/satori/#old",
+        &chat,
+        1_764_581_500_000,
+    )
+    .unwrap();
+    assert!(url.starts_with("http://127.0.0.1:8080/apps/satori/#share="));
+    let fragment = &url[url.find('#').unwrap()..];
+    assert!(fragment[1..]
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'='));
+    let back = open(fragment).unwrap().unwrap();
+    let ids: Vec<&str> = back.messages.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["m0", "m1", "m2", "m3", "m4"],
+        "the other branch stays home"
+    );
+    assert_eq!(back.title, chat.title);
+    assert_eq!(back.leaf.as_deref(), Some("m4"));
+    assert!(back.summaries.is_empty());
+    assert_eq!(back.context, Default::default());
+    for (a, b) in back.messages.iter().zip(&chat.messages) {
+        assert_eq!(
+            (&a.content, &a.tool_calls, a.role),
+            (&b.content, &b.tool_calls, b.role)
+        );
+    }
+    // A long chat of plain text packs well: 200 messages fit in a link.
+    let mut long = Session::new("long".into(), 0, None, Vec::new());
+    long.messages = (0..200)
+        .map(|i| {
+            let parent = (i > 0).then(|| format!("m{}", i - 1));
+            let text = format!("Message {i}: the order ORD-{i:05} ships on Monday. 订单已发货。");
+            message(&format!("m{i}"), parent.as_deref(), Role::User, &text, i)
+        })
+        .collect();
+    long.leaf = Some("m199".into());
+    let url = link("http://127.0.0.1/", &long, 0).unwrap();
+    let back = open(&url["http://127.0.0.1/".len()..]).unwrap().unwrap();
+    assert_eq!(back.messages.len(), 200);
+}
+
+#[test]
+fn share_links_that_cannot_be_made_or_read() {
+    use super::share::{link, open, ShareError, MAX_LINK, PREFIX};
+    use base64::Engine;
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let pack = |text: &str| {
+        format!(
+            "{PREFIX}{}",
+            b64(&miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 6))
+        )
+    };
+    assert!(open("").is_none());
+    assert!(open("#section-2").is_none());
+    // Too much to share: random-looking text does not compress.
+    let mut noisy = rich_chat("n");
+    let mut x: u64 = 88172645463325252;
+    noisy.messages[1].content = (0..80_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b'!' + (x % 90) as u8)
+        })
+        .collect();
+    assert!(matches!(
+        link("http://127.0.0.1/", &noisy, 0),
+        Err(ShareError::TooLong {
+            limit: MAX_LINK,
+            ..
+        })
+    ));
+    let one = export(&[&rich_chat("a")], None, None, Vec::new(), 0);
+    let two = export(
+        &[&rich_chat("a"), &rich_chat("b")],
+        None,
+        None,
+        Vec::new(),
+        0,
+    );
+    let with_settings = one.replacen('{', r#"{"settings":{"model":"m"},"#, 1);
+    let none = export(&[], None, None, Vec::new(), 0);
+    // Cut on a whole base64 quantum: the text decodes, the DEFLATE stream ends too soon.
+    let mut cut = pack(&one);
+    cut.truncate(PREFIX.len() + (cut.len() - PREFIX.len()) / 8 * 4);
+    let bomb = format!(
+        "{PREFIX}{}",
+        b64(&miniz_oxide::deflate::compress_to_vec(
+            &vec![b' '; 5_000_000],
+            9
+        ))
+    );
+    type Expect = fn(&ShareError) -> bool;
+    let cases: [(String, Expect); 9] = [
+        ("#share=ab$c".into(), |e| *e == ShareError::Encoding),
+        ("#share=A".into(), |e| *e == ShareError::Encoding),
+        (cut, |e| matches!(e, ShareError::Unpack(_))),
+        (bomb, |e| {
+            *e == ShareError::Unpack("it unpacks to more than 4 MB".into())
+        }),
+        (pack(&two), |e| {
+            *e == ShareError::NotOneChat("2 chats".into())
+        }),
+        (pack(&with_settings), |e| {
+            matches!(e, ShareError::NotOneChat(_))
+        }),
+        (pack(&none), |e| {
+            *e == ShareError::NotOneChat("no chat".into())
+        }),
+        (pack("{\"format\":\"satori-export\""), |e| {
+            matches!(e, ShareError::Invalid(ImportError::Syntax { .. }))
+        }),
+        (pack("[1,2]"), |e| {
+            matches!(e, ShareError::Invalid(ImportError::UnknownFormat(_)))
+        }),
+    ];
+    for (fragment, expected) in cases {
+        let err = open(&fragment).unwrap().unwrap_err();
+        assert!(expected(&err), "{fragment:.60}: {err:?}");
+    }
+    assert!(open(&pack(&one)).unwrap().is_ok());
+}

@@ -58,6 +58,11 @@ pub fn App() -> impl IntoView {
         }
     });
     let resized = window_event_listener(leptos::ev::resize, |_| conversation::resized());
+    // A share link: opened with the page, or pasted into this tab's address bar.
+    crate::ui::transfer::open_link(app);
+    let link = window_event_listener(leptos::ev::hashchange, move |_| {
+        crate::ui::transfer::open_link(app)
+    });
     // Messages from the "Prompts" dialog, which runs in the prompts module.
     use crate::adapters::prompts_module::{
         detail, EVENT_AGENT, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE,
@@ -241,6 +246,7 @@ pub fn App() -> impl IntoView {
         system.remove();
         handle.remove();
         resized.remove();
+        link.remove();
         chat::stop();
     });
 
@@ -258,7 +264,8 @@ pub fn App() -> impl IntoView {
                     >
                         "Chats"
                     </button>
-                    <h1 class="chat-title">{title}</h1>
+                    // A title the user gave is theirs: never translated ("Untitled chat" is).
+                    <h1 class="chat-title" translate=move || app.chats.session.with(|s| (!s.title.is_empty()).then_some("no"))>{title}</h1>
                     <div class="head-actions">
                         <button type="button" on:click=move |_| chat_dialog(app, false)>
                             "Rename chat"
@@ -271,6 +278,9 @@ pub fn App() -> impl IntoView {
                         </button>
                         <button type="button" on:click=move |_| crate::ui::transfer::export_chat(app)>
                             "Export chat"
+                        </button>
+                        <button type="button" aria-haspopup="dialog" on:click=move |_| crate::ui::transfer::share_chat(app)>
+                            "Share chat"
                         </button>
                         <button
                             type="button"

@@ -127,7 +127,8 @@ fn to_html(app: AppState, text: &str) -> String {
     markdown_module::render(text).unwrap_or_else(|| markdown::render_plain(text))
 }
 
-fn role_label(role: Role) -> &'static str {
+/// Who wrote a message, as the conversation says it.
+pub fn role_label(role: Role) -> &'static str {
     match role {
         Role::System => "System prompt",
         Role::User => "You",
@@ -139,12 +140,15 @@ fn role_label(role: Role) -> &'static str {
 /// The token line of a reply and its tooltip: `N tokens` from the server's `usage`, else
 /// `≈N tokens` estimated from the text.
 fn reply_tokens(msg: &Message) -> (String, String) {
+    // Counts with the digit grouping of the interface language.
+    let number = crate::adapters::language::number;
     let usage = msg.usage.as_ref();
     match usage.and_then(|u| u.completion_tokens) {
         Some(n) => {
+            let n = number(n);
             let prompt = usage
                 .and_then(|u| u.prompt_tokens)
-                .map(|p| format!("; the request used {p} tokens"))
+                .map(|p| format!("; the request used {} tokens", number(p)))
                 .unwrap_or_default();
             (
                 format!("{n} tokens"),
@@ -152,7 +156,9 @@ fn reply_tokens(msg: &Message) -> (String, String) {
             )
         }
         None => {
-            let n = crate::core::context::count::estimate(&msg.content);
+            let n = number(u64::from(crate::core::context::count::estimate(
+                &msg.content,
+            )));
             (
                 format!("≈{n} tokens"),
                 "Estimated: the server did not report usage.".into(),
@@ -214,9 +220,9 @@ pub fn MessageView(
         view! {
             <details class="reasoning" class:hidden=move || app.turn.live.with(|l| l.as_ref().is_none_or(|l| l.reasoning.is_empty()))>
                 <summary>"Reasoning"</summary>
-                <div class="reasoning-text" node_ref=thoughts></div>
+                <div class="reasoning-text" translate="no" node_ref=thoughts></div>
             </details>
-            <div class="content markdown" node_ref=content></div>
+            <div class="content markdown" translate="no" node_ref=content></div>
         }
         .into_any()
     } else if role == Role::System {
@@ -225,7 +231,7 @@ pub fn MessageView(
             <details class="system-prompt">
                 <summary>"System prompt"</summary>
                 <p class="hint">{crate::ui::components::system_dialog::origin_text(app)}</p>
-                <div class="content plain">{if empty { "(empty: no system prompt is sent)".to_string() } else { msg.content.clone() }}</div>
+                <div class="content plain" translate=(!empty).then_some("no")>{if empty { "(empty: no system prompt is sent)".to_string() } else { msg.content.clone() }}</div>
             </details>
             <button type="button" class="link-btn" on:click=move |_| crate::ui::components::system_dialog::open(app)>"Edit system prompt"</button>
         }
@@ -239,12 +245,12 @@ pub fn MessageView(
         view! {
             <details class="example">
                 <summary>{who}</summary>
-                <div class="content plain">{msg.content.clone()}</div>
+                <div class="content plain" translate="no">{msg.content.clone()}</div>
             </details>
         }
         .into_any()
     } else if role == Role::User {
-        view! { <div class="content plain">{msg.content.clone()}</div> }.into_any()
+        view! { <div class="content plain" translate="no">{msg.content.clone()}</div> }.into_any()
     } else if role == Role::Tool {
         // A plan from the planner: its checklist and "Run plan".
         let plan = (msg.content.starts_with("Plan (") && from_planner(app, &msg))
@@ -253,7 +259,7 @@ pub fn MessageView(
             {plan}
             <details class="tool-result">
                 <summary>"Result"</summary>
-                <div class="content plain">{msg.content.clone()}</div>
+                <div class="content plain" translate="no">{msg.content.clone()}</div>
             </details>
         }
         .into_any()
@@ -262,7 +268,7 @@ pub fn MessageView(
             view! {
                 <details class="reasoning">
                     <summary>"Reasoning"</summary>
-                    <div class="reasoning-text">{msg.reasoning.clone()}</div>
+                    <div class="reasoning-text" translate="no">{msg.reasoning.clone()}</div>
                 </details>
             }
         });
@@ -277,13 +283,13 @@ pub fn MessageView(
             view! {
                 <details class="tool-calls">
                     <summary>{format!("Called {}", names.join(", "))}</summary>
-                    <div class="content plain">{args.join("\n")}</div>
+                    <div class="content plain" translate="no">{args.join("\n")}</div>
                 </details>
             }
         });
         view! {
             {reasoning}
-            <div class="content markdown" inner_html={
+            <div class="content markdown" translate="no" inner_html={
                 // A reply that matched its template's schema is JSON: shown as a code block.
                 let content = match &msg.structured {
                     Some(s) if !s.failed() => {

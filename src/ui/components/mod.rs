@@ -16,6 +16,7 @@ pub mod prompts_dialog;
 pub mod search_dialog;
 pub mod settings_dialog;
 pub mod setup_dialog;
+pub mod share_dialog;
 pub mod sidebar;
 pub mod system_dialog;
 pub mod transfer_dialog;

@@ -242,9 +242,25 @@ pub fn SettingsDialog(
         }
     };
 
+    let chinese = document()
+        .document_element()
+        .is_some_and(|e| e.get_attribute("lang").is_some_and(|l| l.starts_with("zh")));
     view! {
         <Modal title="Settings" on_close=on_close>
             <form class="settings" on:submit=save>
+                // The interface language changes at once (not on "Save") and is remembered; each
+                // language is named in itself.
+                <label>
+                    "Language"
+                    <select translate="no" on:change=move |ev| {
+                        if let Err(e) = set_language(&event_target_value(&ev)) {
+                            error.set(format!("The language is in use, but it could not be remembered: {e}."));
+                        }
+                    }>
+                        <option value="en" selected=!chinese>"English"</option>
+                        <option value="zh-CN" selected=chinese>"简体中文"</option>
+                    </select>
+                </label>
                 <label>
                     "Provider"
                     <select on:change=on_preset prop:value=move || provider.get()>
@@ -434,4 +450,11 @@ fn storage_answer(answer: Option<bool>) -> &'static str {
         Some(false) => "Refused: the browser decides by how often you use Satori (bookmarking or installing it helps). Export your chats now and then.",
         None => "This browser cannot be asked.",
     }
+}
+
+/// Draw Satori in `language` (`en`, `zh-CN`) from now on, in this tab at once and in the others
+/// through the stored choice (`src/web/i18n.js` does the drawing).
+fn set_language(language: &str) -> Result<(), crate::adapters::storage::StorageError> {
+    crate::adapters::prompts_module::notify("satori:language", language);
+    crate::adapters::storage::Store::local().set(crate::core::persist::KEY_LANGUAGE, language)
 }

@@ -50,6 +50,8 @@ pub fn Sidebar(
                     children=move |entry| {
                         let id = entry.id.clone();
                         let title_id = entry.id.clone();
+                        // A title the user gave is theirs: never translated ("Untitled chat" is).
+                        let theirs = entry.title != "Untitled chat";
                         let is_active = {
                             let id = id.clone();
                             move || active() == id
@@ -61,6 +63,7 @@ pub fn Sidebar(
                                     type="button"
                                     class="chat-link"
                                     class:active=is_active2
+                                    translate=theirs.then_some("no")
                                     aria-current=move || is_active().then_some("page")
                                     on:click=move |_| {
                                         if active() != id {
@@ -100,7 +103,9 @@ fn RoleSelect() -> impl IntoView {
                 .filter(|r| r.source == source)
                 .map(|r| {
                     let value = RoleRef { source, key: r.key.clone() }.encode();
-                    view! { <option value=value>{format!("{} — {}", r.key, r.description)}</option> }
+                    // The user's own templates are theirs: never translated.
+                    let theirs = (source == PromptSource::User).then_some("no");
+                    view! { <option value=value translate=theirs>{format!("{} — {}", r.key, r.description)}</option> }
                 })
                 .collect_view()
         })

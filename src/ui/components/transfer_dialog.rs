@@ -383,7 +383,7 @@ fn take_out(store: &Store, backup: &Backup) -> Result<(), String> {
 /// Write what `plan` adds: the chats, the templates, the chat list, and what "Undo import"
 /// needs. If any write fails, everything written is taken back (the list and the templates as
 /// they were byte for byte) and the error says what happened.
-fn write(store: &Store, plan: &Plan) -> Result<(), String> {
+pub fn write(store: &Store, plan: &Plan) -> Result<(), String> {
     let err = |e: crate::adapters::storage::StorageError| e.to_string();
     let index_before = store.get(persist::KEY_INDEX).map_err(err)?;
     let prompts_before = store.get(persist::KEY_PROMPTS).map_err(err)?;

@@ -1,0 +1,22 @@
+//! The interface language (`src/web/i18n.js`): the app writes English; in another language the
+//! page's texts are translated as they are drawn. See the README's "Languages".
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/web/i18n.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = startLanguage)]
+    async fn start_language();
+    #[wasm_bindgen(js_name = formatNumber)]
+    fn format_number(n: f64) -> String;
+}
+
+/// Take the saved or the browser's language (loading its texts) before the app draws.
+pub async fn start() {
+    start_language().await;
+}
+
+/// `n` with the digit grouping of the page's language (`Intl.NumberFormat`).
+pub fn number(n: u64) -> String {
+    format_number(n as f64)
+}

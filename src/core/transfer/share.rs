@@ -1,0 +1,122 @@
+//! A chat shared by link, with no server: the branch on screen as a Satori export of one chat,
+//! compressed (raw DEFLATE, level 9, `miniz_oxide`) and written in base64url after `#share=` in
+//! the link. The fragment of a URL never leaves the browser, so the chat is never sent anywhere by
+//! opening the link. Reading a link goes through the same checks as a file import
+//! ([`import::read`]) and accepts exactly one chat.
+//!
+//! What a link carries: title, role, system prompt and the messages of the branch on screen.
+//! Never the API key or settings (export files do not have them), summaries, the context
+//! settings or the agent settings of the chat.
+
+use super::format;
+use super::import::{self, ImportError};
+use crate::core::session::Session;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+
+/// What starts the fragment of a share link.
+pub const PREFIX: &str = "#share=";
+/// The longest link Satori makes, in characters (every current browser opens links many times
+/// longer; mail and chat apps keep links of this length whole).
+pub const MAX_LINK: usize = 64 * 1024;
+/// The most a link may unpack to (a compressed payload is small; what it unpacks to is checked
+/// while it unpacks, so a hostile link cannot fill memory).
+pub const MAX_UNPACKED: usize = 4 * 1000 * 1000;
+
+/// Why a share link cannot be made or read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ShareError {
+    /// The link would be longer than [`MAX_LINK`].
+    #[error("the link would be {length} characters long; Satori makes links of up to {limit} characters")]
+    TooLong {
+        /// Its length.
+        length: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The fragment is not base64url.
+    #[error("the link is not a Satori share link, or it was cut short or changed")]
+    Encoding,
+    /// It does not unpack (not DEFLATE, cut short, or larger than [`MAX_UNPACKED`]).
+    #[error("the chat in the link could not be unpacked ({0})")]
+    Unpack(String),
+    /// What it unpacked to failed the import checks.
+    #[error("the chat in the link is not valid: {0}")]
+    Invalid(ImportError),
+    /// It holds no chat, several, or more than a chat (templates, settings).
+    #[error("a share link holds exactly one chat; this one holds {0}")]
+    NotOneChat(String),
+}
+
+/// The branch on screen of `session` as the export file a link carries before compression (compact JSON): its
+/// messages root to leaf, with no summaries, context or agent settings.
+fn payload(session: &Session, now: i64) -> String {
+    let shared = Session {
+        messages: session.path().into_iter().cloned().collect(),
+        summaries: Vec::new(),
+        context: Default::default(),
+        agent: Default::default(),
+        ..session.clone()
+    };
+    let file = format::export(&[&shared], None, None, Vec::new(), now);
+    // The export is pretty-printed for people; a link wants it compact.
+    serde_json::from_str::<serde_json::Value>(&file)
+        .map(|v| v.to_string())
+        .unwrap_or(file)
+}
+
+/// The link to `page` (the app's address; a fragment it has is dropped) that carries the branch
+/// on screen of `session`, or why not (too long).
+pub fn link(page: &str, session: &Session, now: i64) -> Result<String, ShareError> {
+    let packed = miniz_oxide::deflate::compress_to_vec(payload(session, now).as_bytes(), 9);
+    let page = page.split('#').next().unwrap_or(page);
+    let link = format!("{page}{PREFIX}{}", URL_SAFE_NO_PAD.encode(packed));
+    if link.len() > MAX_LINK {
+        return Err(ShareError::TooLong {
+            length: link.len(),
+            limit: MAX_LINK,
+        });
+    }
+    Ok(link)
+}
+
+/// The chat a link's fragment (`#share=…`) carries, checked as an imported file is; `None` when
+/// the fragment is not a share link at all (the app leaves it alone).
+pub fn open(fragment: &str) -> Option<Result<Session, ShareError>> {
+    let data = fragment.strip_prefix(PREFIX)?;
+    Some(unpack(data).and_then(|text| read(&text)))
+}
+
+fn unpack(data: &str) -> Result<String, ShareError> {
+    if data.len() > MAX_LINK {
+        return Err(ShareError::Encoding);
+    }
+    let packed = URL_SAFE_NO_PAD
+        .decode(data.trim_end_matches('='))
+        .map_err(|_| ShareError::Encoding)?;
+    let bytes =
+        miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_UNPACKED).map_err(|e| {
+            ShareError::Unpack(match e.status {
+                miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
+                    format!("it unpacks to more than {} MB", MAX_UNPACKED / 1_000_000)
+                }
+                _ => "it is cut short or damaged".into(),
+            })
+        })?;
+    String::from_utf8(bytes).map_err(|_| ShareError::Unpack("it is not UTF-8 text".into()))
+}
+
+/// The chat a link's unpacked payload holds, checked as an imported file is.
+fn read(unpacked: &str) -> Result<Session, ShareError> {
+    let incoming = import::read(unpacked).map_err(ShareError::Invalid)?;
+    let extra = !incoming.templates.is_empty() || incoming.settings || incoming.damaged > 0;
+    let mut chats = incoming.chats;
+    match (chats.len(), extra) {
+        (1, false) => Ok(chats.remove(0)),
+        (0, _) => Err(ShareError::NotOneChat("no chat".into())),
+        (n, false) => Err(ShareError::NotOneChat(format!("{n} chats"))),
+        (_, true) => Err(ShareError::NotOneChat(
+            "prompt templates, settings or damaged records besides".into(),
+        )),
+    }
+}

@@ -1,0 +1,222 @@
+// Draws Satori in a language other than English (loaded by src/web/i18n.js only then). The Rust
+// code writes its texts in English; this translator replaces, in every text node and in the
+// attributes below, the English text by its entry in that language's table (src/web/zh-CN.json,
+// built to dist/lang/ under a hashed name that the page gives in
+// <meta name="satori-table:zh-cn">). It runs from a MutationObserver, so new and changed texts
+// are translated before the browser paints, in the app and in every module's dialogs alike. A
+// subtree marked translate="no" (messages, chat titles, prompt texts, code, names the user gave)
+// is never touched; a translate="yes" part inside one (a button in a reply) is.
+//
+// Table: {"English": "中文"}. A key with {0}, {1}, … is a template for a text made at run time;
+// each part it captures is translated in turn (an inner error, a role name). Exact texts first,
+// then the template with the most literal characters. Numbers come formatted for the language
+// from the app (formatNumber in i18n.js, Intl).
+
+const ATTRS = ['aria-label', 'title', 'placeholder', 'alt', 'aria-description', 'aria-roledescription', 'label'];
+const SKIP = new Set(['TEXTAREA', 'SCRIPT', 'STYLE', 'INPUT']);
+// Satori's own controls inside text it does not translate: the markdown renderer's "Copy code"
+// button and task markers in a reply.
+const OURS = '[translate="yes"], .copy-code, .md-task';
+
+let exact = null; // Map: English -> translation
+let templates = []; // {re, to, order, need, weight}, most literal characters first
+const tables = new Map(); // language -> Promise<[exact, templates]>
+// What the app wrote and what this translator wrote instead, per text node and per attribute, so
+// the app's next write is told from our own and English can be put back.
+const textWas = new WeakMap(); // Text -> [english, translated]
+const attrWas = new WeakMap(); // Element -> Map(attr -> [english, translated])
+let observer = null;
+
+/**
+ * Draw the page in `lang` ('en': back to the English the app wrote). Rejects when the language's
+ * table cannot be loaded (the page stays as it is).
+ */
+export default async function apply(lang) {
+  if (lang === 'en') {
+    if (observer) observer.disconnect();
+    observer = null;
+    restore(document.body);
+    return;
+  }
+  [exact, templates] = await table(lang);
+  if (!observer) {
+    observer = new MutationObserver(changed);
+    observer.observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+      attributeFilter: ATTRS,
+    });
+  }
+  translateTree(document.body);
+}
+
+function table(lang) {
+  let p = tables.get(lang);
+  if (!p) {
+    p = (async () => {
+      const meta = document.querySelector(`meta[name="satori-table:${lang.toLowerCase()}"]`);
+      if (!meta) throw new Error(`the page does not name the ${lang} table`);
+      const response = await fetch(new URL(meta.getAttribute('content'), document.baseURI));
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      return compile(await response.json());
+    })();
+    tables.set(lang, p);
+    p.catch(() => tables.delete(lang));
+  }
+  return p;
+}
+
+/** A table object as a map of exact texts and a list of templates. Exported for tests. */
+export function compile(entries) {
+  const map = new Map();
+  const list = [];
+  for (const [from, to] of Object.entries(entries)) {
+    if (!/\{\d+\}/.test(from)) {
+      map.set(from, to);
+      continue;
+    }
+    const chunks = from.split(/\{\d+\}/);
+    const order = [...from.matchAll(/\{(\d+)\}/g)].map((m) => Number(m[1]));
+    const source = chunks.map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('([\\s\\S]+)');
+    list.push({
+      re: new RegExp(`^${source}$`),
+      to,
+      order,
+      need: chunks.filter((c) => c.length > 0).sort((a, b) => b.length - a.length).slice(0, 1),
+      weight: chunks.join('').length,
+    });
+  }
+  list.sort((a, b) => b.weight - a.weight);
+  return [map, list];
+}
+
+/** The translation of `text` (whitespace around it kept), or null. Exported for tests. */
+export function translate(text, tableOf = [exact, templates]) {
+  const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(text);
+  if (!/[A-Za-z]/.test(m[2])) return null;
+  const t = lookup(m[2], tableOf, 0);
+  return t === null ? null : m[1] + t + m[3];
+}
+
+function lookup(s, [map, list], depth) {
+  const hit = map.get(s);
+  if (hit !== undefined) return hit;
+  if (depth > 3) return null;
+  for (const t of list) {
+    if (!t.need.every((n) => s.includes(n))) continue;
+    const m = t.re.exec(s);
+    if (!m) continue;
+    const parts = new Map();
+    t.order.forEach((n, i) => parts.set(n, m[i + 1]));
+    return t.to.replace(/\{(\d+)\}/g, (all, n) => {
+      const part = parts.get(Number(n));
+      if (part === undefined) return all;
+      return translatePart(part, [map, list], depth);
+    });
+  }
+  return null;
+
+  function translatePart(p, tableOf, d) {
+    if (!/[A-Za-z]/.test(p)) return p;
+    const lead = /^\s*/.exec(p)[0];
+    const tail = /\s*$/.exec(p)[0];
+    const inner = lookup(p.trim(), tableOf, d + 1);
+    return inner === null ? p : lead + inner + tail;
+  }
+}
+
+// Whether `el` (and so its text) is outside translation.
+function skipped(el) {
+  if (!el) return true;
+  if (SKIP.has(el.tagName)) return true;
+  if (el.closest(OURS)) return false;
+  const marked = el.closest('[translate]');
+  return !!marked && marked.getAttribute('translate') === 'no';
+}
+
+function changed(records) {
+  for (const r of records) {
+    if (r.type === 'characterData') {
+      if (!skipped(r.target.parentElement)) translateText(r.target);
+    } else if (r.type === 'attributes') {
+      if (!skipped(r.target)) translateAttr(r.target, r.attributeName);
+    } else {
+      for (const n of r.addedNodes) {
+        if (n.nodeType === Node.TEXT_NODE) {
+          if (!skipped(n.parentElement)) translateText(n);
+        } else if (n.nodeType === Node.ELEMENT_NODE) {
+          translateTree(n);
+        }
+      }
+    }
+  }
+}
+
+function translateText(node) {
+  const now = node.data;
+  const was = textWas.get(node);
+  if (was && was[1] === now) return; // our own write
+  const to = translate(now);
+  if (to === null) {
+    textWas.delete(node);
+    return;
+  }
+  textWas.set(node, [now, to]);
+  node.data = to;
+}
+
+function translateAttr(el, name) {
+  const now = el.getAttribute(name);
+  let was = attrWas.get(el);
+  const mine = was && was.get(name);
+  if (now === null || (mine && mine[1] === now)) return;
+  const to = translate(now);
+  if (to === null) {
+    if (mine) was.delete(name);
+    return;
+  }
+  if (!was) attrWas.set(el, (was = new Map()));
+  was.set(name, [now, to]);
+  el.setAttribute(name, to);
+}
+
+// Every text and attribute under `root`, unless it or an element above it says translate="no".
+function translateTree(root) {
+  if (root.nodeType !== Node.ELEMENT_NODE || skipped(root)) return;
+  const inside = []; // translate="yes" parts of untranslated subtrees (a button in a reply)
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+    acceptNode: (n) => {
+      if (n.nodeType !== Node.ELEMENT_NODE) return NodeFilter.FILTER_ACCEPT;
+      if (SKIP.has(n.tagName)) return NodeFilter.FILTER_REJECT;
+      if (n.getAttribute('translate') !== 'no') return NodeFilter.FILTER_ACCEPT;
+      inside.push(...n.querySelectorAll(OURS));
+      return NodeFilter.FILTER_REJECT;
+    },
+  });
+  for (let n = walker.currentNode; n; n = walker.nextNode()) {
+    if (n.nodeType === Node.TEXT_NODE) translateText(n);
+    else for (const a of ATTRS) if (n.hasAttribute(a)) translateAttr(n, a);
+  }
+  for (const el of inside) translateTree(el);
+}
+
+// Back to the English the app wrote, wherever this translator changed it.
+function restore(root) {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+  for (let n = walker.currentNode; n; n = walker.nextNode()) {
+    if (n.nodeType === Node.TEXT_NODE) {
+      const was = textWas.get(n);
+      if (was && n.data === was[1]) n.data = was[0];
+      textWas.delete(n);
+    } else {
+      const was = attrWas.get(n);
+      if (!was) continue;
+      for (const [name, [english, translated]] of was) {
+        if (n.getAttribute(name) === translated) n.setAttribute(name, english);
+      }
+      attrWas.delete(n);
+    }
+  }
+}

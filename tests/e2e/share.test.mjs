@@ -1,0 +1,175 @@
+// A chat shared by link: "Share chat" → the link → a fresh profile shows the same messages
+// read-only and stores nothing until "Save a copy"; a tampered or hostile link is an alert and
+// nothing is stored; a chat too long for a link is refused politely.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import zlib from 'node:zlib';
+import {
+  byName,
+  configure,
+  sendMessage,
+  waitIdle,
+  waitForStatus,
+  lastAssistant,
+  localStorageEntries,
+  storedChat,
+  withApp,
+  poll,
+  everyMessage,
+  textOf,
+  conversation,
+} from './support/browser.mjs';
+import { useApp } from './support/app.mjs';
+
+const e2e = useApp();
+const KEY = 'sk-share-secret-5151';
+
+/** What a link carries, unpacked as the app packs it (raw DEFLATE, base64url). */
+function unpack(link) {
+  const data = link.slice(link.indexOf('#share=') + '#share='.length);
+  return JSON.parse(zlib.inflateRawSync(Buffer.from(data, 'base64url')).toString('utf8'));
+}
+
+/** A link carrying `file` (an export file object), packed as the app packs it. */
+function pack(url, file) {
+  return `${url}#share=${zlib.deflateRawSync(Buffer.from(JSON.stringify(file))).toString('base64url')}`;
+}
+
+const chatKeys = (entries) => Object.keys(entries).filter((k) => /^satori\.(session|part)\./.test(k));
+
+async function makeLink(page) {
+  await page.getByRole('button', byName('Share chat')).click();
+  const dialog = page.getByRole('dialog', byName('Share chat'));
+  await dialog.waitFor();
+  const link = await dialog.getByRole('textbox', byName('Share link')).inputValue();
+  await dialog.getByRole('button', byName('Copy link')).click();
+  await dialog.getByRole('status').filter({ hasText: 'Link copied.' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link, 'the link is on the clipboard');
+  await dialog.getByRole('button', byName('Close')).click();
+  return link;
+}
+
+test('share chat → a fresh profile reads the same messages, stores nothing until "Save a copy"', async (t) => {
+  let link;
+  let shown;
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: KEY });
+    e2e.fake.enqueue(
+      { chunks: ['First answer: **ORD-2024-00042** is in Berlin.'] },
+      { chunks: ['Second answer: it ships on *Monday*.\n\n```js\nconst total = 42;\n```'] },
+    );
+    await sendMessage(page, 'Order **ORD-2024-00042**: where is it? 订单在哪里？');
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    // A second answer: the link carries only the one on screen.
+    const first = await textOf(lastAssistant(page));
+    await page.getByRole('button', byName('Regenerate')).last().click();
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    shown = (await everyMessage(page)).messages.map((m) => m.text);
+    assert.notEqual(first, await textOf(lastAssistant(page)), 'two different answers');
+    link = await makeLink(page);
+    assert.ok(link.startsWith(`${e2e.web.url.split('#')[0]}#share=`), link.slice(0, 80));
+    const carried = unpack(link);
+    assert.equal(carried.format, 'satori-export');
+    assert.equal(carried.chats.length, 1);
+    const texts = carried.chats[0].messages.map((m) => m.content);
+    assert.ok(texts.some((c) => c.includes('ORD-2024-00042')));
+    assert.ok(!texts.includes(first), 'the other answer stays home');
+    assert.equal(carried.chats[0].messages.filter((m) => m.role === 'assistant').length, 1);
+    const raw = JSON.stringify(carried);
+    assert.ok(!raw.includes(KEY) && !('settings' in carried), 'no key, no settings');
+  });
+
+  await withApp(e2e.browser, link, t, async ({ page, requests }) => {
+    const dialog = page.getByRole('dialog', byName('Shared chat'));
+    await dialog.waitFor();
+    await dialog.getByRole('button', byName('Save a copy')).waitFor();
+    const read = await dialog.locator('.shared-body').allTextContents();
+    assert.deepEqual(read, shown, 'the same messages');
+    assert.deepEqual(chatKeys(await localStorageEntries(page)), [], 'nothing stored while reading');
+    assert.ok(!requests.some((u) => u.includes('share=')), 'the chat is never sent anywhere');
+    await dialog.getByRole('button', byName('Save a copy')).click();
+    await dialog.waitFor({ state: 'detached' });
+    // The copy is stored and open, and the address no longer carries the link.
+    await poll(async () => (await everyMessage(page)).messages.length === shown.length, { message: 'the copy open' });
+    const stored = await storedChat(page);
+    assert.ok(stored.messages.some((m) => m.content.includes('ORD-2024-00042')));
+    assert.equal(await page.evaluate(() => location.hash), '');
+    assert.ok(!JSON.stringify(await localStorageEntries(page)).includes(KEY));
+    // The same link again (pasted into this tab): "Save a copy" opens the chat already saved.
+    const before = chatKeys(await localStorageEntries(page)).sort();
+    await page.evaluate((l) => (location.hash = l.slice(l.indexOf('#'))), link);
+    await dialog.getByRole('button', byName('Save a copy')).click();
+    await dialog.waitFor({ state: 'detached' });
+    assert.deepEqual(chatKeys(await localStorageEntries(page)).sort(), before, 'not stored twice');
+    await conversation(page).getByText('ORD-2024-00042').first().waitFor();
+  });
+});
+
+test('a tampered or hostile link is an alert, and nothing is stored', async (t) => {
+  const chat = (id) => ({
+    id,
+    created_at: '2026-12-01T00:00:00.000Z',
+    updated_at: '2026-12-01T00:00:00.000Z',
+    messages: [{ id: 'm1', role: 'user', content: 'hi', status: 'complete', created_at: '2026-12-01T00:00:00.000Z' }],
+  });
+  const file = (chats, extra = {}) => ({ format: 'satori-export', version: 1, exported_at: '2026-12-01T00:00:00.000Z', chats, ...extra });
+  const good = pack(e2e.web.url, file([chat('a')]));
+  const at = good.indexOf('#share=') + 20;
+  const flipped = good.slice(0, at) + (good[at] === 'A' ? 'B' : 'A') + good.slice(at + 1);
+  const cases = [
+    ['a changed character', flipped, /This share link cannot be opened: /],
+    ['cut short', good.slice(0, good.length - 9), /This share link cannot be opened: /],
+    ['not base64', `${e2e.web.url}#share=%%%`, /not a Satori share link, or it was cut short or changed/],
+    ['two chats', pack(e2e.web.url, file([chat('a'), chat('b')])), /holds exactly one chat; this one holds 2 chats/],
+    ['settings inside', pack(e2e.web.url, file([chat('a')], { settings: { model: 'x' } })), /holds exactly one chat/],
+    ['a message without a role', pack(e2e.web.url, file([{ ...chat('a'), messages: [{ id: 'm1', content: 'x', status: 'complete', created_at: '2026-12-01T00:00:00.000Z' }] }])), /is not valid/],
+  ];
+  for (const [what, link, expected] of cases) {
+    await withApp(e2e.browser, link, t, async ({ page }) => {
+      const dialog = page.getByRole('dialog', byName('Shared chat'));
+      await dialog.waitFor();
+      const alert = dialog.getByRole('alert');
+      await alert.waitFor();
+      assert.match(await alert.innerText(), expected, what);
+      assert.match(await alert.innerText(), /Nothing was saved\.$/, what);
+      assert.equal(await dialog.getByRole('button', byName('Save a copy')).count(), 0, what);
+      await dialog.getByRole('button', byName('Close')).click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.deepEqual(chatKeys(await localStorageEntries(page)), [], `${what}: nothing stored`);
+      assert.equal(await page.evaluate(() => location.hash), '', `${what}: the link is dropped`);
+    });
+  }
+});
+
+test('a chat too long for a link is refused politely', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    // Text that does not compress: 90 000 characters of noise.
+    const noise = await page.evaluate(() => {
+      let x = 88172645463325252n;
+      let s = '';
+      for (let i = 0; i < 90000; i++) {
+        x ^= (x << 13n) & 0xffffffffffffffffn;
+        x ^= x >> 7n;
+        x ^= (x << 17n) & 0xffffffffffffffffn;
+        s += String.fromCharCode(33 + Number(x % 90n));
+      }
+      return s;
+    });
+    await sendMessage(page, noise);
+    await waitIdle(page);
+    await page.getByRole('button', byName('Share chat')).click();
+    const dialog = page.getByRole('dialog', byName('Share chat'));
+    const alert = dialog.getByRole('alert');
+    await alert.waitFor();
+    assert.match(
+      await alert.innerText(),
+      /^This chat cannot be shared by link: the link would be \d+ characters long; Satori makes links of up to 65536 characters\. Export it as a file instead\.$/,
+    );
+    assert.equal(await dialog.getByRole('textbox', byName('Share link')).count(), 0);
+  });
+});
