@@ -132,9 +132,13 @@ fn write_out(name: &str, text: &str) {
     std::fs::write(&dest, text).unwrap_or_else(|e| fail(&[format!("cannot write {dest:?}: {e}")]));
 }
 
-/// Rust statics for the app: each built-in role's name, description, variables, and what a
-/// chat starts with when every variable keeps its default (so the app can start chats without
-/// parsing templates; other values are rendered by the deferred prompts module).
+/// The role a new chat starts with (`core::prompts::DEFAULT_ROLE`).
+const DEFAULT_ROLE: &str = "assistant";
+
+/// Rust statics for the app: each built-in role's name, description and variables, and for the
+/// default role what a chat starts with when every variable keeps its default (so the app starts
+/// its usual chats without parsing templates). Every other start — another role, other values —
+/// is rendered by the deferred prompts module, so those prompts stay out of the first load.
 fn catalog(lib: &Library) -> String {
     use std::fmt::Write as _;
     let mut out = String::from(
@@ -155,6 +159,7 @@ fn catalog(lib: &Library) -> String {
             lib.fragments.get(n)
         });
         let preamble = match rendered {
+            Ok(_) if t.key != DEFAULT_ROLE => "None".to_string(),
             Ok(r) => {
                 let msgs: Vec<String> = r
                     .messages
@@ -182,7 +187,8 @@ fn catalog(lib: &Library) -> String {
             t.version,
             t.description,
             vars.join(", "),
-            t.output_schema
+            // Only a pre-rendered start needs its schema here.
+            t.output_schema.as_ref().filter(|_| t.key == DEFAULT_ROLE)
         );
     }
     out.push_str("];\n");

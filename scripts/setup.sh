@@ -54,6 +54,13 @@ if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then
     sudo_if_needed apt-get update -qq
     sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
   fi
+  # A CJK font, so headless Chromium draws the Chinese interface (and its screenshots) in
+  # characters rather than boxes.
+  if [ ! -d /usr/share/fonts/opentype/noto ] || ! ls /usr/share/fonts/opentype/noto/NotoSansCJK* >/dev/null 2>&1; then
+    log "installing fonts-noto-cjk"
+    sudo_if_needed apt-get update -qq
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-noto-cjk
+  fi
   # The README's nginx and Caddy recipes are served by the deploy tests (never started as
   # system services: the tests run them on 127.0.0.1 with their own configuration).
   # (Checked by file: Debian puts nginx in /usr/sbin, not on every user's PATH.)

@@ -306,10 +306,18 @@ async fn planner(goal: &str, settings: &Settings, signal: &web_sys::AbortSignal)
         .get("planner")
         .and_then(|t| t.output_schema.as_deref())
         .and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok());
-    let start =
-        satori::core::prompts::catalog::builtin_start("planner", &Default::default(), || {
-            String::new()
-        });
+    let role = satori::core::prompts::RoleRef {
+        source: satori::core::session::PromptSource::Builtin,
+        key: "planner".into(),
+    };
+    let start = satori::core::prompts::user::start(
+        &role,
+        &Default::default(),
+        library,
+        &Default::default(),
+        String::new,
+    )
+    .ok();
     let (Some(schema), Some((_, preamble))) = (schema, start) else {
         return "Plan unavailable: the planner template is missing.".into();
     };

@@ -302,8 +302,12 @@ pub fn open_share(session: &str) -> Result<(), String> {
 /// Open "Shared chat" for the share link in the page's address (`fragment`, `#share=…`):
 /// read-only until "Save a copy", which stores it and opens it in the app.
 #[wasm_bindgen]
-pub fn open_shared(fragment: &str) {
+pub fn open_shared(fragment: &str) -> Result<(), String> {
     use satori::ui::components::share_dialog::{forget_link, SharedChatDialog};
+    if MOUNTED.with(|m| m.borrow().is_some()) {
+        // Said, not dropped: the link stays in the address bar for when the dialog is closed.
+        return Err("another dialog is open; close it and open the link again".into());
+    }
     let fragment = fragment.to_string();
     mount(move || {
         view! {
@@ -322,6 +326,7 @@ pub fn open_shared(fragment: &str) {
             />
         }
     });
+    Ok(())
 }
 
 /// Open "Import chats", with `files` (an array of the `File`s dropped on the window) if given.

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 pub type MessageId = String;
 
 /// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Instructions for the model (the role's system prompt).
@@ -41,7 +41,7 @@ impl Role {
 }
 
 /// Lifecycle of a message. User and system messages are always `Complete`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Finished normally.
@@ -63,6 +63,47 @@ impl Status {
             Status::Stopped => "stopped",
             Status::Incomplete => "incomplete",
         }
+    }
+}
+
+/// A unit enum read from its name, as serde's derive reads it (same errors), with one decoder
+/// for all of them instead of a visitor per enum: every byte of it is in the app's first load.
+fn by_name<'de, D: serde::Deserializer<'de>, T: Copy>(
+    d: D,
+    all: &[T],
+    names: &'static [&'static str],
+) -> Result<T, D::Error> {
+    let name = String::deserialize(d)?;
+    names
+        .iter()
+        .position(|n| *n == name)
+        .and_then(|i| all.get(i).copied())
+        .ok_or_else(|| serde::de::Error::unknown_variant(&name, names))
+}
+
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use Role::*;
+        by_name(
+            d,
+            &[System, User, Assistant, Tool],
+            &["system", "user", "assistant", "tool"],
+        )
+    }
+}
+
+impl<'de> Deserialize<'de> for Status {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use Status::*;
+        let all = [Complete, Streaming, Stopped, Incomplete];
+        by_name(d, &all, &["complete", "streaming", "stopped", "incomplete"])
+    }
+}
+
+impl<'de> Deserialize<'de> for PromptSource {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use PromptSource::*;
+        by_name(d, &[Builtin, User], &["builtin", "user"])
     }
 }
 
@@ -162,7 +203,7 @@ pub struct ToolCall {
 }
 
 /// Where a session's prompt came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PromptSource {
     /// A template built into Satori (`prompts/agents.yaml`).

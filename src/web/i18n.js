@@ -12,6 +12,7 @@ const LANGUAGES = ['en', 'zh-CN'];
 let current = 'en';
 let numbers = null;
 let translator = null;
+let asked = 0; // the latest request wins: an older one still loading is dropped
 
 /** The language to start in: the saved choice, else the browser's. */
 export function chosenLanguage() {
@@ -52,17 +53,20 @@ export async function startLanguage() {
 }
 
 async function apply(lang) {
-  if (!LANGUAGES.includes(lang) || (lang === current && lang === 'en')) return;
+  if (!LANGUAGES.includes(lang)) return;
+  const mine = ++asked;
+  if (lang === 'en' && current === 'en' && !translator) return;
   try {
-    if (lang !== 'en' || translator) {
-      if (!translator) {
-        const meta = document.querySelector('meta[name="satori-module:translate"]');
-        if (!meta) throw new Error('the page does not name the translator');
-        translator = import(new URL(meta.getAttribute('content'), document.baseURI).href);
-        translator.catch(() => (translator = null));
-      }
-      await (await translator).default(lang);
+    if (!translator) {
+      const meta = document.querySelector('meta[name="satori-module:translate"]');
+      if (!meta) throw new Error('the page does not name the translator');
+      translator = import(new URL(meta.getAttribute('content'), document.baseURI).href);
+      translator.catch(() => (translator = null));
     }
+    const draw = (await translator).default;
+    if (mine !== asked) return;
+    await draw(lang, () => mine === asked);
+    if (mine !== asked) return;
     current = lang;
     document.documentElement.lang = lang;
   } catch (e) {

@@ -28,17 +28,20 @@ const attrWas = new WeakMap(); // Element -> Map(attr -> [english, translated])
 let observer = null;
 
 /**
- * Draw the page in `lang` ('en': back to the English the app wrote). Rejects when the language's
- * table cannot be loaded (the page stays as it is).
+ * Draw the page in `lang` ('en': back to the English the app wrote), unless `current()` says the
+ * request was overtaken while the table loaded. Rejects when the language's table cannot be
+ * loaded (the page stays as it is).
  */
-export default async function apply(lang) {
+export default async function apply(lang, current = () => true) {
   if (lang === 'en') {
     if (observer) observer.disconnect();
     observer = null;
     restore(document.body);
     return;
   }
-  [exact, templates] = await table(lang);
+  const loaded = await table(lang);
+  if (!current()) return;
+  [exact, templates] = loaded;
   if (!observer) {
     observer = new MutationObserver(changed);
     observer.observe(document.body, {
@@ -127,10 +130,11 @@ function lookup(s, [map, list], depth) {
   }
 }
 
-// Whether `el` (and so its text) is outside translation.
-function skipped(el) {
+// Whether `el`'s attributes are outside translation (and its text, with `text`: what is typed into
+// a field is never translated, its placeholder and name are).
+function skipped(el, text = false) {
   if (!el) return true;
-  if (SKIP.has(el.tagName)) return true;
+  if (text && SKIP.has(el.tagName)) return true;
   if (el.closest(OURS)) return false;
   const marked = el.closest('[translate]');
   return !!marked && marked.getAttribute('translate') === 'no';
@@ -139,13 +143,13 @@ function skipped(el) {
 function changed(records) {
   for (const r of records) {
     if (r.type === 'characterData') {
-      if (!skipped(r.target.parentElement)) translateText(r.target);
+      if (!skipped(r.target.parentElement, true)) translateText(r.target);
     } else if (r.type === 'attributes') {
       if (!skipped(r.target)) translateAttr(r.target, r.attributeName);
     } else {
       for (const n of r.addedNodes) {
         if (n.nodeType === Node.TEXT_NODE) {
-          if (!skipped(n.parentElement)) translateText(n);
+          if (!skipped(n.parentElement, true)) translateText(n);
         } else if (n.nodeType === Node.ELEMENT_NODE) {
           translateTree(n);
         }
@@ -184,12 +188,18 @@ function translateAttr(el, name) {
 
 // Every text and attribute under `root`, unless it or an element above it says translate="no".
 function translateTree(root) {
-  if (root.nodeType !== Node.ELEMENT_NODE || skipped(root)) return;
+  if (root.nodeType !== Node.ELEMENT_NODE) return;
+  if (skipped(root)) {
+    // Text inserted into a reply: only Satori's own controls in it.
+    for (const el of root.querySelectorAll(OURS)) translateTree(el);
+    return;
+  }
   const inside = []; // translate="yes" parts of untranslated subtrees (a button in a reply)
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
     acceptNode: (n) => {
-      if (n.nodeType !== Node.ELEMENT_NODE) return NodeFilter.FILTER_ACCEPT;
-      if (SKIP.has(n.tagName)) return NodeFilter.FILTER_REJECT;
+      if (n.nodeType !== Node.ELEMENT_NODE) {
+        return SKIP.has(n.parentElement.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+      }
       if (n.getAttribute('translate') !== 'no') return NodeFilter.FILTER_ACCEPT;
       inside.push(...n.querySelectorAll(OURS));
       return NodeFilter.FILTER_REJECT;

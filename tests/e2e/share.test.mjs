@@ -55,8 +55,9 @@ test('share chat → a fresh profile reads the same messages, stores nothing unt
   await e2e.open(t, async ({ page }) => {
     e2e.fake.reset();
     await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: KEY });
+    const FIRST = 'First answer: **ORD-2024-00042** is in Berlin.';
     e2e.fake.enqueue(
-      { chunks: ['First answer: **ORD-2024-00042** is in Berlin.'] },
+      { chunks: [FIRST] },
       { chunks: ['Second answer: it ships on *Monday*.\n\n```js\nconst total = 42;\n```'] },
     );
     await sendMessage(page, 'Order **ORD-2024-00042**: where is it? 订单在哪里？');
@@ -76,20 +77,25 @@ test('share chat → a fresh profile reads the same messages, stores nothing unt
     assert.equal(carried.chats.length, 1);
     const texts = carried.chats[0].messages.map((m) => m.content);
     assert.ok(texts.some((c) => c.includes('ORD-2024-00042')));
-    assert.ok(!texts.includes(first), 'the other answer stays home');
+    assert.ok(!texts.includes(FIRST) && first.includes('is in Berlin'), 'the other answer stays home');
     assert.equal(carried.chats[0].messages.filter((m) => m.role === 'assistant').length, 1);
     const raw = JSON.stringify(carried);
     assert.ok(!raw.includes(KEY) && !('settings' in carried), 'no key, no settings');
   });
 
-  await withApp(e2e.browser, link, t, async ({ page, requests }) => {
+  await withApp(e2e.browser, link, t, async ({ page, context, requests }) => {
+    // Every request the page makes, with its body: none may carry the chat.
+    const sent = [];
+    context.on('request', (r) => sent.push({ url: r.url(), body: r.postData() || '' }));
     const dialog = page.getByRole('dialog', byName('Shared chat'));
     await dialog.waitFor();
     await dialog.getByRole('button', byName('Save a copy')).waitFor();
     const read = await dialog.locator('.shared-body').allTextContents();
     assert.deepEqual(read, shown, 'the same messages');
     assert.deepEqual(chatKeys(await localStorageEntries(page)), [], 'nothing stored while reading');
-    assert.ok(!requests.some((u) => u.includes('share=')), 'the chat is never sent anywhere');
+    const origin = new URL(e2e.web.url).origin;
+    assert.deepEqual(requests.filter((u) => !u.startsWith(origin)), [], 'no request leaves the app’s own server');
+    assert.ok(!sent.some((r) => r.body.includes('ORD-2024') || r.url.includes('ORD-2024')), 'the chat is never sent');
     await dialog.getByRole('button', byName('Save a copy')).click();
     await dialog.waitFor({ state: 'detached' });
     // The copy is stored and open, and the address no longer carries the link.

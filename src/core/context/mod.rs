@@ -215,9 +215,10 @@ impl fmt::Display for Step {
     }
 }
 
-/// Whether the request may be sent.
+/// Whether the request may be sent. Between the context module and the app it travels as
+/// [`VerdictWire`] (a flat record decodes with much less code in the app's first load).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(from = "VerdictWire", into = "VerdictWire")]
 pub enum Verdict {
     /// Within budget.
     Fits,
@@ -235,6 +236,52 @@ pub enum Verdict {
         /// The budget.
         budget: u32,
     },
+}
+
+/// [`Verdict`] as it is written: `{}` fits, `pinned` says the pins are over budget, `need` that
+/// the request is too large.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+struct VerdictWire {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pinned: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    need: Option<u32>,
+    #[serde(default)]
+    budget: u32,
+}
+
+impl From<VerdictWire> for Verdict {
+    fn from(w: VerdictWire) -> Self {
+        match (w.pinned, w.need) {
+            (Some(pinned), _) => Verdict::PinsOverBudget {
+                pinned,
+                budget: w.budget,
+            },
+            (None, Some(need)) => Verdict::TooLarge {
+                need,
+                budget: w.budget,
+            },
+            (None, None) => Verdict::Fits,
+        }
+    }
+}
+
+impl From<Verdict> for VerdictWire {
+    fn from(v: Verdict) -> Self {
+        match v {
+            Verdict::Fits => VerdictWire::default(),
+            Verdict::PinsOverBudget { pinned, budget } => VerdictWire {
+                pinned: Some(pinned),
+                budget,
+                ..Default::default()
+            },
+            Verdict::TooLarge { need, budget } => VerdictWire {
+                need: Some(need),
+                budget,
+                ..Default::default()
+            },
+        }
+    }
 }
 
 /// How the window is spent, for the inspector's bar.

@@ -873,3 +873,26 @@ fn structured_output_is_asked_for_by_the_templates_name() {
         })
     );
 }
+
+#[test]
+fn verdicts_travel_as_written() {
+    use super::Verdict;
+    for v in [
+        Verdict::Fits,
+        Verdict::PinsOverBudget {
+            pinned: 5000,
+            budget: 4000,
+        },
+        Verdict::TooLarge {
+            need: 9000,
+            budget: 4000,
+        },
+    ] {
+        let text = serde_json::to_string(&v).unwrap();
+        assert_eq!(serde_json::from_str::<Verdict>(&text).unwrap(), v, "{text}");
+    }
+    assert_eq!(
+        serde_json::to_string(&Verdict::Fits).unwrap(),
+        "{\"budget\":0}"
+    );
+}

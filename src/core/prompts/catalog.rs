@@ -1,6 +1,6 @@
 //! What the app itself knows about roles, without parsing any template: the built-in roles as
-//! Rust statics written by `build.rs` (with the messages a chat starts with when every variable
-//! keeps its default), and the names and descriptions of the user's templates read from their
+//! Rust statics written by `build.rs` (with, for the default role, the messages a chat starts
+//! with when every variable keeps its default), and the names and descriptions of the user's templates read from their
 //! storage record. Rendering anything else is the deferred prompts module's job, so
 //! the template model stays off the first load.
 
@@ -43,9 +43,10 @@ pub struct BuiltinRole {
     pub description: &'static str,
     /// Declared variables.
     pub variables: &'static [VarInfo],
-    /// The start of a chat with every variable at its default (`None` if one is required).
+    /// The start of a chat with every variable at its default: pre-rendered for the default
+    /// role only (`None` for the others, and when a variable is required).
     pub preamble: Option<&'static [StaticMessage]>,
-    /// The template's `output_schema` (JSON Schema text), if it declares one.
+    /// The template's `output_schema` (JSON Schema text), given with a pre-rendered start.
     pub output_schema: Option<&'static str>,
 }
 

@@ -22,6 +22,8 @@ pub const MAX_LINK: usize = 64 * 1024;
 /// The most a link may unpack to (a compressed payload is small; what it unpacks to is checked
 /// while it unpacks, so a hostile link cannot fill memory).
 pub const MAX_UNPACKED: usize = 4 * 1000 * 1000;
+/// The most messages a shared chat may have (all of them are drawn at once when it is opened).
+pub const MAX_MESSAGES: usize = 2000;
 
 /// Why a share link cannot be made or read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -34,6 +36,10 @@ pub enum ShareError {
         /// The limit.
         limit: usize,
     },
+    /// More than a link may carry, whatever it compresses to: [`MAX_UNPACKED`] bytes or
+    /// [`MAX_MESSAGES`] messages.
+    #[error("the chat is larger than a link may carry ({0})")]
+    TooLarge(String),
     /// The fragment is not base64url.
     #[error("the link is not a Satori share link, or it was cut short or changed")]
     Encoding,
@@ -48,17 +54,38 @@ pub enum ShareError {
     NotOneChat(String),
 }
 
-/// The branch on screen of `session` as the export file a link carries before compression (compact JSON): its
-/// messages root to leaf, with no summaries, context or agent settings.
-fn payload(session: &Session, now: i64) -> String {
-    let shared = Session {
+/// What of `session` a link carries: the branch on screen, root to leaf, with no summaries,
+/// context or agent settings. A link opened is read through this too, so a crafted link cannot
+/// bring in a hidden branch, a summary the reader never saw, or agent mode.
+fn shared(session: &Session) -> Session {
+    Session {
         messages: session.path().into_iter().cloned().collect(),
         summaries: Vec::new(),
         context: Default::default(),
         agent: Default::default(),
         ..session.clone()
-    };
-    let file = format::export(&[&shared], None, None, Vec::new(), now);
+    }
+}
+
+/// Whether `session` (as [`shared`] made it, written as `text`) is within what a link may carry.
+fn within(session: &Session, text: &str) -> Result<(), ShareError> {
+    if text.len() > MAX_UNPACKED {
+        return Err(ShareError::TooLarge(format!(
+            "more than {} MB",
+            MAX_UNPACKED / 1_000_000
+        )));
+    }
+    if session.messages.len() > MAX_MESSAGES {
+        return Err(ShareError::TooLarge(format!(
+            "more than {MAX_MESSAGES} messages"
+        )));
+    }
+    Ok(())
+}
+
+/// The export file a link carries before compression (compact JSON).
+fn payload(session: &Session, now: i64) -> String {
+    let file = format::export(&[session], None, None, Vec::new(), now);
     // The export is pretty-printed for people; a link wants it compact.
     serde_json::from_str::<serde_json::Value>(&file)
         .map(|v| v.to_string())
@@ -68,7 +95,10 @@ fn payload(session: &Session, now: i64) -> String {
 /// The link to `page` (the app's address; a fragment it has is dropped) that carries the branch
 /// on screen of `session`, or why not (too long).
 pub fn link(page: &str, session: &Session, now: i64) -> Result<String, ShareError> {
-    let packed = miniz_oxide::deflate::compress_to_vec(payload(session, now).as_bytes(), 9);
+    let session = shared(session);
+    let text = payload(&session, now);
+    within(&session, &text)?;
+    let packed = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9);
     let page = page.split('#').next().unwrap_or(page);
     let link = format!("{page}{PREFIX}{}", URL_SAFE_NO_PAD.encode(packed));
     if link.len() > MAX_LINK {
@@ -112,7 +142,11 @@ fn read(unpacked: &str) -> Result<Session, ShareError> {
     let extra = !incoming.templates.is_empty() || incoming.settings || incoming.damaged > 0;
     let mut chats = incoming.chats;
     match (chats.len(), extra) {
-        (1, false) => Ok(chats.remove(0)),
+        (1, false) => {
+            let chat = shared(&chats.remove(0));
+            within(&chat, "")?;
+            Ok(chat)
+        }
         (0, _) => Err(ShareError::NotOneChat("no chat".into())),
         (n, false) => Err(ShareError::NotOneChat(format!("{n} chats"))),
         (_, true) => Err(ShareError::NotOneChat(

@@ -477,3 +477,44 @@ fn share_links_that_cannot_be_made_or_read() {
     }
     assert!(open(&pack(&one)).unwrap().is_ok());
 }
+
+#[test]
+fn a_crafted_link_brings_only_a_branch_on_screen() {
+    use super::share::{open, ShareError, MAX_MESSAGES, PREFIX};
+    use base64::Engine;
+    let pack = |text: &str| {
+        let bytes = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 6);
+        format!(
+            "{PREFIX}{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+        )
+    };
+    // A chat as a link never carries it: agent mode on, a summary, context settings, two branches.
+    let mut crafted = rich_chat("c");
+    crafted.agent.on = true;
+    let file = export(&[&crafted], None, None, Vec::new(), 0);
+    let chat = open(&pack(&file)).unwrap().unwrap();
+    assert!(!chat.agent.on, "no agent mode from a link");
+    assert!(chat.summaries.is_empty(), "no hidden summary");
+    assert_eq!(chat.context, Default::default());
+    let ids: Vec<&str> = chat.messages.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, ["m0", "m1", "m2", "m3", "m4"], "no hidden branch");
+    // Too many messages to draw at once.
+    let mut long = Session::new("long".into(), 0, None, Vec::new());
+    long.messages = (0..=MAX_MESSAGES)
+        .map(|i| {
+            let parent = (i > 0).then(|| format!("m{}", i - 1));
+            message(&format!("m{i}"), parent.as_deref(), Role::User, "x", 0)
+        })
+        .collect();
+    long.leaf = Some(format!("m{MAX_MESSAGES}"));
+    let file = export(&[&long], None, None, Vec::new(), 0);
+    assert_eq!(
+        open(&pack(&file)).unwrap().unwrap_err(),
+        ShareError::TooLarge("more than 2000 messages".into())
+    );
+    assert_eq!(
+        super::share::link("http://127.0.0.1/", &long, 0).unwrap_err(),
+        ShareError::TooLarge("more than 2000 messages".into())
+    );
+}

@@ -202,9 +202,9 @@ pub fn McpSection(
             .collect_view();
         view! {
             <div class="mcp-server" role="group" aria-label=format!("MCP server {name}")>
-                <p><strong>{name.clone()}</strong>" "<span class="hint">{server.url.clone()}</span></p>
+                <p translate="no"><strong>{name.clone()}</strong>" "<span class="hint">{server.url.clone()}</span></p>
                 <p class="hint">{format!("{count} tools; the checked ones are offered in agent mode.")}</p>
-                <ul class="mcp-tools">{tools}</ul>
+                <ul class="mcp-tools" translate="no">{tools}</ul>
                 <div class="row">
                     <button type="button" aria-label=format!("Refresh tools of {name}")
                         prop:disabled=move || busy.get()

@@ -383,6 +383,7 @@ pub fn PromptsDialog(
     };
 
     let item = move |r: RoleRef, t: &Template| {
+        let theirs = (r.source == PromptSource::User).then_some("no");
         let label = t.key.clone();
         let desc = t.description.clone();
         let is_sel = {
@@ -392,7 +393,8 @@ pub fn PromptsDialog(
         let is_sel2 = is_sel.clone();
         view! {
             <li>
-                <button type="button" class="prompt-item" class:active=is_sel2 aria-current=move || is_sel().then_some("true") on:click=move |_| pick(r.clone())>
+                // The user's own templates are theirs: never translated.
+                <button type="button" class="prompt-item" class:active=is_sel2 translate=theirs aria-current=move || is_sel().then_some("true") on:click=move |_| pick(r.clone())>
                     <span class="prompt-name">{label}</span>
                     <span class="prompt-desc">{desc}</span>
                 </button>
@@ -464,7 +466,7 @@ pub fn PromptsDialog(
         let pv = match pv {
             Ok(parts) => parts
                 .into_iter()
-                .map(|(who, text)| view! { <h4>{who}</h4><pre class="prompt-preview">{text}</pre> })
+                .map(|(who, text)| view! { <h4>{who}</h4><pre class="prompt-preview" translate="no">{text}</pre> })
                 .collect_view()
                 .into_any(),
             Err(e) => view! { <p class="form-error">{e}</p> }.into_any(),
@@ -486,7 +488,7 @@ pub fn PromptsDialog(
                     view! { <li>{s}</li> }
                 })
                 .collect_view();
-            view! { <h4>"Variables"</h4><ul class="var-list">{items}</ul> }
+            view! { <h4>"Variables"</h4><ul class="var-list" translate="no">{items}</ul> }
         });
         let t2 = t.clone();
         let copy = move |_| {
@@ -545,7 +547,7 @@ pub fn PromptsDialog(
             "Built-in (read-only)"
         };
         view! {
-            <h3>{t.key.clone()}</h3>
+            <h3 translate="no">{t.key.clone()}</h3>
             <p class="hint">{format!("{kind} · version {} · {}", t.version, t.description)}</p>
             {pv}
             {vars}

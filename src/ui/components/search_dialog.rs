@@ -71,7 +71,7 @@ pub fn SearchDialog(
                 let (chat, at) = (id.clone(), m.id);
                 view! {
                     <li>
-                        <button type="button" class="search-message"
+                        <button type="button" class="search-message" translate="no"
                             on:click=move |_| on_open.run((chat.clone(), Some(at.clone())))>
                             {marked(m.excerpt)}
                         </button>
@@ -79,6 +79,8 @@ pub fn SearchDialog(
                 }
             })
             .collect_view();
+        // A title the user gave is theirs: never translated ("Untitled chat" is).
+        let theirs = (!hit.title.is_empty()).then_some("no");
         let title = if hit.title.is_empty() {
             vec![("Untitled chat".to_string(), false)]
         } else {
@@ -86,7 +88,7 @@ pub fn SearchDialog(
         };
         view! {
             <li>
-                <button type="button" class="search-chat" on:click=move |_| on_open.run((id.clone(), None))>
+                <button type="button" class="search-chat" translate=theirs on:click=move |_| on_open.run((id.clone(), None))>
                     {marked(title)}
                 </button>
                 <ul>{messages}</ul>

@@ -90,7 +90,7 @@ pub fn SetupDialog(
                 {fields}
                 <h3>"System prompt preview"</h3>
                 {move || match shown() {
-                    Ok(text) => view! { <pre class="prompt-preview">{text}</pre> }.into_any(),
+                    Ok(text) => view! { <pre class="prompt-preview" translate="no">{text}</pre> }.into_any(),
                     Err(e) => view! { <p class="form-error">{e}</p> }.into_any(),
                 }}
                 <div class="dialog-actions">

@@ -163,13 +163,15 @@ pub fn SharedChatDialog(
         .into_any(),
         Some(Some(Ok(chat))) => {
             let title = chat.display_title().to_string();
+            // A title the user gave is theirs: never translated ("Untitled chat" is).
+            let theirs = (!chat.title.is_empty()).then_some("no");
             let count = chat.messages.len();
             let chat = StoredValue::new(chat);
             view! {
                 <p class="hint">
                     "Someone shared this chat with you by link. It is shown read-only; nothing is saved until you choose “Save a copy”."
                 </p>
-                <h3 class="shared-title" translate="no">{title}</h3>
+                <h3 class="shared-title" translate=theirs>{title}</h3>
                 <p class="hint">{if count == 1 { "1 message".to_string() } else { format!("{count} messages") }}</p>
                 <ol class="shared-messages">
                     {chat.with_value(|c| c.messages.iter().map(shared_message).collect_view())}
@@ -221,7 +223,8 @@ fn save_copy(mut chat: Session) -> Result<String, String> {
     {
         return Ok(have.id.clone());
     }
-    write(&store, &plan)?;
+    // Not an import the Import dialog can undo: its undo record is left as it is.
+    write(&store, &plan, false)?;
     plan.add
         .first()
         .map(|c| c.id.clone())

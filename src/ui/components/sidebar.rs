@@ -50,8 +50,7 @@ pub fn Sidebar(
                     children=move |entry| {
                         let id = entry.id.clone();
                         let title_id = entry.id.clone();
-                        // A title the user gave is theirs: never translated ("Untitled chat" is).
-                        let theirs = entry.title != "Untitled chat";
+                        let theirs_id = entry.id.clone();
                         let is_active = {
                             let id = id.clone();
                             move || active() == id
@@ -63,7 +62,14 @@ pub fn Sidebar(
                                     type="button"
                                     class="chat-link"
                                     class:active=is_active2
-                                    translate=theirs.then_some("no")
+                                    translate=move || {
+                                        // A title the user gave is theirs: never translated
+                                        // ("Untitled chat" is).
+                                        let title = app.chats.index.with(|i| {
+                                            i.sessions.iter().any(|e| e.id == theirs_id && e.title != "Untitled chat")
+                                        });
+                                        title.then_some("no")
+                                    }
                                     aria-current=move || is_active().then_some("page")
                                     on:click=move |_| {
                                         if active() != id {

@@ -380,10 +380,10 @@ fn take_out(store: &Store, backup: &Backup) -> Result<(), String> {
     Ok(())
 }
 
-/// Write what `plan` adds: the chats, the templates, the chat list, and what "Undo import"
-/// needs. If any write fails, everything written is taken back (the list and the templates as
-/// they were byte for byte) and the error says what happened.
-pub fn write(store: &Store, plan: &Plan) -> Result<(), String> {
+/// Write what `plan` adds: the chats, the templates, the chat list, and (with `undo`) what "Undo
+/// import" needs. If any write fails, everything written is taken back (the list and the
+/// templates as they were byte for byte) and the error says what happened.
+pub fn write(store: &Store, plan: &Plan, undo: bool) -> Result<(), String> {
     let err = |e: crate::adapters::storage::StorageError| e.to_string();
     let index_before = store.get(persist::KEY_INDEX).map_err(err)?;
     let prompts_before = store.get(persist::KEY_PROMPTS).map_err(err)?;
@@ -403,10 +403,12 @@ pub fn write(store: &Store, plan: &Plan) -> Result<(), String> {
             .collect(),
     };
     let written = (|| {
-        store.set(
-            KEY_IMPORT_BACKUP,
-            &serde_json::to_string(&backup).unwrap_or_default(),
-        )?;
+        if undo {
+            store.set(
+                KEY_IMPORT_BACKUP,
+                &serde_json::to_string(&backup).unwrap_or_default(),
+            )?;
+        }
         for s in &plan.add {
             let (head, parts) = persist::encode_chat(&mut s.clone());
             store.write_chat(&s.id, &head, &parts)?;
@@ -444,7 +446,9 @@ pub fn write(store: &Store, plan: &Plan) -> Result<(), String> {
             failed.push(u.to_string());
         }
     }
-    let _ = store.remove(KEY_IMPORT_BACKUP);
+    if undo {
+        let _ = store.remove(KEY_IMPORT_BACKUP);
+    }
     Err(if failed.is_empty() {
         format!("Nothing was imported: {e}.")
     } else {
@@ -516,7 +520,7 @@ pub fn ImportDialog(
         let Step::Preview { plan, .. } = step.get_untracked() else {
             return;
         };
-        match write(&Store::local(), &plan) {
+        match write(&Store::local(), &plan, true) {
             Ok(()) => {
                 step.set(Step::Done(plan.summary(true)));
                 on_changed.run(());
@@ -575,7 +579,7 @@ pub fn ImportDialog(
             let empty = plan.is_empty();
             view! {
                 <p role="status">{format!("{name}: {}", plan.summary(false))}</p>
-                <ul class="import-list">{titles(adding)}{titles(skipping)}</ul>
+                <ul class="import-list" translate="no">{titles(adding)}{titles(skipping)}</ul>
                 <div class="dialog-actions">
                     {(!empty).then(|| view! {
                         <button type="button" on:click=confirm>

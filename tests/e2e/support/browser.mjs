@@ -93,10 +93,11 @@ export async function reload(page) {
 /**
  * Runs `fn(app)` with a fresh app page; on failure saves a screenshot + logs under
  * tests/e2e/artifacts/ and appends the page's errors to the error message; always closes the context.
- * Fails on any Content-Security-Policy violation the page reported. `contextOptions` as in openApp.
+ * Fails on any Content-Security-Policy violation the page reported. `contextOptions` and
+ * `waitReady` (false: do not wait for the English composer) as in openApp.
  */
-export async function withApp(browser, url, t, fn, { contextOptions } = {}) {
-  const app = await openApp(browser, url, { contextOptions });
+export async function withApp(browser, url, t, fn, { contextOptions, waitReady } = {}) {
+  const app = await openApp(browser, url, { contextOptions, waitReady });
   try {
     const result = await fn(app);
     // The app must run under its Content-Security-Policy without tripping it: a violation means

@@ -1,0 +1,218 @@
+// The interface in Simplified Chinese: the table (src/web/zh-CN.json) and the translator
+// (src/web/translate.js) on their own; a browser in zh-CN gets Chinese on the first visit; the
+// main flows walked by their Chinese names with no English left outside the documented list; the
+// "Language" select changes the language at once, both ways, and is remembered; nothing clipped
+// at 390 px in either language.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { useApp } from './support/app.mjs';
+import { repoRoot } from './support/env.mjs';
+import { byName, configure, sendMessage, waitIdle, waitForStatus, withApp } from './support/browser.mjs';
+
+const e2e = useApp();
+const TABLE = JSON.parse(fs.readFileSync(path.join(repoRoot, 'src', 'web', 'zh-CN.json'), 'utf8'));
+const translator = await import(path.join(repoRoot, 'src', 'web', 'translate.js'));
+
+// English words the Chinese interface keeps: names of things, protocols, keys on the keyboard.
+const ALLOWED = new Set([
+  'Satori', 'API', 'URL', 'JSON', 'YAML', 'Markdown', 'MCP', 'OpenAI', 'llama', 'cpp', 'Ollama',
+  'LM', 'Studio', 'DeepSeek', 'Qwen', 'Moonshot', 'OpenRouter', 'SmolLM', 'HTTP', 'HTTPS', 'http',
+  'https', 'Token', 'Esc', 'Enter', 'Shift', 'Ctrl', 'GGUF', 'ID', 'KB', 'MB', 's', 'Bearer',
+  'ChatGPT', 'NextChat', 'BetterChatGPT', 'zip', 'localhost', 'v', 'api', 'example', 'com',
+  'DashScope', 'Streamable', 'CORS', 'Authorization', 'Safari', 'Chrome', 'Firefox',
+  // A template variable's value as the template names it (“reply_language = auto”).
+  'auto',
+]);
+
+test('the Chinese table: every template has its placeholders, every value is Chinese', () => {
+  const placeholders = (s) => [...s.matchAll(/\{(\d+)\}/g)].map((m) => m[1]).sort().join();
+  for (const [en, zh] of Object.entries(TABLE)) {
+    assert.equal(placeholders(zh), placeholders(en), `placeholders of ${JSON.stringify(en)}`);
+    const kept = (zh.match(/[A-Za-z][A-Za-z’']*/g) || []).every((w) => ALLOWED.has(w));
+    assert.ok(/[\u4e00-\u9fff]/.test(zh) || kept, `${JSON.stringify(en)} has a Chinese text`);
+    if (placeholders(en)) {
+      const letters = en.replace(/\{\d+\}/g, '').replace(/[^A-Za-z]/g, '');
+      assert.ok(letters.length >= 4, `${JSON.stringify(en)}: a template needs words of its own`);
+    }
+    assert.equal(en, en.trim(), `${JSON.stringify(en)} is trimmed`);
+    assert.equal(zh, zh.trim(), `the text for ${JSON.stringify(en)} is trimmed`);
+  }
+});
+
+test('the translator: exact texts, templates (most specific first), parts translated in turn', () => {
+  const table = translator.compile({
+    Send: '发送',
+    Prompts: '提示词',
+    'it is no longer in storage': '它已不在存储中',
+    '{0} could not be opened: {1}': '无法打开{0}：{1}',
+    'Imported {0} prompts from {1}.': '已从 {1} 导入 {0} 个提示词。',
+    'Imported {0} prompts from {1} ({2} replaced).': '已从 {1} 导入 {0} 个提示词（替换了 {2} 个）。',
+    'Write {{ for a brace.': '写 {{ 表示花括号。',
+    'Use `{name}` or {0} (in {1}).': '使用 `{name}` 或 {0}（在 {1} 中）。',
+  });
+  const cases = [
+    ['Send', '发送'],
+    ['  Send\n', '  发送\n'],
+    ['Prompts could not be opened: it is no longer in storage', '无法打开提示词：它已不在存储中'],
+    ['Imported 3 prompts from a (1).yaml (2 replaced).', '已从 a (1).yaml 导入 3 个提示词（替换了 2 个）。'],
+    ['Imported 3 prompts from team.yaml.', '已从 team.yaml 导入 3 个提示词。'],
+    ['Write {{ for a brace.', '写 {{ 表示花括号。'],
+    ['Use `{name}` or $1 (in a.*b).', '使用 `{name}` 或 $1（在 a.*b 中）。'],
+    ['Unknown words', null],
+    ['42 · 7', null],
+  ];
+  for (const [text, expected] of cases) assert.equal(translator.translate(text, table), expected, text);
+});
+
+/** Every English word left in the page outside `translate="no"` (texts and named attributes). */
+function englishLeft(page) {
+  return page.evaluate((allowed) => {
+    const ours = '[translate="yes"], .copy-code, .md-task';
+    const untranslated = (el) => {
+      if (!el || el.closest(ours)) return false;
+      const marked = el.closest('[translate]');
+      return !!marked && marked.getAttribute('translate') === 'no';
+    };
+    const left = new Map();
+    const check = (text, where) => {
+      text = text.replace(/https?:\/\/\S+/g, ''); // addresses are addresses
+      for (const word of text.match(/[A-Za-z][A-Za-z0-9_’']*/g) || []) {
+        // Identifiers (template variables) are names, not words.
+        if (!allowed.includes(word) && !word.includes('_')) left.set(`${word} — ${text.trim().slice(0, 80)}`, where);
+      }
+    };
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.nodeType === Node.TEXT_NODE) {
+        const el = n.parentElement;
+        if (['SCRIPT', 'STYLE', 'TEXTAREA'].includes(el.tagName) || untranslated(el)) continue;
+        check(n.data, el.tagName);
+      } else if (!untranslated(n)) {
+        for (const a of ['aria-label', 'title', 'placeholder', 'label']) {
+          if (n.hasAttribute(a)) check(n.getAttribute(a), `${n.tagName}[${a}]`);
+        }
+      }
+    }
+    return [...left.keys()];
+  }, [...ALLOWED]);
+}
+
+/** Buttons, selects and labels whose text does not fit at the current width (visually hidden
+ * labels, 1 px wide, aside). */
+function clipped(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('button, select, label')]
+      .filter((b) => b.checkVisibility() && b.clientWidth > 1 && b.scrollWidth > b.clientWidth + 1)
+      .map((b) => `${b.tagName} “${(b.textContent || '').trim().slice(0, 40)}” ${b.scrollWidth}>${b.clientWidth}`),
+  );
+}
+
+async function configureInChinese(page) {
+  await page.getByRole('button', byName('设置')).first().click();
+  const dialog = page.getByRole('dialog', byName('设置'));
+  await dialog.waitFor();
+  await dialog.getByRole('combobox', byName('服务商')).selectOption({ label: TABLE.Custom });
+  await dialog.getByLabel('API 地址', { exact: true }).fill(e2e.fake.baseUrl);
+  await dialog.getByLabel('模型', { exact: true }).fill('fake-small');
+  await dialog.getByRole('button', byName('保存')).click();
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+test('a browser in Chinese: the first visit is in Chinese; the main flows by their Chinese names; no English left', async (t) => {
+  await withApp(
+    e2e.browser,
+    e2e.web.url,
+    t,
+    async ({ page }) => {
+      await page.getByRole('textbox', byName('消息')).waitFor();
+      assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+      assert.deepEqual(await englishLeft(page), [], 'the start page');
+      e2e.fake.reset();
+      await configureInChinese(page);
+      // What people write is never translated, even when it is a word of the interface.
+      await page.getByRole('textbox', byName('消息')).fill('Settings');
+      await page.getByRole('button', byName('发送')).click();
+      await page.getByRole('button', byName('发送')).waitFor({ timeout: 30_000 });
+      const mine = page.locator('article[data-role="user"] .content').last();
+      assert.equal((await mine.textContent()).trim(), 'Settings');
+      await page.getByRole('textbox', byName('消息')).fill('你好！Order ORD-42 的状态？');
+      await page.getByRole('button', byName('发送')).click();
+      await page.getByRole('button', byName('发送')).waitFor({ timeout: 30_000 }); // idle again
+      const log = page.getByRole('log', byName('对话内容'));
+      await waitForStatus(log.locator('article[data-role="assistant"]').last(), 'complete');
+      await log.getByText('ORD-42').first().waitFor();
+      assert.deepEqual(await englishLeft(page), [], 'after a reply');
+      // The dialogs of the lazy modules are translated too.
+      for (const [button, dialogName] of [
+        ['提示词', '提示词'],
+        ['搜索对话', '搜索对话'],
+        ['导出对话', '导出对话'],
+        ['分享对话', '分享对话'],
+        ['设置', '设置'],
+      ]) {
+        await page.getByRole('button', byName(button)).first().click();
+        const dialog = page.getByRole('dialog', byName(dialogName));
+        await dialog.waitFor();
+        assert.deepEqual(await englishLeft(page), [], `the “${dialogName}” dialog`);
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached' });
+      }
+      // A server error, said in Chinese.
+      e2e.fake.enqueue({ status: 401, body: { error: { message: 'Incorrect API key provided' } } });
+      await page.getByRole('textbox', byName('消息')).fill('再来一次');
+      await page.getByRole('button', byName('发送')).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      assert.match(await alert.innerText(), /服务器拒绝了 API 密钥（401）/);
+      assert.deepEqual(
+        (await englishLeft(page)).filter((w) => !w.includes('Incorrect API key provided')),
+        [],
+        'the alert (the server’s own words are quoted as they are)',
+      );
+      // Phone width: nothing clipped.
+      await page.setViewportSize({ width: 390, height: 844 });
+      assert.deepEqual(await clipped(page), [], 'nothing clipped at 390 px in Chinese');
+    },
+    { contextOptions: { locale: 'zh-CN' }, waitReady: false },
+  );
+});
+
+test('"Language" changes the interface at once, both ways, and is remembered; English names stay as they were', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    await sendMessage(page, 'Hello there');
+    await waitIdle(page);
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+    await page.getByRole('button', byName('Settings')).first().click();
+    let dialog = page.getByRole('dialog', byName('Settings'));
+    await dialog.getByRole('combobox', byName('Language')).selectOption('zh-CN');
+    // At once: the dialog itself and the page behind it.
+    dialog = page.getByRole('dialog', byName('设置'));
+    await dialog.getByRole('combobox', byName('语言')).waitFor();
+    await page.getByRole('button', byName('发送')).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+    await dialog.getByRole('button', byName('取消')).click();
+    // Remembered.
+    await page.reload({ waitUntil: 'load' });
+    await page.getByRole('textbox', byName('消息')).waitFor();
+    assert.equal(await page.evaluate(() => localStorage.getItem('satori.language')), 'zh-CN');
+    assert.deepEqual(await englishLeft(page), []);
+    // And back to English: every name as before.
+    await page.getByRole('button', byName('设置')).first().click();
+    dialog = page.getByRole('dialog', byName('设置'));
+    await dialog.getByRole('combobox', byName('语言')).selectOption('en');
+    dialog = page.getByRole('dialog', byName('Settings'));
+    await dialog.getByRole('combobox', byName('Language')).waitFor();
+    await dialog.getByRole('button', byName('Cancel')).click();
+    for (const name of ['Send', 'New chat', 'Settings', 'Share chat', 'Search chats', 'Export chat']) {
+      await page.getByRole('button', byName(name)).first().waitFor();
+    }
+    await page.getByRole('textbox', byName('Message')).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.deepEqual(await clipped(page), [], 'nothing clipped at 390 px in English');
+  });
+});
