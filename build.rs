@@ -132,13 +132,12 @@ fn write_out(name: &str, text: &str) {
     std::fs::write(&dest, text).unwrap_or_else(|e| fail(&[format!("cannot write {dest:?}: {e}")]));
 }
 
-/// The role a new chat starts with (`core::prompts::DEFAULT_ROLE`).
-const DEFAULT_ROLE: &str = "assistant";
-
-/// Rust statics for the app: each built-in role's name, description and variables, and for the
-/// default role what a chat starts with when every variable keeps its default (so the app starts
-/// its usual chats without parsing templates). Every other start — another role, other values —
-/// is rendered by the deferred prompts module, so those prompts stay out of the first load.
+/// Rust statics for the app: each built-in role's name, description and variables, and what a
+/// chat starts with when every variable keeps its default (so the app starts chats without
+/// parsing templates, even when the prompts module cannot load) — except for roles with an
+/// `output_schema`: their replies need the agent module anyway, and their long prompts and
+/// examples stay out of the first load (the prompts module renders them). Other values are
+/// rendered by the prompts module too.
 fn catalog(lib: &Library) -> String {
     use std::fmt::Write as _;
     let mut out = String::from(
@@ -159,7 +158,7 @@ fn catalog(lib: &Library) -> String {
             lib.fragments.get(n)
         });
         let preamble = match rendered {
-            Ok(_) if t.key != DEFAULT_ROLE => "None".to_string(),
+            Ok(_) if t.output_schema.is_some() => "None".to_string(),
             Ok(r) => {
                 let msgs: Vec<String> = r
                     .messages
@@ -182,13 +181,11 @@ fn catalog(lib: &Library) -> String {
         };
         let _ = writeln!(
             out,
-            "    BuiltinRole {{ key: {:?}, version: {}, description: {:?}, variables: &[{}], preamble: {preamble}, output_schema: {:?} }},",
+            "    BuiltinRole {{ key: {:?}, version: {}, description: {:?}, variables: &[{}], preamble: {preamble} }},",
             t.key,
             t.version,
             t.description,
             vars.join(", "),
-            // Only a pre-rendered start needs its schema here.
-            t.output_schema.as_ref().filter(|_| t.key == DEFAULT_ROLE)
         );
     }
     out.push_str("];\n");

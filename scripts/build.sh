@@ -9,7 +9,8 @@
 #      'unsafe-inline'), names every module and the stylesheet it brings in index.html
 #      (<meta name="satori-module:NAME">, <meta name="satori-style:NAME">), and minifies every
 #      script and stylesheet (esbuild), updating the page's integrity hashes;
-#   5. the Chinese interface texts go to dist/lang/ (hashed name);
+#   5. the Chinese interface texts go to dist/lang/ (hashed names; what the app draws before its
+#      first paint apart from the rest);
 #   6. scripts/precompress.mjs writes .gz and .br copies for servers that send them as they are.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,13 +58,12 @@ for enc in o200k_base cl100k_base; do
   cp "$ROOT/target/bpe/$enc.bpe.gz" "$ROOT/dist/tokens/$enc-$hash.bin"
   NAMED+=("table:$enc=tokens/$enc-$hash.bin")
 done
-# The interface texts in Chinese (src/web/zh-CN.json, read by src/web/i18n.js), minified under a
-# hashed name in dist/lang/; the page names it in <meta name="satori-table:zh-cn">.
-rm -rf "$ROOT/dist/lang" && mkdir -p "$ROOT/dist/lang"
-node -e 'process.stdout.write(JSON.stringify(JSON.parse(require("fs").readFileSync(0, "utf8"))))' \
-  < "$ROOT/src/web/zh-CN.json" > "$ROOT/target/zh-cn.json"
-hash="$(sha256sum "$ROOT/target/zh-cn.json" | cut -c1-16)"
-cp "$ROOT/target/zh-cn.json" "$ROOT/dist/lang/zh-cn-$hash.json"
-NAMED+=("table:zh-cn=lang/zh-cn-$hash.json")
+# The interface texts in Chinese (src/web/zh-CN.json, read by src/web/translate.js), split into
+# what the app draws before its first paint and the rest, minified under hashed names in dist/lang/;
+# the page names them in <meta name="satori-table:zh-cn"> and <meta name="satori-table:zh-cn-more">.
+rm -rf "$ROOT/dist/lang"
+LANG_ARGS="$(node scripts/lang-tables.mjs "$ROOT/src/web/zh-CN.json" \
+  "$(ls "$ROOT"/dist/satori-*_bg.wasm)" "$ROOT/dist/lang" zh-cn)"
+while read -r arg; do NAMED+=("$arg"); done <<< "$LANG_ARGS"
 node scripts/postbuild.mjs dist "${NAMED[@]}"
 node scripts/precompress.mjs "$ROOT/dist"

@@ -46,6 +46,8 @@ html = html.replace(
     .join('') +
     `<script type="module" src="./${name}"></script>`,
 );
+// Comments and the blank lines between tags are for people reading index.html, not for browsers.
+html = html.replace(/<!--[\s\S]*?-->/g, '').replace(/>\s+</g, '><');
 if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) {
   console.error('postbuild: an inline script is still present');
   process.exit(1);

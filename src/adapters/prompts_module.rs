@@ -95,26 +95,6 @@ pub async fn hide_inspector() -> Result<(), ModuleError> {
     call("hide_inspector", &[]).await.map(|_| ())
 }
 
-/// Open the "Prompts" dialog showing `selected` first.
-pub async fn open(selected: &str) -> Result<(), ModuleError> {
-    call("open_manager", &[selected]).await.map(|_| ())
-}
-
-/// Open "Chat setup" for `role` with the current `vars` (a JSON object).
-pub async fn open_setup(role: &str, vars: &str) -> Result<(), ModuleError> {
-    call("open_setup", &[role, vars]).await.map(|_| ())
-}
-
-/// Open "Settings" showing `settings` (the settings record's JSON, as in use).
-pub async fn open_settings(settings: &str) -> Result<(), ModuleError> {
-    call("open_settings", &[settings]).await.map(|_| ())
-}
-
-/// Open "System prompt" with the chat's `text` and a line saying where it came from.
-pub async fn open_system(text: &str, origin: &str) -> Result<(), ModuleError> {
-    call("open_system", &[text, origin]).await.map(|_| ())
-}
-
 /// Dispatch one of the events above on `window` (used by the module).
 pub fn notify(name: &str, detail: &str) {
     let init = web_sys::CustomEventInit::new();
@@ -134,21 +114,6 @@ pub fn detail(ev: &web_sys::Event) -> String {
         .unwrap_or_default()
 }
 
-/// Open "Export chat" for `session` (the open chat as JSON, as it is on screen).
-pub async fn open_export(session: &str) -> Result<(), ModuleError> {
-    call("open_export", &[session]).await.map(|_| ())
-}
-
-/// Open "Share chat" for `session` (the open chat as JSON, as it is on screen).
-pub async fn open_share(session: &str) -> Result<(), ModuleError> {
-    call("open_share", &[session]).await.map(|_| ())
-}
-
-/// Open "Shared chat" for the share link in the page's address (`fragment`).
-pub async fn open_shared(fragment: &str) -> Result<(), ModuleError> {
-    call("open_shared", &[fragment]).await.map(|_| ())
-}
-
 /// Download every chat (the open one as on screen: `session`, JSON); the answer is a warning
 /// about what could not be included (empty if nothing).
 pub async fn export_all(session: &str) -> Result<String, ModuleError> {
@@ -157,30 +122,12 @@ pub async fn export_all(session: &str) -> Result<String, ModuleError> {
         .map(|v| v.as_string().unwrap_or_default())
 }
 
-/// Open "Import chats", with the files dropped on the window (`File`s) if there are some.
-pub async fn open_import(files: Option<js_sys::Array>) -> Result<(), ModuleError> {
-    let arg = files.map_or(JsValue::UNDEFINED, JsValue::from);
-    modules::load_and_call(Module::Prompts, "open_import", &[arg])
+/// Open one of the module's dialogs: call its `function` (`open_manager`, `open_setup`,
+/// `open_settings`, `open_system`, `open_export`, `open_share`, `open_shared`, `open_import`,
+/// `open_search`, `open_rename`, `open_agent`, `open_delete`; see `src/bin/satori-prompts.rs`)
+/// with `args`, loading the module first.
+pub async fn open_dialog(function: &str, args: &[JsValue]) -> Result<(), ModuleError> {
+    modules::load_and_call(Module::Prompts, function, args)
         .await
         .map(|_| ())
-}
-
-/// Open "Search chats" (the open chat as it is on screen: `session`, JSON, or empty).
-pub async fn open_search(session: &str) -> Result<(), ModuleError> {
-    call("open_search", &[session]).await.map(|_| ())
-}
-
-/// Open "Rename chat" for chat `id`, called `title`.
-pub async fn open_rename(id: &str, title: &str) -> Result<(), ModuleError> {
-    call("open_rename", &[id, title]).await.map(|_| ())
-}
-
-/// Open "Agent" for chat `id` with its settings `agent` (an `AgentConfig` as JSON).
-pub async fn open_agent(id: &str, agent: &str) -> Result<(), ModuleError> {
-    call("open_agent", &[id, agent]).await.map(|_| ())
-}
-
-/// Open "Delete chat" for chat `id`, called `title`.
-pub async fn open_delete(id: &str, title: &str) -> Result<(), ModuleError> {
-    call("open_delete", &[id, title]).await.map(|_| ())
 }

@@ -899,9 +899,7 @@ impl AppState {
         let json = self
             .settings
             .with_untracked(|s| serde_json::to_string(s).unwrap_or_default());
-        self.open_external("Settings", async move {
-            crate::adapters::prompts_module::open_settings(&json).await
-        });
+        self.open_external("Settings", "open_settings", vec![json.into()]);
     }
 
     /// The API key to send to `base_url`: only the one saved for exactly that URL.
@@ -1168,17 +1166,20 @@ impl AppState {
         }
     }
 
-    /// Open a dialog of the prompts module (`what` names it in the error): the app treats it
-    /// as an open dialog until the module says it closed.
+    /// Open a dialog of the prompts module: call its `function` with `args` (`what` names the
+    /// dialog in the error). The app treats it as an open dialog until the module says it
+    /// closed. One function for every dialog, not one per dialog: each would be code of its own
+    /// in the first load.
     pub fn open_external(
         &self,
         what: &'static str,
-        open: impl std::future::Future<Output = Result<(), ModuleError>> + 'static,
+        function: &'static str,
+        args: Vec<wasm_bindgen::JsValue>,
     ) {
         let app = *self;
         app.dialog.set(Some(Dialog::External));
         leptos::task::spawn_local(async move {
-            if let Err(e) = open.await {
+            if let Err(e) = crate::adapters::prompts_module::open_dialog(function, &args).await {
                 app.dialog.set(None);
                 app.alert.set(Some(Alert {
                     text: dialog_failed(what, &e),

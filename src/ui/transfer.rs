@@ -14,26 +14,20 @@ fn open_chat(app: AppState) -> String {
 /// "Export chat": JSON or Markdown of the open chat.
 pub fn export_chat(app: AppState) {
     let json = open_chat(app);
-    app.open_external("Export chat", async move {
-        prompts_module::open_export(&json).await
-    });
+    app.open_external("Export chat", "open_export", vec![json.into()]);
 }
 
 /// "Share chat": a link that carries the open chat's branch on screen.
 pub fn share_chat(app: AppState) {
     let json = open_chat(app);
-    app.open_external("Share chat", async move {
-        prompts_module::open_share(&json).await
-    });
+    app.open_external("Share chat", "open_share", vec![json.into()]);
 }
 
 /// A share link opened (the page's address ends in `#share=…`): "Shared chat" shows it.
 pub fn open_link(app: AppState) {
     let hash = window().location().hash().unwrap_or_default();
     if hash.starts_with("#share=") {
-        app.open_external("Shared chat", async move {
-            prompts_module::open_shared(&hash).await
-        });
+        app.open_external("Shared chat", "open_shared", vec![hash.into()]);
     }
 }
 
@@ -62,17 +56,13 @@ pub fn export_all(app: AppState) {
 /// "Search chats" over every chat (the open one as on screen).
 pub fn search(app: AppState) {
     let json = open_chat(app);
-    app.open_external("Search chats", async move {
-        prompts_module::open_search(&json).await
-    });
+    app.open_external("Search chats", "open_search", vec![json.into()]);
 }
 
 /// "Import" (with the files dropped onto the window, if any).
 pub fn import(app: AppState, files: Option<js_sys::Array>) {
-    app.open_external(
-        "Import",
-        async move { prompts_module::open_import(files).await },
-    );
+    let files = files.map_or(wasm_bindgen::JsValue::UNDEFINED, Into::into);
+    app.open_external("Import", "open_import", vec![files]);
 }
 
 /// Whether a drag carries files (then the window takes the drop as an import).

@@ -26,6 +26,23 @@ const tables = new Map(); // language -> Promise<[exact, templates]>
 const textWas = new WeakMap(); // Text -> [english, translated]
 const attrWas = new WeakMap(); // Element -> Map(attr -> [english, translated])
 let observer = null;
+const LANGUAGES = ['en', 'zh-CN'];
+let asked = 0; // the latest request wins: one still loading its table is dropped
+
+/**
+ * Draw the page in `lang` from now on, the one asked for last winning (a table that cannot be
+ * loaded leaves the page as it was and says why in the console).
+ */
+export async function use(lang) {
+  if (!LANGUAGES.includes(lang)) return;
+  const mine = ++asked;
+  try {
+    await apply(lang, () => mine === asked);
+    if (mine === asked) document.documentElement.lang = lang;
+  } catch (e) {
+    console.warn(`Satori: the ${lang} texts could not be loaded (${e && e.message}); the page stays as it was.`);
+  }
+}
 
 /**
  * Draw the page in `lang` ('en': back to the English the app wrote), unless `current()` says the
@@ -55,16 +72,33 @@ export default async function apply(lang, current = () => true) {
   translateTree(document.body);
 }
 
+// The table of `lang` (`name` '' ) or the rest of it (`name` '-more'), as fetched.
+async function fetchTable(lang, rest) {
+  const name = `satori-table:${lang.toLowerCase()}${rest}`;
+  const meta = document.querySelector(`meta[name="${name}"]`);
+  if (!meta) throw new Error(`the page does not name ${name}`);
+  const response = await fetch(new URL(meta.getAttribute('content'), document.baseURI));
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return response.json();
+}
+
+// The texts of `lang` the app draws before its first paint (what the page waits for), then the
+// rest (the lazy modules' dialogs and errors), fetched right after and added to them.
 function table(lang) {
   let p = tables.get(lang);
   if (!p) {
-    p = (async () => {
-      const meta = document.querySelector(`meta[name="satori-table:${lang.toLowerCase()}"]`);
-      if (!meta) throw new Error(`the page does not name the ${lang} table`);
-      const response = await fetch(new URL(meta.getAttribute('content'), document.baseURI));
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      return compile(await response.json());
-    })();
+    p = fetchTable(lang, '').then((first) => {
+      fetchTable(lang, '-more')
+        .then((rest) => {
+          const whole = compile({ ...first, ...rest });
+          tables.set(lang, Promise.resolve(whole));
+          if (document.documentElement.lang !== lang) return;
+          [exact, templates] = whole;
+          translateTree(document.body);
+        })
+        .catch((e) => console.warn(`Satori: the rest of the ${lang} texts could not be loaded (${e && e.message}).`));
+      return compile(first);
+    });
     tables.set(lang, p);
     p.catch(() => tables.delete(lang));
   }
@@ -140,22 +174,37 @@ function skipped(el, text = false) {
   return !!marked && marked.getAttribute('translate') === 'no';
 }
 
+// A text the user's (translate="no") unless it is exactly the one Satori writes there itself:
+// `data-ours="Untitled chat"` on a chat title.
+function ours(node) {
+  const marked = node.parentElement && node.parentElement.closest('[translate="no"][data-ours]');
+  return !!marked && node.data.trim() === marked.getAttribute('data-ours');
+}
+
 function changed(records) {
   for (const r of records) {
     if (r.type === 'characterData') {
-      if (!skipped(r.target.parentElement, true)) translateText(r.target);
+      if (!skipped(r.target.parentElement, true) || ours(r.target)) translateText(r.target);
+      else restoreText(r.target);
     } else if (r.type === 'attributes') {
       if (!skipped(r.target)) translateAttr(r.target, r.attributeName);
     } else {
       for (const n of r.addedNodes) {
         if (n.nodeType === Node.TEXT_NODE) {
-          if (!skipped(n.parentElement, true)) translateText(n);
+          if (!skipped(n.parentElement, true) || ours(n)) translateText(n);
         } else if (n.nodeType === Node.ELEMENT_NODE) {
           translateTree(n);
         }
       }
     }
   }
+}
+
+// A text node this translator rewrote that now holds the user's text (a chat got its title):
+// forget it.
+function restoreText(node) {
+  const was = textWas.get(node);
+  if (was && was[1] !== node.data) textWas.delete(node);
 }
 
 function translateText(node) {
@@ -190,8 +239,10 @@ function translateAttr(el, name) {
 function translateTree(root) {
   if (root.nodeType !== Node.ELEMENT_NODE) return;
   if (skipped(root)) {
-    // Text inserted into a reply: only Satori's own controls in it.
+    // Text inserted into a reply: only Satori's own controls in it (and a chat's title when it
+    // is Satori's own name for it).
     for (const el of root.querySelectorAll(OURS)) translateTree(el);
+    for (const t of root.childNodes) if (t.nodeType === Node.TEXT_NODE && ours(t)) translateText(t);
     return;
   }
   const inside = []; // translate="yes" parts of untranslated subtrees (a button in a reply)
@@ -202,6 +253,9 @@ function translateTree(root) {
       }
       if (n.getAttribute('translate') !== 'no') return NodeFilter.FILTER_ACCEPT;
       inside.push(...n.querySelectorAll(OURS));
+      if (n.hasAttribute('data-ours')) {
+        for (const t of n.childNodes) if (t.nodeType === Node.TEXT_NODE && ours(t)) translateText(t);
+      }
       return NodeFilter.FILTER_REJECT;
     },
   });

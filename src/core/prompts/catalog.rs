@@ -1,8 +1,8 @@
 //! What the app itself knows about roles, without parsing any template: the built-in roles as
-//! Rust statics written by `build.rs` (with, for the default role, the messages a chat starts
-//! with when every variable keeps its default), and the names and descriptions of the user's templates read from their
-//! storage record. Rendering anything else is the deferred prompts module's job, so
-//! the template model stays off the first load.
+//! Rust statics written by `build.rs` (with the messages a chat starts with when every variable
+//! keeps its default, for roles without an `output_schema`), and the names and descriptions of
+//! the user's templates read from their storage record. Rendering anything else is the deferred
+//! prompts module's job, so the template model stays off the first load.
 
 use crate::core::session::{Preamble, PromptOrigin, PromptSource, Role};
 use serde::Deserialize;
@@ -43,11 +43,9 @@ pub struct BuiltinRole {
     pub description: &'static str,
     /// Declared variables.
     pub variables: &'static [VarInfo],
-    /// The start of a chat with every variable at its default: pre-rendered for the default
-    /// role only (`None` for the others, and when a variable is required).
+    /// The start of a chat with every variable at its default (`None` when a variable is
+    /// required, and for roles with an `output_schema`, which the prompts module starts).
     pub preamble: Option<&'static [StaticMessage]>,
-    /// The template's `output_schema` (JSON Schema text), given with a pre-rendered start.
-    pub output_schema: Option<&'static str>,
 }
 
 include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
@@ -155,7 +153,8 @@ pub fn builtin_start(
         version: role.version,
         vars: defaults,
         system_edited: false,
-        output_schema: role.output_schema.map(str::to_string),
+        // Roles with a schema are not pre-rendered (see `build.rs`).
+        output_schema: None,
     };
     let preamble = messages
         .iter()

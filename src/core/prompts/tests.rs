@@ -623,13 +623,13 @@ fn prerendered_builtin_starts_match_the_template_engine() {
         let engine = user::start(&role, &Vars::new(), builtin(), &user, String::new);
         let fast = builtin_start(&t.key, &Vars::new(), String::new);
         match (engine, fast) {
-            (Ok((o1, p1)), Some((o2, p2))) if t.key == super::DEFAULT_ROLE => {
+            (Ok((o1, p1)), Some((o2, p2))) if t.output_schema.is_none() => {
                 assert_eq!(o1, o2, "{}", t.key);
                 assert_eq!(p1, p2, "{}", t.key);
             }
-            // Only the default role is pre-rendered: the others' prompts stay out of the app's
+            // Roles with a schema are not pre-rendered: their long prompts stay out of the app's
             // first load, and the prompts module renders them.
-            (Ok(_), None) if t.key != super::DEFAULT_ROLE => {}
+            (Ok(_), None) if t.output_schema.is_some() => {}
             (Err(PromptError::MissingVariables { .. }), None) => {}
             (e, f) => panic!("{}: engine {e:?} vs prerendered {f:?}", t.key),
         }
@@ -729,8 +729,8 @@ Ask for missing information with a plan whose `questions` list is not empty."#;
 const PLANNER_EXAMPLE_ANSWER: &str = r#"{"goal": "Nightly Postgres backups to S3", "steps": [{"id": 1, "action": "Create an S3 bucket with versioning and a 30-day lifecycle rule", "done_when": "The bucket exists and the rule is listed"}, {"id": 2, "action": "Write a script that runs pg_dump and uploads the file with the AWS CLI", "done_when": "Running it by hand puts a dump in the bucket", "depends_on": [1]}, {"id": 3, "action": "Schedule the script nightly with cron or a systemd timer", "done_when": "A new dump appears after the first night", "depends_on": [2]}, {"id": 4, "action": "Restore the latest dump into a scratch database", "done_when": "The restored row counts match production", "depends_on": [3]}], "questions": []}"#;
 
 /// What each built-in role starts a chat with when every variable keeps its default, written
-/// out by hand from the YAML files: the engine (and so the default role's pre-rendered start,
-/// which the test above compares with it) must say exactly this. `*` marks a few-shot example.
+/// out by hand from the YAML files: the engine (and so the pre-rendered starts, which the test
+/// above compares with it) must say exactly this. `*` marks a few-shot example.
 #[test]
 fn prerendered_builtin_roles_say_exactly_this() {
     use super::catalog::BUILTIN_ROLES;
@@ -745,8 +745,8 @@ fn prerendered_builtin_roles_say_exactly_this() {
         ("summarizer", &["system: You summarize conversations for someone who will continue them without rereading them.\n\nKeep every ID, order number, amount (with its currency), date, name and open question exactly as written — verbatim, never rounded, translated or paraphrased. Do not add facts that are not in the conversation.\n\nWrite a concise summary as short bullet points, then a section \"Open questions\" listing every question that is still unanswered (write \"none\" if there are none)."]),
         ("translator", &["system: You are a professional translator. Translate every message the user sends into English. Keep the meaning, tone and formatting (Markdown, code, line breaks); keep names, numbers, IDs and code exactly as they are. Reply with the translation only."]),
     ];
-    // The engine's start of each role (the default role's pre-rendered start is checked against
-    // the engine above).
+    // The engine's start of each role (the pre-rendered starts are checked against the engine
+    // above).
     let got: Vec<(&str, Vec<String>)> = BUILTIN_ROLES
         .iter()
         .map(|r| {

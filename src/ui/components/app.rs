@@ -264,8 +264,9 @@ pub fn App() -> impl IntoView {
                     >
                         "Chats"
                     </button>
-                    // A title the user gave is theirs: never translated ("Untitled chat" is).
-                    <h1 class="chat-title" translate=move || app.chats.session.with(|s| (!s.title.is_empty()).then_some("no"))>{title}</h1>
+                    // A title the user gave is theirs: never translated; Satori's own name for a chat
+                    // without one is (`data-ours`, see src/web/translate.js).
+                    <h1 class="chat-title" translate="no" data-ours="Untitled chat">{title}</h1>
                     <div class="head-actions">
                         <button type="button" on:click=move |_| chat_dialog(app, false)>
                             "Rename chat"
@@ -313,9 +314,7 @@ fn agent_dialog(app: AppState) {
             serde_json::to_string(&s.agent).unwrap_or_default(),
         )
     });
-    app.open_external("Agent", async move {
-        crate::adapters::prompts_module::open_agent(&id, &agent).await
-    });
+    app.open_external("Agent", "open_agent", vec![id.into(), agent.into()]);
 }
 
 /// Open "Rename chat" or ("delete") "Delete chat" for the open chat, in the dialogs module.
@@ -324,13 +323,10 @@ fn chat_dialog(app: AppState, delete: bool) {
         .chats
         .session
         .with_untracked(|s| (s.id.clone(), s.display_title().to_string()));
+    let args = vec![id.into(), title.into()];
     if delete {
-        app.open_external("Delete chat", async move {
-            crate::adapters::prompts_module::open_delete(&id, &title).await
-        });
+        app.open_external("Delete chat", "open_delete", args);
     } else {
-        app.open_external("Rename chat", async move {
-            crate::adapters::prompts_module::open_rename(&id, &title).await
-        });
+        app.open_external("Rename chat", "open_rename", args);
     }
 }

@@ -27,9 +27,7 @@ fn open_setup(app: AppState) {
     }
     .encode();
     let vars = serde_json::to_string(&o.vars).unwrap_or_else(|_| "{}".into());
-    app.open_external("Chat setup", async move {
-        crate::adapters::prompts_module::open_setup(&role, &vars).await
-    });
+    app.open_external("Chat setup", "open_setup", vec![role.into(), vars.into()]);
 }
 
 /// The summary line (only for an untouched chat whose role has variables, or still waits for

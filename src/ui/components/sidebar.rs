@@ -9,9 +9,7 @@ use leptos::prelude::*;
 /// Open the "Prompts" dialog (in the prompts module, loaded now if needed).
 fn open_prompts(app: AppState) {
     let selected = app.chats.next_role.get_untracked().encode();
-    app.open_external("Prompts", async move {
-        crate::adapters::prompts_module::open(&selected).await
-    });
+    app.open_external("Prompts", "open_manager", vec![selected.into()]);
 }
 
 /// Sidebar with "New chat" and the list of chats.
@@ -50,7 +48,6 @@ pub fn Sidebar(
                     children=move |entry| {
                         let id = entry.id.clone();
                         let title_id = entry.id.clone();
-                        let theirs_id = entry.id.clone();
                         let is_active = {
                             let id = id.clone();
                             move || active() == id
@@ -62,14 +59,10 @@ pub fn Sidebar(
                                     type="button"
                                     class="chat-link"
                                     class:active=is_active2
-                                    translate=move || {
-                                        // A title the user gave is theirs: never translated
-                                        // ("Untitled chat" is).
-                                        let title = app.chats.index.with(|i| {
-                                            i.sessions.iter().any(|e| e.id == theirs_id && e.title != "Untitled chat")
-                                        });
-                                        title.then_some("no")
-                                    }
+                                    // A title the user gave is theirs: never translated; Satori's
+                                    // own name for a chat without one is (`data-ours`).
+                                    translate="no"
+                                    data-ours="Untitled chat"
                                     aria-current=move || is_active().then_some("page")
                                     on:click=move |_| {
                                         if active() != id {

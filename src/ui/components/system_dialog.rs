@@ -54,9 +54,11 @@ pub fn open(app: AppState) {
         .session
         .with_untracked(|s| s.system().map(|m| m.content.clone()).unwrap_or_default());
     let origin = origin_text(app);
-    app.open_external("The system prompt editor", async move {
-        crate::adapters::prompts_module::open_system(&text, &origin).await
-    });
+    app.open_external(
+        "The system prompt editor",
+        "open_system",
+        vec![text.into(), origin.into()],
+    );
 }
 
 /// Apply the text saved in the dialog to the open chat.
