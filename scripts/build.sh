@@ -63,7 +63,7 @@ done
 # the page names them in <meta name="satori-table:zh-cn"> and <meta name="satori-table:zh-cn-more">.
 rm -rf "$ROOT/dist/lang"
 LANG_ARGS="$(node scripts/lang-tables.mjs "$ROOT/src/web/zh-CN.json" \
-  "$(ls "$ROOT"/dist/satori-*_bg.wasm)" "$ROOT/dist/lang" zh-cn)"
+  "$(ls "$ROOT"/dist/satori-*_bg.wasm)" "$ROOT/dist/lang" zh-cn "$ROOT"/dist/*/*_bg.wasm)"
 while read -r arg; do NAMED+=("$arg"); done <<< "$LANG_ARGS"
 node scripts/postbuild.mjs dist "${NAMED[@]}"
 node scripts/precompress.mjs "$ROOT/dist"

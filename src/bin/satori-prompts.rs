@@ -309,18 +309,19 @@ pub fn open_shared(fragment: &str) -> Result<(), String> {
         return Err("another dialog is open; close it and open the link again".into());
     }
     let fragment = fragment.to_string();
+    let (opened, saved, closed) = (fragment.clone(), fragment.clone(), fragment);
     mount(move || {
         view! {
             <SharedChatDialog
-                fragment=fragment
-                on_saved=Callback::new(|id: String| {
-                    forget_link();
+                fragment=opened
+                on_saved=Callback::new(move |id: String| {
+                    forget_link(&saved);
                     notify(EVENT_IMPORTED, "");
                     notify(EVENT_OPEN_AT, &serde_json::json!({ "id": id, "message": null }).to_string());
                     close();
                 })
-                on_close=Callback::new(|_| {
-                    forget_link();
+                on_close=Callback::new(move |_| {
+                    forget_link(&closed);
                     close();
                 })
             />

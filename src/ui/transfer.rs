@@ -23,10 +23,11 @@ pub fn share_chat(app: AppState) {
     app.open_external("Share chat", "open_share", vec![json.into()]);
 }
 
-/// A share link opened (the page's address ends in `#share=…`): "Shared chat" shows it.
+/// A share link opened (the page's address ends in `#share=…`): "Shared chat" shows it — once
+/// no other dialog is open (then when it closes).
 pub fn open_link(app: AppState) {
     let hash = window().location().hash().unwrap_or_default();
-    if hash.starts_with("#share=") {
+    if hash.starts_with("#share=") && app.overlay.dialog.get_untracked().is_none() {
         app.open_external("Shared chat", "open_shared", vec![hash.into()]);
     }
 }

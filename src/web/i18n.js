@@ -30,8 +30,11 @@ export function chosenLanguage() {
 }
 
 /** `n` formatted for the page's language (digit grouping); any module's copy of this file agrees. */
+let numbers = null; // [language, its Intl.NumberFormat]
 export function formatNumber(n) {
-  return new Intl.NumberFormat(document.documentElement.lang || 'en').format(n);
+  const lang = document.documentElement.lang || 'en';
+  if (!numbers || numbers[0] !== lang) numbers = [lang, new Intl.NumberFormat(lang)];
+  return numbers[1].format(n);
 }
 
 /**
@@ -40,7 +43,7 @@ export function formatNumber(n) {
  */
 export async function startLanguage() {
   const use = (lang) => {
-    if (!translator && lang === 'en') return;
+    if (!LANGUAGES.includes(lang) || (!translator && lang === 'en')) return;
     if (!translator) {
       const meta = document.querySelector('meta[name="satori-module:translate"]');
       translator = import(new URL(meta ? meta.getAttribute('content') : 'missing', document.baseURI).href);

@@ -23,9 +23,10 @@ let templates = []; // {re, to, order, need, weight}, most literal characters fi
 const tables = new Map(); // language -> Promise<[exact, templates]>
 // What the app wrote and what this translator wrote instead, per text node and per attribute, so
 // the app's next write is told from our own and English can be put back.
-const textWas = new WeakMap(); // Text -> [english, translated]
-const attrWas = new WeakMap(); // Element -> Map(attr -> [english, translated])
+const textWas = new WeakMap(); // Text -> [english, translated, generation]
+const attrWas = new WeakMap(); // Element -> Map(attr -> [english, translated, generation])
 let observer = null;
+let generation = 0; // which table a translated text was made with
 const LANGUAGES = ['en', 'zh-CN'];
 let asked = 0; // the latest request wins: one still loading its table is dropped
 
@@ -82,21 +83,30 @@ async function fetchTable(lang, rest) {
   return response.json();
 }
 
-// The texts of `lang` the app draws before its first paint (what the page waits for), then the
-// rest (the lazy modules' dialogs and errors), fetched right after and added to them.
+// The texts of `lang` the app draws before its first paint (what the page waits for), then, from
+// a fetch started at the same time, the rest (the lazy modules' dialogs and errors), added to them
+// when it arrives; a rest that could not be fetched is tried again (three times, 5 s apart).
 function table(lang) {
   let p = tables.get(lang);
   if (!p) {
+    const rest = (tries) =>
+      fetchTable(lang, '-more').catch((e) => {
+        console.warn(`Satori: the rest of the ${lang} texts could not be loaded (${e && e.message}).`);
+        if (tries > 1) return new Promise((done) => setTimeout(done, 5000)).then(() => rest(tries - 1));
+        throw e;
+      });
+    const more = rest(3);
     p = fetchTable(lang, '').then((first) => {
-      fetchTable(lang, '-more')
-        .then((rest) => {
-          const whole = compile({ ...first, ...rest });
+      more
+        .then((others) => {
+          const whole = compile({ ...first, ...others });
           tables.set(lang, Promise.resolve(whole));
           if (document.documentElement.lang !== lang) return;
           [exact, templates] = whole;
+          generation += 1; // texts translated with the first part only are translated again
           translateTree(document.body);
         })
-        .catch((e) => console.warn(`Satori: the rest of the ${lang} texts could not be loaded (${e && e.message}).`));
+        .catch(() => {});
       return compile(first);
     });
     tables.set(lang, p);
@@ -210,29 +220,31 @@ function restoreText(node) {
 function translateText(node) {
   const now = node.data;
   const was = textWas.get(node);
-  if (was && was[1] === now) return; // our own write
-  const to = translate(now);
+  if (was && was[1] === now && was[2] === generation) return; // our own write
+  const english = was && was[1] === now ? was[0] : now;
+  const to = translate(english);
   if (to === null) {
     textWas.delete(node);
     return;
   }
-  textWas.set(node, [now, to]);
-  node.data = to;
+  textWas.set(node, [english, to, generation]);
+  if (to !== now) node.data = to;
 }
 
 function translateAttr(el, name) {
   const now = el.getAttribute(name);
   let was = attrWas.get(el);
   const mine = was && was.get(name);
-  if (now === null || (mine && mine[1] === now)) return;
-  const to = translate(now);
+  if (now === null || (mine && mine[1] === now && mine[2] === generation)) return;
+  const english = mine && mine[1] === now ? mine[0] : now;
+  const to = translate(english);
   if (to === null) {
     if (mine) was.delete(name);
     return;
   }
   if (!was) attrWas.set(el, (was = new Map()));
-  was.set(name, [now, to]);
-  el.setAttribute(name, to);
+  was.set(name, [english, to, generation]);
+  if (to !== now) el.setAttribute(name, to);
 }
 
 // Every text and attribute under `root`, unless it or an element above it says translate="no".

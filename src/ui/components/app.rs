@@ -226,7 +226,11 @@ pub fn App() -> impl IntoView {
     let settings =
         window_event_listener_untyped(EVENT_SETTINGS, move |ev| app.apply_settings(&detail(&ev)));
     // The module's dialog gives focus back to the element that opened it.
-    let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| app.set_dialog(None));
+    // A dialog closed: a share link pasted while it was open is opened now.
+    let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| {
+        app.set_dialog(None);
+        crate::ui::transfer::open_link(app);
+    });
     on_cleanup(move || {
         imported.remove();
         other_tab.remove();

@@ -18,14 +18,11 @@ fn page() -> String {
     href.split('#').next().unwrap_or_default().to_string()
 }
 
-/// Drop a share link's fragment from the address bar (no reload, no history entry).
-pub fn forget_link() {
+/// Drop the share link `fragment` from the address bar (no reload, no history entry), if the
+/// address still holds it (not another link pasted since).
+pub fn forget_link(fragment: &str) {
     let w = window();
-    if w.location()
-        .hash()
-        .unwrap_or_default()
-        .starts_with(share::PREFIX)
-    {
+    if w.location().hash().unwrap_or_default() == fragment {
         if let Ok(history) = w.history() {
             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&page()));
         }
