@@ -27,6 +27,8 @@ const textWas = new WeakMap(); // Text -> [english, translated, generation]
 const attrWas = new WeakMap(); // Element -> Map(attr -> [english, translated, generation])
 let observer = null;
 let generation = 0; // which table a translated text was made with
+let wanted = 'en'; // the language apply() draws, or is about to
+const whole = new Map(); // language -> its whole table, compiled, once the rest has arrived
 const LANGUAGES = ['en', 'zh-CN'];
 let asked = 0; // the latest request wins: one still loading its table is dropped
 
@@ -52,14 +54,17 @@ export async function use(lang) {
  */
 export default async function apply(lang, current = () => true) {
   if (lang === 'en') {
+    wanted = 'en';
     if (observer) observer.disconnect();
     observer = null;
     restore(document.body);
     return;
   }
+  wanted = lang;
   const loaded = await table(lang);
   if (!current()) return;
-  [exact, templates] = loaded;
+  // The rest may have come first (both are fetched at once).
+  [exact, templates] = whole.get(lang) || loaded;
   if (!observer) {
     observer = new MutationObserver(changed);
     observer.observe(document.body, {
@@ -99,10 +104,12 @@ function table(lang) {
     p = fetchTable(lang, '').then((first) => {
       more
         .then((others) => {
-          const whole = compile({ ...first, ...others });
-          tables.set(lang, Promise.resolve(whole));
-          if (document.documentElement.lang !== lang) return;
-          [exact, templates] = whole;
+          const all = compile({ ...first, ...others });
+          whole.set(lang, all);
+          tables.set(lang, Promise.resolve(all));
+          // Not drawing it (yet): apply() takes the whole table when it gets there.
+          if (wanted !== lang || !observer) return;
+          [exact, templates] = all;
           generation += 1; // texts translated with the first part only are translated again
           translateTree(document.body);
         })

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { useApp } from './support/app.mjs';
 import { repoRoot } from './support/env.mjs';
-import { byName, configure, sendMessage, waitIdle, waitForStatus, withApp } from './support/browser.mjs';
+import { byName, configure, sendMessage, waitIdle, waitForStatus, withApp, poll } from './support/browser.mjs';
 
 const e2e = useApp();
 const TABLE = JSON.parse(fs.readFileSync(path.join(repoRoot, 'src', 'web', 'zh-CN.json'), 'utf8'));
@@ -215,4 +215,34 @@ test('"Language" changes the interface at once, both ways, and is remembered; En
     await page.setViewportSize({ width: 390, height: 844 });
     assert.deepEqual(await clipped(page), [], 'nothing clipped at 390 px in English');
   });
+});
+
+test('the rest of the table arriving before its first part is not lost', async (t) => {
+  // Both parts are fetched at once; here the first part is held back so the rest lands first.
+  await withApp(
+    e2e.browser,
+    'about:blank',
+    t,
+    async ({ page }) => {
+      await page.route(/\/lang\/zh-cn-[0-9a-f]{16}\.json$/, async (route) => {
+        await new Promise((done) => setTimeout(done, 800));
+        await route.continue();
+      });
+      const order = [];
+      page.on('requestfinished', (r) => {
+        if (r.url().includes('/lang/')) order.push(r.url().includes('/zh-cn-more-') ? 'rest' : 'first');
+      });
+      await page.goto(e2e.web.url);
+      await page.getByRole('textbox', byName('消息')).waitFor();
+      await poll(async () => order.length === 2, { message: 'both parts of the table' });
+      assert.deepEqual(order, ['rest', 'first'], 'the rest came first');
+      // Texts of the dialogs module come from the rest of the table.
+      await page.getByRole('button', byName('设置')).first().click();
+      const dialog = page.getByRole('dialog', byName('设置'));
+      await dialog.getByRole('combobox', byName('服务商')).waitFor();
+      await dialog.getByLabel('模型', { exact: true }).waitFor();
+      assert.deepEqual(await englishLeft(page), [], 'the Settings dialog');
+    },
+    { contextOptions: { locale: 'zh-CN', serviceWorkers: 'block' }, waitReady: false },
+  );
 });
