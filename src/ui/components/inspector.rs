@@ -150,7 +150,9 @@ fn report_view(
         .filter(|s| s.tokens > 0 || s.kind == "free")
         .map(|s| {
             view! {
-                <li><span class=format!("swatch seg-{}", s.kind)></span>{format!("{} {}", s.label, tokens(s.tokens, exact))}</li>
+                // The label and the count apart: the label is a text of the interface (translated),
+                // the count a number.
+                <li><span class=format!("swatch seg-{}", s.kind)></span>{s.label.clone()}" "{tokens(s.tokens, exact)}</li>
             }
         })
         .collect_view();

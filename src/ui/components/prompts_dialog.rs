@@ -599,7 +599,10 @@ pub fn PromptsDialog(
                     </div>
                 }
             })}
-            <p class="form-error pre" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
+            // One line per problem: each is a text of its own (and translated as one).
+            <div class="form-error pre" role="alert" class:hidden=move || error.get().is_empty()>
+                {move || error.get().lines().map(|l| view! { <div>{l.to_string()}</div> }).collect_view()}
+            </div>
             <div class="prompts-body">
                 <div class="prompt-lists">
                     <h3 id="builtin-prompts">"Built-in"</h3>
