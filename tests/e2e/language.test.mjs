@@ -246,3 +246,18 @@ test('the rest of the table arriving before its first part is not lost', async (
     { contextOptions: { locale: 'zh-CN', serviceWorkers: 'block' }, waitReady: false },
   );
 });
+
+test('another open tab follows a language change', async (t) => {
+  await e2e.open(t, async ({ page, context }) => {
+    const other = await context.newPage();
+    await other.goto(e2e.web.url);
+    await other.getByRole('textbox', byName('Message')).waitFor();
+    await page.getByRole('button', byName('Settings')).first().click();
+    await page.getByRole('dialog', byName('Settings')).getByRole('combobox', byName('Language')).selectOption('zh-CN');
+    await other.getByRole('button', byName('发送')).waitFor();
+    assert.equal(await other.evaluate(() => document.documentElement.lang), 'zh-CN');
+    await page.getByRole('dialog', byName('设置')).getByRole('combobox', byName('语言')).selectOption('en');
+    await other.getByRole('button', byName('Send')).waitFor();
+    assert.equal(await other.evaluate(() => document.documentElement.lang), 'en');
+  });
+});
