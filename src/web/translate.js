@@ -29,7 +29,6 @@ let observer = null;
 let generation = 0; // which table a translated text was made with
 let wanted = 'en'; // the language apply() draws, or is about to
 const whole = new Map(); // language -> its whole table, compiled, once the rest has arrived
-const LANGUAGES = ['en', 'zh-CN'];
 let asked = 0; // the latest request wins: one still loading its table is dropped
 
 /**
@@ -37,8 +36,7 @@ let asked = 0; // the latest request wins: one still loading its table is droppe
  * loaded leaves the page as it was and says why in the console).
  */
 export async function use(lang) {
-  if (!LANGUAGES.includes(lang)) return;
-  const mine = ++asked;
+  const mine = ++asked; // `lang` is one of Satori's (src/web/i18n.js checks)
   try {
     await apply(lang, () => mine === asked);
     if (mine === asked) document.documentElement.lang = lang;
@@ -106,7 +104,6 @@ function table(lang) {
         .then((others) => {
           const all = compile({ ...first, ...others });
           whole.set(lang, all);
-          tables.set(lang, Promise.resolve(all));
           // Not drawing it (yet): apply() takes the whole table when it gets there.
           if (wanted !== lang || !observer) return;
           [exact, templates] = all;
