@@ -27,7 +27,9 @@ pub fn share_chat(app: AppState) {
 /// no other dialog is open (then when it closes).
 pub fn open_link(app: AppState) {
     let hash = window().location().hash().unwrap_or_default();
-    if hash.starts_with(crate::core::transfer::share::PREFIX) && app.overlay.dialog.get_untracked().is_none() {
+    if hash.starts_with(crate::core::transfer::share::PREFIX)
+        && app.overlay.dialog.get_untracked().is_none()
+    {
         app.open_external("Shared chat", "open_shared", vec![hash.into()]);
     }
 }
