@@ -26,7 +26,7 @@ build_module() {
   cargo build --release --target wasm32-unknown-unknown --bin "$bin"
   wasm-bindgen --target web --no-typescript --out-dir "$stage" \
     "$ROOT/target/wasm32-unknown-unknown/release/$bin.wasm"
-  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  wasm-opt -Oz --low-memory-unused --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-reference-types --enable-multivalue --enable-mutable-globals \
     "$stage/${bin}_bg.wasm" -o "$stage/${bin}_bg.wasm"
   STYLE_PATH=""
@@ -59,11 +59,12 @@ for enc in o200k_base cl100k_base; do
   NAMED+=("table:$enc=tokens/$enc-$hash.bin")
 done
 # The interface texts in Chinese (src/web/zh-CN.json, read by src/web/translate.js), split into
-# what the app draws before its first paint and the rest, minified under hashed names in dist/lang/;
-# the page names them in <meta name="satori-table:zh-cn"> and <meta name="satori-table:zh-cn-more">.
+# the first screen's (src/web/first-screen.txt: loaded before the app draws) and the rest (right
+# after), minified under hashed names in dist/lang/; the page names them in
+# <meta name="satori-table:zh-cn"> and <meta name="satori-table:zh-cn-more">.
 rm -rf "$ROOT/dist/lang"
-LANG_ARGS="$(node scripts/lang-tables.mjs "$ROOT/src/web/zh-CN.json" \
-  "$(ls "$ROOT"/dist/satori-*_bg.wasm)" "$ROOT/dist/lang" zh-cn "$ROOT"/dist/*/*_bg.wasm)"
+LANG_ARGS="$(node scripts/lang-tables.mjs "$ROOT/src/web/zh-CN.json" "$ROOT/src/web/first-screen.txt" \
+  "$ROOT/dist/lang" zh-cn)"
 while read -r arg; do NAMED+=("$arg"); done <<< "$LANG_ARGS"
 node scripts/postbuild.mjs dist "${NAMED[@]}"
 node scripts/precompress.mjs "$ROOT/dist"

@@ -5,6 +5,10 @@
 //! - [`adapters`]: thin wrappers over browser APIs with typed errors.
 //! - [`ui`]: Leptos components and application state; no business rules.
 
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 pub mod adapters;
 pub mod core;
 pub mod ui;

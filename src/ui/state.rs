@@ -461,7 +461,8 @@ impl AppState {
         }
         if !problems.is_empty() {
             state.alert.set(Some(Alert {
-                text: problems.join(" "),
+                // One per line: shown as one paragraph, translated one by one.
+                text: problems.join("\n"),
                 ..Alert::default()
             }));
         }

@@ -9,8 +9,9 @@
 //
 // Table: {"English": "中文"}. A key with {0}, {1}, … is a template for a text made at run time;
 // each part it captures is translated in turn (an inner error, a role name). Exact texts first,
-// then the template with the most literal characters. Numbers come formatted for the language
-// from the app (formatNumber in i18n.js, Intl).
+// then the template with the most literal characters; a text of several lines line by line (a
+// list of items after "; " has its own template, "{0}; {1}"). Numbers come formatted for the
+// language from the app (formatNumber in i18n.js, Intl).
 
 const ATTRS = ['aria-label', 'title', 'placeholder', 'alt', 'aria-description', 'aria-roledescription', 'label'];
 const SKIP = new Set(['TEXTAREA', 'SCRIPT', 'STYLE', 'INPUT']);
@@ -61,7 +62,7 @@ export default async function apply(lang, current = () => true) {
   wanted = lang;
   const loaded = await table(lang);
   if (!current()) return;
-  // The rest may have come first (both are fetched at once).
+  // The whole table when the rest is in already (this language was drawn before).
   [exact, templates] = whole.get(lang) || loaded;
   if (!observer) {
     observer = new MutationObserver(changed);
@@ -86,9 +87,10 @@ async function fetchTable(lang, rest) {
   return response.json();
 }
 
-// The texts of `lang` the app draws before its first paint (what the page waits for), then, from
-// a fetch started at the same time, the rest (the lazy modules' dialogs and errors), added to them
-// when it arrives; a rest that could not be fetched is tried again (three times, 5 s apart).
+// The texts of `lang` on the first screen (what the page waits for), then the rest (dialogs,
+// errors, the lazy modules' texts), fetched once the first part is in and the app has drawn with
+// it (a macrotask later), added when it arrives; a rest that could not be fetched is tried again
+// (three times, 5 s apart).
 function table(lang) {
   let p = tables.get(lang);
   if (!p) {
@@ -98,19 +100,20 @@ function table(lang) {
         if (tries > 1) return new Promise((done) => setTimeout(done, 5000)).then(() => rest(tries - 1));
         throw e;
       });
-    const more = rest(3);
     p = fetchTable(lang, '').then((first) => {
-      more
-        .then((others) => {
-          const all = compile({ ...first, ...others });
-          whole.set(lang, all);
-          // Not drawing it (yet): apply() takes the whole table when it gets there.
-          if (wanted !== lang || !observer) return;
-          [exact, templates] = all;
-          generation += 1; // texts translated with the first part only are translated again
-          translateTree(document.body);
-        })
-        .catch(() => {});
+      setTimeout(() =>
+        rest(3)
+          .then((others) => {
+            const all = compile({ ...first, ...others });
+            whole.set(lang, all);
+            // Not drawing it (yet): apply() takes the whole table when it gets there.
+            if (wanted !== lang || !observer) return;
+            [exact, templates] = all;
+            generation += 1; // texts translated with the first part only are translated again
+            translateTree(document.body);
+          })
+          .catch(() => {}),
+      );
       return compile(first);
     });
     tables.set(lang, p);
@@ -154,7 +157,13 @@ export function translate(text, tableOf = [exact, templates]) {
 function lookup(s, [map, list], depth) {
   const hit = map.get(s);
   if (hit !== undefined) return hit;
-  if (depth > 3) return null;
+  // Several lines (start-up problems, one per line): each on its own.
+  if (s.includes('\n')) {
+    const lines = s.split('\n');
+    const done = lines.map((line) => translate(line, [map, list]));
+    return done.some((t) => t !== null) ? done.map((t, i) => t ?? lines[i]).join('\n') : null;
+  }
+  if (depth > 6) return null; // an error inside an error inside a sentence…
   for (const t of list) {
     if (!t.need.every((n) => s.includes(n))) continue;
     const m = t.re.exec(s);

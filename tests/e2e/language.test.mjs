@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { useApp } from './support/app.mjs';
 import { repoRoot } from './support/env.mjs';
-import { byName, configure, sendMessage, waitIdle, waitForStatus, withApp, poll } from './support/browser.mjs';
+import { byName, configure, sendMessage, storedChat, waitIdle, waitForStatus, withApp, writeChat, poll } from './support/browser.mjs';
 
 const e2e = useApp();
 const TABLE = JSON.parse(fs.readFileSync(path.join(repoRoot, 'src', 'web', 'zh-CN.json'), 'utf8'));
@@ -26,13 +26,16 @@ const ALLOWED = new Set([
   'auto',
 ]);
 
+// Items Satori lists after "; ": each is translated on its own.
+const LISTS = new Set(['{0}; {1}']);
+
 test('the Chinese table: every template has its placeholders, every value is Chinese', () => {
   const placeholders = (s) => [...s.matchAll(/\{(\d+)\}/g)].map((m) => m[1]).sort().join();
   for (const [en, zh] of Object.entries(TABLE)) {
     assert.equal(placeholders(zh), placeholders(en), `placeholders of ${JSON.stringify(en)}`);
     const kept = (zh.match(/[A-Za-z][A-Za-z’']*/g) || []).every((w) => ALLOWED.has(w));
     assert.ok(/[\u4e00-\u9fff]/.test(zh) || kept, `${JSON.stringify(en)} has a Chinese text`);
-    if (placeholders(en)) {
+    if (placeholders(en) && !LISTS.has(en)) {
       const letters = en.replace(/\{\d+\}/g, '').replace(/[^A-Za-z]/g, '');
       assert.ok(letters.length >= 4, `${JSON.stringify(en)}: a template needs words of its own`);
     }
@@ -51,6 +54,13 @@ test('the translator: exact texts, templates (most specific first), parts transl
     'Imported {0} prompts from {1} ({2} replaced).': '已从 {1} 导入 {0} 个提示词（替换了 {2} 个）。',
     'Write {{ for a brace.': '写 {{ 表示花括号。',
     'Use `{name}` or {0} (in {1}).': '使用 `{name}` 或 {0}（在 {1} 中）。',
+    'The file was saved, but {0}.': '文件已保存，但{0}。',
+    '{0}; {1}': '{0}；{1}',
+    '{0}; they are not in the file': '{0}；它们未包含在文件中',
+    'your prompt templates could not be read ({0})': '无法读取你的提示词模板（{0}）',
+    'record is not valid: {0}': '记录无效：{0}',
+    '{0} at line {1} column {2}': '{0}（第 {1} 行第 {2} 列）',
+    'key must be a string': '键必须是字符串',
   });
   const cases = [
     ['Send', '发送'],
@@ -60,6 +70,17 @@ test('the translator: exact texts, templates (most specific first), parts transl
     ['Imported 3 prompts from team.yaml.', '已从 team.yaml 导入 3 个提示词。'],
     ['Write {{ for a brace.', '写 {{ 表示花括号。'],
     ['Use `{name}` or $1 (in a.*b).', '使用 `{name}` 或 $1（在 a.*b 中）。'],
+    // Lists: lines, and items after "; ", each on its own.
+    ['The file was saved, but it is no longer in storage; Prompts.', '文件已保存，但它已不在存储中；提示词。'],
+    ['Send; Prompts; Send', '发送；提示词；发送'],
+    ['Send\nPrompts could not be opened: it is no longer in storage\nSend\nPrompts', '发送\n无法打开提示词：它已不在存储中\n发送\n提示词'],
+    ['Send; Unknown words', '发送；Unknown words'],
+    // An error inside an error inside a sentence, five deep (what "Export all" says of
+    // unreadable templates).
+    [
+      'The file was saved, but your prompt templates could not be read (record is not valid: key must be a string at line 1 column 9); they are not in the file.',
+      '文件已保存，但无法读取你的提示词模板（记录无效：键必须是字符串（第 1 行第 9 列））；它们未包含在文件中。',
+    ],
     ['Unknown words', null],
     ['42 · 7', null],
   ];
@@ -78,6 +99,7 @@ function englishLeft(page) {
     const left = new Map();
     const check = (text, where) => {
       text = text.replace(/https?:\/\/\S+/g, ''); // addresses are addresses
+      text = text.replace(/[\w-]+(?:\.[\w-]+)+/g, ''); // and storage keys and file names are names
       for (const word of text.match(/[A-Za-z][A-Za-z0-9_’']*/g) || []) {
         // Identifiers (template variables) are names, not words.
         if (!allowed.includes(word) && !word.includes('_')) left.set(`${word} — ${text.trim().slice(0, 80)}`, where);
@@ -217,33 +239,112 @@ test('"Language" changes the interface at once, both ways, and is remembered; En
   });
 });
 
-test('the rest of the table arriving before its first part is not lost', async (t) => {
-  // Both parts are fetched at once; here the first part is held back so the rest lands first.
+/** Chat `s` (one question and its answer, as stored) with every kind of message the
+ * conversation draws after them: a second answer with reasoning and the server's usage, a pinned
+ * question, a tool call and its result, an excluded question, a stopped, a truncated and a broken
+ * reply. */
+function everyKindOfMessage(s) {
+  const question = s.messages.find((m) => m.role === 'user');
+  const msg = (id, parent, role, content, extra = {}) =>
+    ({ id, parent, role, content, status: 'complete', created_at: 1_700_000_000_000, ...extra });
+  const usage = { prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 };
+  s.messages.push(
+    msg('a1b', question.id, 'assistant', 'Another answer, **bold**.', { reasoning: 'Thinking it over.', usage }),
+    msg('u2', 'a1b', 'user', 'Look up order ORD-7.', { pinned: true }),
+    msg('ac', 'u2', 'assistant', '', { tool_calls: [{ index: 0, id: 'c1', name: 'lookup_order', arguments: '{"id":"ORD-7"}' }] }),
+    msg('t1', 'ac', 'tool', '{"status":"shipped"}', { tool_call_id: 'c1' }),
+    msg('a2', 't1', 'assistant', 'It has shipped.', { usage, finish_reason: 'length', note: 'Truncated: the reply reached the max tokens limit.' }),
+    msg('u3', 'a2', 'user', 'An aside.', { excluded: true }),
+    msg('a3', 'u3', 'assistant', 'Partial', { status: 'stopped' }),
+    msg('u4', 'a3', 'user', 'Go on.'),
+    msg('a4', 'u4', 'assistant', 'Cut off', { status: 'incomplete', note: 'the connection broke before the reply ended' }),
+  );
+  s.leaf = 'a4';
+  return s;
+}
+
+test('the first screen needs only the first part of the table; the rest comes after the first paint', async (t) => {
   await withApp(
     e2e.browser,
-    'about:blank',
+    e2e.web.url,
     t,
     async ({ page }) => {
-      await page.route(/\/lang\/zh-cn-[0-9a-f]{16}\.json$/, async (route) => {
-        await new Promise((done) => setTimeout(done, 800));
+      await page.getByRole('textbox', byName('消息')).waitFor();
+      e2e.fake.reset();
+      await configureInChinese(page);
+      await page.getByRole('textbox', byName('消息')).fill('Hello');
+      await page.getByRole('button', byName('发送')).click();
+      await waitForStatus(page.locator('article[data-role="assistant"]').last(), 'complete');
+      await writeChat(page, everyKindOfMessage(await storedChat(page)));
+      // The rest of the table is held back; the page notes when its composer is drawn.
+      let release;
+      const held = new Promise((done) => { release = done; });
+      await page.route(/\/lang\/zh-cn-more-[0-9a-f]{16}\.json$/, async (route) => {
+        await held;
         await route.continue();
       });
-      const order = [];
-      page.on('requestfinished', (r) => {
-        if (r.url().includes('/lang/')) order.push(r.url().includes('/zh-cn-more-') ? 'rest' : 'first');
+      await page.addInitScript(() => {
+        new MutationObserver((_, watching) => {
+          if (document.querySelector('textarea')) {
+            window.__drawn = performance.now();
+            watching.disconnect();
+          }
+        }).observe(document, { childList: true, subtree: true });
       });
-      await page.goto(e2e.web.url);
+      await page.reload({ waitUntil: 'load' });
       await page.getByRole('textbox', byName('消息')).waitFor();
-      await poll(async () => order.length === 2, { message: 'both parts of the table' });
-      assert.deepEqual(order, ['rest', 'first'], 'the rest came first');
-      // Texts of the dialogs module come from the rest of the table.
+      await page.getByRole('button', byName('下一个版本')).or(page.getByRole('button', byName('上一个版本'))).first().waitFor();
+      await page.locator('article[data-status="incomplete"]').waitFor();
+      assert.deepEqual(await englishLeft(page), [], 'the first screen, with the rest of the table held back');
+      // A dialog opened meanwhile gets its texts when the rest arrives.
       await page.getByRole('button', byName('设置')).first().click();
       const dialog = page.getByRole('dialog', byName('设置'));
+      await dialog.waitFor();
+      release();
       await dialog.getByRole('combobox', byName('服务商')).waitFor();
       await dialog.getByLabel('模型', { exact: true }).waitFor();
-      assert.deepEqual(await englishLeft(page), [], 'the Settings dialog');
+      await poll(async () => (await englishLeft(page)).length === 0, { message: 'the Settings dialog in Chinese' });
+      const { drawn, rest } = await page.evaluate(() => ({
+        drawn: window.__drawn,
+        rest: performance.getEntriesByType('resource').find((e) => e.name.includes('/lang/zh-cn-more-'))?.startTime,
+      }));
+      assert.ok(drawn !== undefined && rest !== undefined, 'both moments were seen');
+      assert.ok(rest > drawn, `the rest was asked for after the app drew (${rest} > ${drawn})`);
     },
     { contextOptions: { locale: 'zh-CN', serviceWorkers: 'block' }, waitReady: false },
+  );
+});
+
+test('texts Satori puts together are Chinese too: start-up problems, the warnings of "Export all"', async (t) => {
+  await withApp(
+    e2e.browser,
+    e2e.web.url,
+    t,
+    async ({ page }) => {
+      await page.getByRole('textbox', byName('消息')).waitFor();
+      // An unreadable chat list and unreadable settings: two problems in one alert.
+      await page.evaluate(() => {
+        localStorage.setItem('satori.index', '{"v":1,"sessions":[{"id": broken');
+        localStorage.setItem('satori.settings', '{broken');
+        localStorage.setItem('satori.prompts', '{"v":1, broken');
+      });
+      await page.reload({ waitUntil: 'load' });
+      const alert = page.getByRole('alert').first();
+      await alert.waitFor();
+      await poll(async () => /聊天列表|对话列表/.test(await alert.innerText()) && /设置/.test(await alert.innerText()), {
+        message: 'both problems in Chinese',
+      });
+      assert.deepEqual(await englishLeft(page), [], 'the start-up problems');
+      // "Export all" with unreadable templates: the file is saved, the warning says what is missing.
+      await alert.getByRole('button', byName('关闭')).click();
+      const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', byName('全部导出')).click()]);
+      assert.ok(await file.path());
+      const warning = page.getByRole('alert').filter({ hasText: '文件已保存' });
+      await warning.waitFor();
+      assert.match(await warning.innerText(), /它们未包含在文件中/);
+      assert.deepEqual(await englishLeft(page), [], 'the warning of Export all');
+    },
+    { contextOptions: { locale: 'zh-CN' }, waitReady: false },
   );
 });
 
