@@ -9,6 +9,7 @@ pub mod bpe;
 pub mod chat_start;
 pub mod context;
 pub mod key_binding;
+pub mod llm;
 pub mod markdown;
 pub mod packed;
 pub mod persist;

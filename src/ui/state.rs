@@ -461,7 +461,7 @@ impl AppState {
         }
         if !problems.is_empty() {
             state.alert.set(Some(Alert {
-                // One per line: shown as one paragraph, translated one by one.
+                // One per line: a paragraph each.
                 text: problems.join("\n"),
                 ..Alert::default()
             }));

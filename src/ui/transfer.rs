@@ -46,7 +46,12 @@ pub fn export_all(app: AppState) {
     leptos::task::spawn_local(async move {
         let text = match prompts_module::export_all(&json).await {
             Ok(warning) if warning.is_empty() => return,
-            Ok(warning) => format!("The file was saved, but {warning}."),
+            // A sentence (and so a paragraph of the alert) per thing left out.
+            Ok(warning) => warning
+                .lines()
+                .map(|w| format!("The file was saved, but {w}."))
+                .collect::<Vec<_>>()
+                .join("\n"),
             Err(e) => error_text::dialog_failed("Export all", &e),
         };
         app.show(Alert {

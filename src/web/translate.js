@@ -9,9 +9,9 @@
 //
 // Table: {"English": "中文"}. A key with {0}, {1}, … is a template for a text made at run time;
 // each part it captures is translated in turn (an inner error, a role name). Exact texts first,
-// then the template with the most literal characters; a text of several lines line by line (a
-// list of items after "; " has its own template, "{0}; {1}"). Numbers come formatted for the
-// language from the app (formatNumber in i18n.js, Intl).
+// then the template with the most literal characters; a text of several lines whose lines each
+// have a translation is translated line by line. Numbers come formatted for the language from the
+// app (formatNumber in i18n.js, Intl).
 
 const ATTRS = ['aria-label', 'title', 'placeholder', 'alt', 'aria-description', 'aria-roledescription', 'label'];
 const SKIP = new Set(['TEXTAREA', 'SCRIPT', 'STYLE', 'INPUT']);
@@ -140,6 +140,7 @@ export function compile(entries) {
       order,
       need: chunks.filter((c) => c.length > 0).sort((a, b) => b.length - a.length).slice(0, 1),
       weight: chunks.join('').length,
+      lines: from.includes('\n'),
     });
   }
   list.sort((a, b) => b.weight - a.weight);
@@ -157,26 +158,35 @@ export function translate(text, tableOf = [exact, templates]) {
 function lookup(s, [map, list], depth) {
   const hit = map.get(s);
   if (hit !== undefined) return hit;
-  // Several lines (start-up problems, one per line): each on its own.
-  if (s.includes('\n')) {
-    const lines = s.split('\n');
-    const done = lines.map((line) => translate(line, [map, list]));
-    return done.some((t) => t !== null) ? done.map((t, i) => t ?? lines[i]).join('\n') : null;
-  }
   if (depth > 6) return null; // an error inside an error inside a sentence…
-  for (const t of list) {
-    if (!t.need.every((n) => s.includes(n))) continue;
-    const m = t.re.exec(s);
-    if (!m) continue;
-    const parts = new Map();
-    t.order.forEach((n, i) => parts.set(n, m[i + 1]));
-    return t.to.replace(/\{(\d+)\}/g, (all, n) => {
-      const part = parts.get(Number(n));
-      if (part === undefined) return all;
-      return translatePart(part, [map, list], depth);
-    });
+  const multi = s.includes('\n');
+  // Several lines: a template written over lines first; then, when every line has a
+  // translation of its own (start-up problems, one per line), line by line; else templates
+  // whose parts span lines (a server's message of several lines inside a sentence).
+  if (multi) {
+    const whole = templates(true);
+    if (whole !== null) return whole;
+    const lines = s.split('\n').map((line) => (line.trim() ? translate(line, [map, list]) : line));
+    if (lines.every((line) => line !== null)) return lines.join('\n');
   }
-  return null;
+  return templates(false);
+
+  function templates(linesOnly) {
+    for (const t of list) {
+      if (linesOnly && !t.lines) continue;
+      if (!t.need.every((n) => s.includes(n))) continue;
+      const m = t.re.exec(s);
+      if (!m) continue;
+      const parts = new Map();
+      t.order.forEach((n, i) => parts.set(n, m[i + 1]));
+      return t.to.replace(/\{(\d+)\}/g, (all, n) => {
+        const part = parts.get(Number(n));
+        if (part === undefined) return all;
+        return translatePart(part, [map, list], depth);
+      });
+    }
+    return null;
+  }
 
   function translatePart(p, tableOf, d) {
     if (!/[A-Za-z]/.test(p)) return p;

@@ -16,6 +16,7 @@ pub fn AlertBanner() -> impl IntoView {
                 .map(|a| {
                     view! {
                         <div class="alert" role="alert">
+                            // Several problems: one per line (`white-space: pre-line`).
                             <p>{a.text.clone()}</p>
                             <div class="alert-actions">
                                 {a.settings.then(|| view! {

@@ -87,7 +87,7 @@ pub fn stored_prompts(store: &Store) -> Result<UserPrompts, String> {
 }
 
 /// Download every chat (the open one as it is on screen, `current`), the prompt templates and
-/// the settings (never the key). `Ok` carries a warning about what could not be included.
+/// the settings (never the key). `Ok` carries what could not be included, one item per line.
 pub fn export_all(current: Option<Session>) -> Result<String, String> {
     let store = Store::local();
     let mut warnings = Vec::new();
@@ -132,7 +132,7 @@ pub fn export_all(current: Option<Session>) -> Result<String, String> {
         "application/json",
         &text,
     )?;
-    Ok(warnings.join("; "))
+    Ok(warnings.join("\n"))
 }
 
 /// "Export chat": the chat on screen as Satori's JSON (complete) or Markdown (the branch shown).

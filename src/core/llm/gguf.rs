@@ -1,0 +1,366 @@
+//! Reading a GGUF file (version 2 or 3, little-endian): its metadata and where each tensor's
+//! data is. Only reads; the tensor bytes stay in the caller's buffer.
+//!
+//! Layout: magic `GGUF`, version (u32), tensor count (u64), metadata count (u64), the metadata
+//! (key string, value type u32, value), the tensor infos (name string, dimension count u32, that
+//! many u64 dimensions, type u32, offset u64 from the start of the data), padding to
+//! `general.alignment` (default 32), then the data. A string is a u64 length and UTF-8 bytes.
+//!
+//! Every error is a [`GgufError`]; no input makes the reader panic or allocate more than the
+//! input could describe.
+
+use std::collections::BTreeMap;
+
+/// What is wrong with a GGUF file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GgufError {
+    /// Not a GGUF file.
+    #[error("not a GGUF file")]
+    NotGguf,
+    /// A version this reader does not know.
+    #[error("GGUF version {0} is not supported (2 and 3 are)")]
+    Version(u32),
+    /// The file ends early or a count does not fit it.
+    #[error("the GGUF file is cut short ({0})")]
+    Truncated(&'static str),
+    /// A value type this reader does not know.
+    #[error("unknown GGUF value type {0}")]
+    ValueType(u32),
+    /// A string that is not UTF-8.
+    #[error("a GGUF string is not UTF-8")]
+    Utf8,
+    /// A metadata entry the model needs is missing or has another type.
+    #[error("the GGUF metadata has no usable `{0}`")]
+    Missing(String),
+    /// A tensor the model needs is missing, or has another shape or type.
+    #[error("tensor `{0}`: {1}")]
+    Tensor(String, String),
+}
+
+/// A metadata value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// Any unsigned integer type, widened.
+    U(u64),
+    /// Any signed integer type, widened.
+    I(i64),
+    /// f32 or f64, widened.
+    F(f64),
+    /// A boolean.
+    Bool(bool),
+    /// A string.
+    Str(String),
+    /// An array of strings (token lists, merges).
+    Strs(Vec<String>),
+    /// An array of integers (token types), widened.
+    Ints(Vec<i64>),
+    /// Any other array: its length only.
+    Other(usize),
+}
+
+/// The element types of a tensor this engine can use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DType {
+    /// 32-bit floats.
+    F32,
+    /// 16-bit floats.
+    F16,
+    /// Blocks of 32: f16 scale, f16 minimum, 16 bytes of 4-bit values.
+    Q4_1,
+    /// Blocks of 32: f16 scale, 16 bytes of 4-bit values (offset 8).
+    Q4_0,
+    /// Blocks of 32: f16 scale, 32 signed bytes.
+    Q8_0,
+}
+
+impl DType {
+    fn from_ggml(t: u32) -> Option<DType> {
+        Some(match t {
+            0 => DType::F32,
+            1 => DType::F16,
+            2 => DType::Q4_0,
+            3 => DType::Q4_1,
+            8 => DType::Q8_0,
+            _ => return None,
+        })
+    }
+
+    /// Bytes taken by `n` elements (`n` a multiple of the block size for quantized types).
+    pub fn bytes(self, n: usize) -> Option<usize> {
+        match self {
+            DType::F32 => n.checked_mul(4),
+            DType::F16 => n.checked_mul(2),
+            DType::Q4_0 => n.is_multiple_of(32).then_some(n / 32 * 18),
+            DType::Q4_1 => n.is_multiple_of(32).then_some(n / 32 * 20),
+            DType::Q8_0 => n.is_multiple_of(32).then_some(n / 32 * 34),
+        }
+    }
+}
+
+/// Where a tensor is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorInfo {
+    /// Dimensions, innermost first (GGUF order: `[columns, rows]` for a matrix).
+    pub dims: Vec<u64>,
+    /// The element type, or the GGML type number when it is one this engine cannot use.
+    pub dtype: Result<DType, u32>,
+    /// Byte range in the file.
+    pub start: usize,
+    /// Bytes.
+    pub len: usize,
+}
+
+/// A read GGUF file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gguf {
+    /// Metadata by key.
+    pub meta: BTreeMap<String, Value>,
+    /// Tensors by name.
+    pub tensors: BTreeMap<String, TensorInfo>,
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], GgufError> {
+        let end = self.pos.checked_add(n).ok_or(GgufError::Truncated(what))?;
+        let s = self
+            .data
+            .get(self.pos..end)
+            .ok_or(GgufError::Truncated(what))?;
+        self.pos = end;
+        Ok(s)
+    }
+    fn u32(&mut self, what: &'static str) -> Result<u32, GgufError> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64(&mut self, what: &'static str) -> Result<u64, GgufError> {
+        let b = self.take(8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+    /// A count of items each at least `min` bytes long: never more than the rest could hold.
+    fn count(&mut self, min: usize, what: &'static str) -> Result<usize, GgufError> {
+        let n = self.u64(what)?;
+        let left = (self.data.len() - self.pos) / min.max(1);
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= left)
+            .ok_or(GgufError::Truncated(what))
+    }
+    fn string(&mut self, what: &'static str) -> Result<String, GgufError> {
+        let n = self.count(1, what)?;
+        let b = self.take(n, what)?;
+        String::from_utf8(b.to_vec()).map_err(|_| GgufError::Utf8)
+    }
+    fn value(&mut self, t: u32) -> Result<Value, GgufError> {
+        const W: &str = "a metadata value";
+        Ok(match t {
+            0 => Value::U(u64::from(self.take(1, W)?[0])),
+            1 => Value::I(i64::from(self.take(1, W)?[0] as i8)),
+            2 => {
+                let b = self.take(2, W)?;
+                Value::U(u64::from(u16::from_le_bytes([b[0], b[1]])))
+            }
+            3 => {
+                let b = self.take(2, W)?;
+                Value::I(i64::from(i16::from_le_bytes([b[0], b[1]])))
+            }
+            4 => Value::U(u64::from(self.u32(W)?)),
+            5 => Value::I(i64::from(self.u32(W)? as i32)),
+            6 => Value::F(f64::from(f32::from_bits(self.u32(W)?))),
+            7 => Value::Bool(self.take(1, W)?[0] != 0),
+            8 => Value::Str(self.string(W)?),
+            9 => {
+                let inner = self.u32(W)?;
+                match inner {
+                    8 => {
+                        let n = self.count(8, W)?;
+                        let mut v = Vec::with_capacity(n);
+                        for _ in 0..n {
+                            v.push(self.string(W)?);
+                        }
+                        Value::Strs(v)
+                    }
+                    0..=7 | 10..=12 => {
+                        let size = match inner {
+                            0 | 1 | 7 => 1,
+                            2 | 3 => 2,
+                            4..=6 => 4,
+                            _ => 8,
+                        };
+                        let n = self.count(size, W)?;
+                        let mut ints =
+                            Vec::with_capacity(if inner == 6 || inner == 12 { 0 } else { n });
+                        for _ in 0..n {
+                            match self.value(inner)? {
+                                Value::U(u) => ints.push(i64::try_from(u).unwrap_or(i64::MAX)),
+                                Value::I(i) => ints.push(i),
+                                Value::Bool(b) => ints.push(i64::from(b)),
+                                _ => {}
+                            }
+                        }
+                        if inner == 6 || inner == 12 {
+                            Value::Other(n)
+                        } else {
+                            Value::Ints(ints)
+                        }
+                    }
+                    other => return Err(GgufError::ValueType(other)),
+                }
+            }
+            10 => Value::U(self.u64(W)?),
+            11 => Value::I(self.u64(W)? as i64),
+            12 => Value::F(f64::from_bits(self.u64(W)?)),
+            other => return Err(GgufError::ValueType(other)),
+        })
+    }
+}
+
+/// Reads the header of `data`, a whole GGUF file (or at least its header and every tensor's
+/// data, which is checked to be inside `data`).
+pub fn read(data: &[u8]) -> Result<Gguf, GgufError> {
+    let mut r = Reader { data, pos: 0 };
+    if r.take(4, "magic").map_err(|_| GgufError::NotGguf)? != b"GGUF" {
+        return Err(GgufError::NotGguf);
+    }
+    let version = r.u32("version")?;
+    if !(2..=3).contains(&version) {
+        return Err(GgufError::Version(version));
+    }
+    let n_tensors = r.count(24, "tensor count")?;
+    let n_meta = r.count(12, "metadata count")?;
+    let mut meta = BTreeMap::new();
+    for _ in 0..n_meta {
+        let key = r.string("a metadata key")?;
+        let t = r.u32("a metadata type")?;
+        let v = r.value(t)?;
+        meta.insert(key, v);
+    }
+    let mut infos = Vec::with_capacity(n_tensors);
+    for _ in 0..n_tensors {
+        let name = r.string("a tensor name")?;
+        let n_dims = r.u32("a tensor's dimensions")? as usize;
+        if n_dims > 4 {
+            return Err(GgufError::Tensor(name, format!("{n_dims} dimensions")));
+        }
+        let mut dims = Vec::with_capacity(n_dims);
+        for _ in 0..n_dims {
+            dims.push(r.u64("a tensor dimension")?);
+        }
+        let t = r.u32("a tensor type")?;
+        let offset = r.u64("a tensor offset")?;
+        infos.push((name, dims, t, offset));
+    }
+    let align = match meta.get("general.alignment") {
+        Some(Value::U(a)) if *a > 0 && a.is_power_of_two() && *a <= 4096 => *a as usize,
+        None => 32,
+        _ => return Err(GgufError::Missing("general.alignment".into())),
+    };
+    let base = r.pos.div_ceil(align) * align;
+    let mut tensors = BTreeMap::new();
+    for (name, dims, t, offset) in infos {
+        let n = dims
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| GgufError::Tensor(name.clone(), "too large".into()))?;
+        let dtype = DType::from_ggml(t).ok_or(t);
+        let len = match dtype {
+            Ok(d) => d
+                .bytes(n)
+                .ok_or_else(|| GgufError::Tensor(name.clone(), "not whole blocks".into()))?,
+            Err(_) => 0,
+        };
+        let start = usize::try_from(offset)
+            .ok()
+            .and_then(|o| base.checked_add(o))
+            .filter(|s| s.checked_add(len).is_some_and(|e| e <= data.len()))
+            .ok_or_else(|| {
+                GgufError::Tensor(name.clone(), "its data is outside the file".into())
+            })?;
+        tensors.insert(
+            name,
+            TensorInfo {
+                dims,
+                dtype,
+                start,
+                len,
+            },
+        );
+    }
+    Ok(Gguf { meta, tensors })
+}
+
+impl Gguf {
+    /// An unsigned integer entry.
+    pub fn u(&self, key: &str) -> Result<u64, GgufError> {
+        match self.meta.get(key) {
+            Some(Value::U(u)) => Ok(*u),
+            Some(Value::I(i)) if *i >= 0 => Ok(*i as u64),
+            _ => Err(GgufError::Missing(key.into())),
+        }
+    }
+    /// A float entry.
+    pub fn f(&self, key: &str) -> Result<f64, GgufError> {
+        match self.meta.get(key) {
+            Some(Value::F(f)) => Ok(*f),
+            _ => Err(GgufError::Missing(key.into())),
+        }
+    }
+    /// A string entry.
+    pub fn s(&self, key: &str) -> Result<&str, GgufError> {
+        match self.meta.get(key) {
+            Some(Value::Str(s)) => Ok(s),
+            _ => Err(GgufError::Missing(key.into())),
+        }
+    }
+    /// A string-array entry.
+    pub fn strs(&self, key: &str) -> Result<&[String], GgufError> {
+        match self.meta.get(key) {
+            Some(Value::Strs(s)) => Ok(s),
+            _ => Err(GgufError::Missing(key.into())),
+        }
+    }
+    /// An integer-array entry.
+    pub fn ints(&self, key: &str) -> Result<&[i64], GgufError> {
+        match self.meta.get(key) {
+            Some(Value::Ints(s)) => Ok(s),
+            _ => Err(GgufError::Missing(key.into())),
+        }
+    }
+    /// Tensor `name` with `dims` (innermost first) and one of `types`.
+    pub fn tensor(
+        &self,
+        name: &str,
+        dims: &[u64],
+        types: &[DType],
+    ) -> Result<&TensorInfo, GgufError> {
+        let t = self
+            .tensors
+            .get(name)
+            .ok_or_else(|| GgufError::Tensor(name.into(), "missing".into()))?;
+        if t.dims != dims {
+            return Err(GgufError::Tensor(
+                name.into(),
+                format!("shape {:?}, expected {:?}", t.dims, dims),
+            ));
+        }
+        match t.dtype {
+            Ok(d) if types.contains(&d) => Ok(t),
+            Ok(d) => Err(GgufError::Tensor(
+                name.into(),
+                format!("type {d:?} is not supported here"),
+            )),
+            Err(n) => Err(GgufError::Tensor(
+                name.into(),
+                format!("GGML type {n} is not supported"),
+            )),
+        }
+    }
+}

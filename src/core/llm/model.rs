@@ -1,0 +1,352 @@
+//! The Llama forward pass (SmolLM2's architecture) over a GGUF file's weights: `Q4_1` or `Q8_0`
+//! matrices, f32 norms, the embedding table (`Q8_0`) tied to the output. One token at a time,
+//! with a key/value cache (f16, as llama.cpp keeps it) so each new token reads the history once.
+//!
+//! Per layer: RMS norm → Q, K, V → RoPE (llama's "normal" rotation of adjacent pairs) → causal
+//! attention, grouped (several query heads share a key/value head) → output projection →
+//! residual; RMS norm → SwiGLU feed-forward → residual. Then the final norm and the logits.
+
+use super::gguf::{DType, Gguf, GgufError, TensorInfo};
+use super::quant::{self, Q8};
+use half::f16;
+
+/// The model's shape, from the GGUF metadata.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Config {
+    /// Width of the residual stream.
+    pub n_embd: usize,
+    /// Query heads.
+    pub n_head: usize,
+    /// Key/value heads.
+    pub n_head_kv: usize,
+    /// Width of a head.
+    pub head_dim: usize,
+    /// Width of the feed-forward layer.
+    pub n_ff: usize,
+    /// Layers.
+    pub n_layer: usize,
+    /// Tokens in the vocabulary.
+    pub vocab: usize,
+    /// RoPE base frequency.
+    pub rope_base: f32,
+    /// RMS norm epsilon.
+    pub eps: f32,
+    /// The longest context the model was trained for.
+    pub train_ctx: usize,
+}
+
+/// A matrix: where its rows are and how they are stored.
+#[derive(Debug, Clone, Copy)]
+struct Mat {
+    start: usize,
+    rows: usize,
+    row_bytes: usize,
+    dtype: DType,
+}
+
+impl Mat {
+    fn of(t: &TensorInfo) -> Result<Mat, GgufError> {
+        let cols = t.dims[0] as usize;
+        let rows = t.dims.get(1).copied().unwrap_or(1) as usize;
+        let dtype = t
+            .dtype
+            .map_err(|n| GgufError::Tensor("?".into(), format!("type {n}")))?;
+        let row_bytes = dtype
+            .bytes(cols)
+            .ok_or_else(|| GgufError::Tensor("?".into(), "rows not whole blocks".into()))?;
+        Ok(Mat {
+            start: t.start,
+            rows,
+            row_bytes,
+            dtype,
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Layer {
+    attn_norm: Vec<f32>,
+    ffn_norm: Vec<f32>,
+    q: Mat,
+    k: Mat,
+    v: Mat,
+    o: Mat,
+    gate: Mat,
+    up: Mat,
+    down: Mat,
+}
+
+/// A loaded model: the file's bytes and where everything is in them.
+pub struct Model {
+    /// The shape.
+    pub cfg: Config,
+    data: Vec<u8>,
+    embd: Mat,
+    out_norm: Vec<f32>,
+    layers: Vec<Layer>,
+}
+
+/// One conversation's running state: the key/value cache and scratch space.
+pub struct State {
+    /// Tokens in the cache.
+    pub pos: usize,
+    ctx: usize,
+    k: Vec<f16>,
+    v: Vec<f16>,
+    x: Vec<f32>,
+    xb: Vec<f32>,
+    q: Vec<f32>,
+    kv: Vec<f32>,
+    att: Vec<f32>,
+    hb: Vec<f32>,
+    hb2: Vec<f32>,
+    xq: Q8,
+    /// The logits of the last token.
+    pub logits: Vec<f32>,
+}
+
+fn usize_of(g: &Gguf, key: &str) -> Result<usize, GgufError> {
+    usize::try_from(g.u(key)?).map_err(|_| GgufError::Missing(key.into()))
+}
+
+impl Model {
+    /// Reads the model from `data`, a whole GGUF file of a `llama` model with `Q4_1`/`Q8_0`/`F32`
+    /// tensors.
+    pub fn load(data: Vec<u8>) -> Result<Model, GgufError> {
+        let g = super::gguf::read(&data)?;
+        if g.s("general.architecture")? != "llama" {
+            return Err(GgufError::Missing("general.architecture = llama".into()));
+        }
+        let n_embd = usize_of(&g, "llama.embedding_length")?;
+        let n_head = usize_of(&g, "llama.attention.head_count")?;
+        let n_head_kv = usize_of(&g, "llama.attention.head_count_kv")?;
+        let n_ff = usize_of(&g, "llama.feed_forward_length")?;
+        let n_layer = usize_of(&g, "llama.block_count")?;
+        let vocab = g.strs("tokenizer.ggml.tokens")?.len();
+        if n_head == 0
+            || n_head_kv == 0
+            || !n_embd.is_multiple_of(n_head)
+            || !n_head.is_multiple_of(n_head_kv)
+        {
+            return Err(GgufError::Missing("llama.attention.head_count".into()));
+        }
+        let head_dim = n_embd / n_head;
+        let cfg = Config {
+            n_embd,
+            n_head,
+            n_head_kv,
+            head_dim,
+            n_ff,
+            n_layer,
+            vocab,
+            rope_base: g.f("llama.rope.freq_base").unwrap_or(10_000.0) as f32,
+            eps: g.f("llama.attention.layer_norm_rms_epsilon")? as f32,
+            train_ctx: usize_of(&g, "llama.context_length")?,
+        };
+        let (e, kv) = (n_embd as u64, (n_head_kv * head_dim) as u64);
+        let mats = [DType::Q4_1, DType::Q4_0, DType::Q8_0];
+        let norm = |name: &str| -> Result<Vec<f32>, GgufError> {
+            let t = g.tensor(name, &[e], &[DType::F32])?;
+            Ok(quant::f32s(&data[t.start..t.start + t.len]))
+        };
+        let mat = |name: &str, cols: u64, rows: u64| -> Result<Mat, GgufError> {
+            let t = g.tensor(name, &[cols, rows], &mats)?;
+            Mat::of(t).map_err(|e| match e {
+                GgufError::Tensor(_, why) => GgufError::Tensor(name.into(), why),
+                other => other,
+            })
+        };
+        let mut layers = Vec::with_capacity(n_layer);
+        for i in 0..n_layer {
+            let p = |s: &str| format!("blk.{i}.{s}");
+            layers.push(Layer {
+                attn_norm: norm(&p("attn_norm.weight"))?,
+                ffn_norm: norm(&p("ffn_norm.weight"))?,
+                q: mat(&p("attn_q.weight"), e, e)?,
+                k: mat(&p("attn_k.weight"), e, kv)?,
+                v: mat(&p("attn_v.weight"), e, kv)?,
+                o: mat(&p("attn_output.weight"), e, e)?,
+                gate: mat(&p("ffn_gate.weight"), e, n_ff as u64)?,
+                up: mat(&p("ffn_up.weight"), e, n_ff as u64)?,
+                down: mat(&p("ffn_down.weight"), n_ff as u64, e)?,
+            });
+        }
+        let embd_t = g.tensor("token_embd.weight", &[e, vocab as u64], &[DType::Q8_0])?;
+        let embd = Mat::of(embd_t)?;
+        if g.tensors.contains_key("output.weight") {
+            return Err(GgufError::Tensor(
+                "output.weight".into(),
+                "a separate output matrix is not supported (tied embeddings only)".into(),
+            ));
+        }
+        let out_norm = norm("output_norm.weight")?;
+        Ok(Model {
+            cfg,
+            data,
+            embd,
+            out_norm,
+            layers,
+        })
+    }
+
+    /// A fresh state for up to `ctx` tokens.
+    pub fn state(&self, ctx: usize) -> State {
+        let c = &self.cfg;
+        let kv = c.n_layer * ctx * c.n_head_kv * c.head_dim;
+        State {
+            pos: 0,
+            ctx,
+            k: vec![f16::ZERO; kv],
+            v: vec![f16::ZERO; kv],
+            x: vec![0.0; c.n_embd],
+            xb: vec![0.0; c.n_embd],
+            q: vec![0.0; c.n_embd],
+            kv: vec![0.0; c.n_head_kv * c.head_dim],
+            att: vec![0.0; ctx],
+            hb: vec![0.0; c.n_ff],
+            hb2: vec![0.0; c.n_ff],
+            xq: Q8::default(),
+            logits: vec![0.0; c.vocab],
+        }
+    }
+
+    /// `out = m · x` (`x` already quantized the way `m`'s type wants).
+    fn matvec(&self, m: &Mat, xq: &Q8, out: &mut [f32]) {
+        for (r, o) in out.iter_mut().enumerate().take(m.rows) {
+            let row = &self.data[m.start + r * m.row_bytes..m.start + (r + 1) * m.row_bytes];
+            *o = match m.dtype {
+                DType::Q4_1 => quant::dot_q4_1(row, xq),
+                DType::Q8_0 => quant::dot_q8_0(row, xq),
+                _ => unreachable!("checked at load"),
+            };
+        }
+    }
+
+    /// Feeds `token` at the state's position; the logits of the next token are then in
+    /// `state.logits`. Returns false (and changes nothing) when the state is full or the token
+    /// is not in the vocabulary.
+    pub fn step(&self, s: &mut State, token: u32) -> bool {
+        let c = self.cfg;
+        let token = token as usize;
+        if s.pos >= s.ctx || token >= c.vocab {
+            return false;
+        }
+        let pos = s.pos;
+        let kvw = c.n_head_kv * c.head_dim;
+        let group = c.n_head / c.n_head_kv;
+        let scale = 1.0 / (c.head_dim as f32).sqrt();
+        quant::row_q8_0(&self.data[self.embd.start..], c.n_embd, token, &mut s.x);
+        for (l, layer) in self.layers.iter().enumerate() {
+            rms_norm(&s.x, &layer.attn_norm, c.eps, &mut s.xb);
+            s.xq.quantize(&s.xb);
+            self.matvec(&layer.q, &s.xq, &mut s.q);
+            rope(&mut s.q, c.head_dim, pos, c.rope_base);
+            let base = (l * s.ctx + pos) * kvw;
+            self.matvec(&layer.k, &s.xq, &mut s.kv);
+            rope(&mut s.kv, c.head_dim, pos, c.rope_base);
+            for (d, v) in s.k[base..base + kvw].iter_mut().zip(&s.kv) {
+                *d = f16::from_f32(*v);
+            }
+            self.matvec(&layer.v, &s.xq, &mut s.kv);
+            for (d, v) in s.v[base..base + kvw].iter_mut().zip(&s.kv) {
+                *d = f16::from_f32(*v);
+            }
+            // Attention, head by head, over positions 0..=pos.
+            let layer_base = l * s.ctx * kvw;
+            for hq in 0..c.n_head {
+                let hk = hq / group;
+                // The query meets the f16 keys as f16 (llama.cpp converts it for the product).
+                let q: Vec<f32> = s.q[hq * c.head_dim..(hq + 1) * c.head_dim]
+                    .iter()
+                    .map(|v| f16::from_f32(*v).to_f32())
+                    .collect();
+                let att = &mut s.att[..=pos];
+                let mut max = f32::NEG_INFINITY;
+                for (t, a) in att.iter_mut().enumerate() {
+                    let k0 = layer_base + t * kvw + hk * c.head_dim;
+                    let k = &s.k[k0..k0 + c.head_dim];
+                    let dot: f32 = q.iter().zip(k).map(|(a, b)| a * b.to_f32()).sum();
+                    *a = dot * scale;
+                    max = max.max(*a);
+                }
+                let mut sum = 0f64;
+                for a in att.iter_mut() {
+                    *a = (*a - max).exp();
+                    sum += f64::from(*a);
+                }
+                let inv = (1.0 / sum) as f32;
+                let out = &mut s.xb[hq * c.head_dim..(hq + 1) * c.head_dim];
+                out.fill(0.0);
+                for (t, a) in att.iter().enumerate() {
+                    // The weights meet the f16 values as f16.
+                    let p = f16::from_f32(a * inv).to_f32();
+                    let v0 = layer_base + t * kvw + hk * c.head_dim;
+                    for (o, v) in out.iter_mut().zip(&s.v[v0..v0 + c.head_dim]) {
+                        *o += p * v.to_f32();
+                    }
+                }
+            }
+            s.xq.quantize(&s.xb);
+            self.matvec(&layer.o, &s.xq, &mut s.q);
+            for (x, d) in s.x.iter_mut().zip(&s.q) {
+                *x += d;
+            }
+            // Feed-forward.
+            rms_norm(&s.x, &layer.ffn_norm, c.eps, &mut s.xb);
+            s.xq.quantize(&s.xb);
+            self.matvec(&layer.gate, &s.xq, &mut s.hb);
+            self.matvec(&layer.up, &s.xq, &mut s.hb2);
+            for (g, u) in s.hb.iter_mut().zip(&s.hb2) {
+                *g = *g / (1.0 + (-*g).exp()) * u;
+            }
+            s.xq.quantize(&s.hb);
+            self.matvec(&layer.down, &s.xq, &mut s.q);
+            for (x, d) in s.x.iter_mut().zip(&s.q) {
+                *x += d;
+            }
+        }
+        rms_norm(&s.x, &self.out_norm, c.eps, &mut s.xb);
+        s.xq.quantize(&s.xb);
+        let embd = self.embd;
+        self.matvec(&embd, &s.xq, &mut s.logits);
+        s.pos += 1;
+        true
+    }
+}
+
+/// `out = x / rms(x) · w` (the mean of squares summed in f64, as ggml does).
+fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
+    let sum: f64 = x.iter().map(|v| f64::from(v * v)).sum();
+    let mean = (sum / x.len() as f64) as f32;
+    let scale = 1.0 / (mean + eps).sqrt();
+    for ((o, v), w) in out.iter_mut().zip(x).zip(w) {
+        *o = v * scale * w;
+    }
+}
+
+/// Llama's rotation: in each head, pair `(2i, 2i+1)` turns by `pos · base^(-2i/head_dim)`, the
+/// angle stepped by repeated multiplication as ggml does.
+fn rope(x: &mut [f32], head_dim: usize, pos: usize, base: f32) {
+    let step = base.powf(-2.0 / head_dim as f32);
+    for head in x.chunks_exact_mut(head_dim) {
+        let mut theta = pos as f32;
+        for pair in head.chunks_exact_mut(2) {
+            let (sin, cos) = theta.sin_cos();
+            let (a, b) = (pair[0], pair[1]);
+            pair[0] = a * cos - b * sin;
+            pair[1] = a * sin + b * cos;
+            theta *= step;
+        }
+    }
+}
+
+/// The most likely next token.
+pub fn argmax(logits: &[f32]) -> u32 {
+    let mut best = 0;
+    for (i, v) in logits.iter().enumerate() {
+        if *v > logits[best] {
+            best = i;
+        }
+    }
+    best as u32
+}
