@@ -91,8 +91,10 @@ pub struct State {
     /// Tokens in the cache.
     pub pos: usize,
     ctx: usize,
-    k: Vec<f16>,
-    v: Vec<f16>,
+    // Keys and values rounded through f16 as llama.cpp keeps them, held as f32 (reading f16 is a
+    // slow software conversion in wasm).
+    k: Vec<f32>,
+    v: Vec<f32>,
     x: Vec<f32>,
     xb: Vec<f32>,
     q: Vec<f32>,
@@ -196,8 +198,8 @@ impl Model {
         State {
             pos: 0,
             ctx,
-            k: vec![f16::ZERO; kv],
-            v: vec![f16::ZERO; kv],
+            k: vec![0.0; kv],
+            v: vec![0.0; kv],
             x: vec![0.0; c.n_embd],
             xb: vec![0.0; c.n_embd],
             q: vec![0.0; c.n_embd],
@@ -245,11 +247,11 @@ impl Model {
             self.matvec(&layer.k, &s.xq, &mut s.kv);
             rope(&mut s.kv, c.head_dim, pos, c.rope_base);
             for (d, v) in s.k[base..base + kvw].iter_mut().zip(&s.kv) {
-                *d = f16::from_f32(*v);
+                *d = f16::from_f32(*v).to_f32();
             }
             self.matvec(&layer.v, &s.xq, &mut s.kv);
             for (d, v) in s.v[base..base + kvw].iter_mut().zip(&s.kv) {
-                *d = f16::from_f32(*v);
+                *d = f16::from_f32(*v).to_f32();
             }
             // Attention, head by head, over positions 0..=pos.
             let layer_base = l * s.ctx * kvw;
@@ -265,7 +267,7 @@ impl Model {
                 for (t, a) in att.iter_mut().enumerate() {
                     let k0 = layer_base + t * kvw + hk * c.head_dim;
                     let k = &s.k[k0..k0 + c.head_dim];
-                    let dot: f32 = q.iter().zip(k).map(|(a, b)| a * b.to_f32()).sum();
+                    let dot: f32 = q.iter().zip(k).map(|(a, b)| a * b).sum();
                     *a = dot * scale;
                     max = max.max(*a);
                 }
@@ -282,7 +284,7 @@ impl Model {
                     let p = f16::from_f32(a * inv).to_f32();
                     let v0 = layer_base + t * kvw + hk * c.head_dim;
                     for (o, v) in out.iter_mut().zip(&s.v[v0..v0 + c.head_dim]) {
-                        *o += p * v.to_f32();
+                        *o += p * v;
                     }
                 }
             }
