@@ -19,6 +19,8 @@ step "native tests"
 # The exact tokenizer's tests read the token tables the build makes from npm's js-tiktoken.
 node scripts/bpe-tables.mjs "$ROOT/target/bpe"
 cargo test
+step "the in-browser model against llama.cpp's greedy answers (release: a forward pass per token)"
+cargo test --release --test llm
 
 step "browser tests of the adapters (wasm-bindgen-test, headless Chromium)"
 SERVER_LOG="$(mktemp)"

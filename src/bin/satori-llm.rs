@@ -16,6 +16,9 @@ fn now() -> f64 {
 /// timings as JSON (ms; tokens/s) and the answer's text.
 #[wasm_bindgen]
 pub fn bench(bytes: Vec<u8>, question: &str, decode: u32, deep: u32) -> Result<String, String> {
+    if decode == 0 || decode > 1024 {
+        return Err("decode between 1 and 1024 tokens".into());
+    }
     let t0 = now();
     let tok = Tokenizer::load(&gguf::read(&bytes).map_err(|e| e.to_string())?)
         .map_err(|e| e.to_string())?;
@@ -32,25 +35,28 @@ pub fn bench(bytes: Vec<u8>, question: &str, decode: u32, deep: u32) -> Result<S
         let next = argmax(&s.logits);
         answer.push(next);
         if !model.step(&mut s, next) {
-            break;
+            return Err("the context is full".into());
         }
     }
     let t3 = now();
-    // A long context: the same text again until `deep` tokens, then decode there.
+    // A long context: the same text again until `deep` tokens (room left for the decoding),
+    // then decode there.
     let filler = tok.encode(" The quick brown fox jumps over the lazy dog.");
-    while s.pos < deep as usize {
+    let deep = (deep as usize).min(2048 - decode as usize).max(s.pos);
+    let from = s.pos;
+    'fill: while s.pos < deep {
         for &t in &filler {
-            if s.pos >= deep as usize {
-                break;
+            if s.pos >= deep || !model.step(&mut s, t) {
+                break 'fill;
             }
-            model.step(&mut s, t);
         }
     }
+    let filled = s.pos - from;
     let t4 = now();
     for _ in 0..decode {
         let next = argmax(&s.logits);
         if !model.step(&mut s, next) {
-            break;
+            return Err("the context is full".into());
         }
     }
     let t5 = now();
@@ -61,7 +67,7 @@ pub fn bench(bytes: Vec<u8>, question: &str, decode: u32, deep: u32) -> Result<S
         "prefill_tok_s": per_s(prompt.len() as f64, t2 - t1),
         "first_token_ms": t2 - t1,
         "decode_tok_s": per_s(f64::from(decode), t3 - t2),
-        "deep_fill_tok_s": per_s((deep as f64) - (prompt.len() + decode as usize) as f64, t4 - t3),
+        "deep_fill_tok_s": per_s(filled as f64, t4 - t3),
         "deep_decode_tok_s": per_s(f64::from(decode), t5 - t4),
         "answer": String::from_utf8_lossy(&tok.decode(&answer)),
     })

@@ -90,9 +90,18 @@ impl DType {
         match self {
             DType::F32 => n.checked_mul(4),
             DType::F16 => n.checked_mul(2),
-            DType::Q4_0 => n.is_multiple_of(32).then_some(n / 32 * 18),
-            DType::Q4_1 => n.is_multiple_of(32).then_some(n / 32 * 20),
-            DType::Q8_0 => n.is_multiple_of(32).then_some(n / 32 * 34),
+            DType::Q4_0 => n
+                .is_multiple_of(32)
+                .then(|| (n / 32).checked_mul(18))
+                .flatten(),
+            DType::Q4_1 => n
+                .is_multiple_of(32)
+                .then(|| (n / 32).checked_mul(20))
+                .flatten(),
+            DType::Q8_0 => n
+                .is_multiple_of(32)
+                .then(|| (n / 32).checked_mul(34))
+                .flatten(),
         }
     }
 }
@@ -195,20 +204,21 @@ impl<'a> Reader<'a> {
                             _ => 8,
                         };
                         let n = self.count(size, W)?;
-                        let mut ints =
-                            Vec::with_capacity(if inner == 6 || inner == 12 { 0 } else { n });
+                        // 32-bit integers (token types) are kept, widened (at most twice their
+                        // size in the file); any other array only by its length.
+                        let keep = matches!(inner, 4 | 5);
+                        let mut ints = Vec::with_capacity(if keep { n } else { 0 });
                         for _ in 0..n {
                             match self.value(inner)? {
-                                Value::U(u) => ints.push(i64::try_from(u).unwrap_or(i64::MAX)),
-                                Value::I(i) => ints.push(i),
-                                Value::Bool(b) => ints.push(i64::from(b)),
+                                Value::U(u) if keep => ints.push(u as i64),
+                                Value::I(i) if keep => ints.push(i),
                                 _ => {}
                             }
                         }
-                        if inner == 6 || inner == 12 {
-                            Value::Other(n)
-                        } else {
+                        if keep {
                             Value::Ints(ints)
+                        } else {
+                            Value::Other(n)
                         }
                     }
                     other => return Err(GgufError::ValueType(other)),

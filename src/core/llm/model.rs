@@ -1,6 +1,7 @@
 //! The Llama forward pass (SmolLM2's architecture) over a GGUF file's weights: `Q4_1` or `Q8_0`
 //! matrices, f32 norms, the embedding table (`Q8_0`) tied to the output. One token at a time,
-//! with a key/value cache (f16, as llama.cpp keeps it) so each new token reads the history once.
+//! with a key/value cache (values rounded through f16 as llama.cpp keeps them, held as f32) so
+//! each new token reads the history once.
 //!
 //! Per layer: RMS norm → Q, K, V → RoPE (llama's "normal" rotation of adjacent pairs) → causal
 //! attention, grouped (several query heads share a key/value head) → output projection →
@@ -133,6 +134,19 @@ impl Model {
             return Err(GgufError::Missing("llama.attention.head_count".into()));
         }
         let head_dim = n_embd / n_head;
+        // Heads rotate in pairs; the rotation covers the whole head.
+        if head_dim == 0
+            || !head_dim.is_multiple_of(2)
+            || g.u("llama.rope.dimension_count")
+                .is_ok_and(|d| d != head_dim as u64)
+        {
+            return Err(GgufError::Missing("llama.rope.dimension_count".into()));
+        }
+        // Nine tensors per layer: a count the file cannot hold is refused before anything is
+        // allocated for it.
+        if n_layer == 0 || n_layer > g.tensors.len() / 9 {
+            return Err(GgufError::Missing("llama.block_count".into()));
+        }
         let cfg = Config {
             n_embd,
             n_head,
@@ -146,7 +160,7 @@ impl Model {
             train_ctx: usize_of(&g, "llama.context_length")?,
         };
         let (e, kv) = (n_embd as u64, (n_head_kv * head_dim) as u64);
-        let mats = [DType::Q4_1, DType::Q4_0, DType::Q8_0];
+        let mats = [DType::Q4_1, DType::Q8_0];
         let norm = |name: &str| -> Result<Vec<f32>, GgufError> {
             let t = g.tensor(name, &[e], &[DType::F32])?;
             Ok(quant::f32s(&data[t.start..t.start + t.len]))
