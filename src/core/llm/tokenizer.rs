@@ -29,7 +29,6 @@ pub struct Tokenizer {
     char_byte: HashMap<char, u8>,
 }
 
-const NORMAL: i64 = 1;
 const UNKNOWN: i64 = 2;
 const CONTROL: i64 = 3;
 const USER_DEFINED: i64 = 4;
@@ -81,7 +80,6 @@ impl Tokenizer {
             .enumerate()
             .map(|(b, &c)| (c, b as u8))
             .collect();
-        let _ = NORMAL;
         Ok(Tokenizer {
             tokens,
             ids,
