@@ -9,8 +9,10 @@
 
 use std::path::PathBuf;
 
+use satori::core::llm::engine::{Engine, Finish, Step};
 use satori::core::llm::gguf;
-use satori::core::llm::model::{argmax, Model};
+use satori::core::llm::model::Model;
+use satori::core::llm::sample::Sampling;
 use satori::core::llm::tokenizer::{chat_prompt, Tokenizer};
 use serde_json::Value;
 
@@ -71,36 +73,61 @@ fn the_chat_template_is_smollm2s() {
     );
 }
 
-/// The greedy answers of the recorded chats, from index `from` on.
+/// Greedy and with no repetition penalty, as the fixtures were recorded.
+const GREEDY: Sampling = Sampling {
+    temperature: 0.0,
+    top_k: 40,
+    top_p: 0.95,
+    min_p: 0.05,
+    repeat_penalty: 1.0,
+    repeat_last: 64,
+};
+
+/// Runs the answer under way to its end: its text and why it ended.
+fn answer(engine: &mut Engine) -> (String, Finish) {
+    let mut text = String::new();
+    loop {
+        match engine.step() {
+            Step::Reading(..) => {}
+            Step::Text(t) => text.push_str(&t),
+            Step::Done(why, rest) => {
+                text.push_str(&rest);
+                return (text, why);
+            }
+            Step::Idle => panic!("no answer under way"),
+        }
+    }
+}
+
+fn messages_of(case: &Value) -> Vec<(&str, &str)> {
+    case["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+        .collect()
+}
+
+/// The greedy answers of the recorded chats, from index `from` on, by one engine (so each chat
+/// after the first reuses the cache of the system prompt they share).
 fn greedy_answers_equal_llama_cpp_from(from: usize) {
-    let data = model_bytes();
-    let tok = Tokenizer::load(&gguf::read(&data).unwrap()).unwrap();
-    let model = Model::load(data).unwrap();
+    let mut engine = Engine::load(model_bytes(), 512).unwrap();
     let cases = cases();
     let mut wrong = Vec::new();
-    for case in cases["greedy"].as_array().unwrap().iter().skip(from) {
-        let messages: Vec<(&str, &str)> = case["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-            .collect();
-        let prompt = tok.encode(&chat_prompt(&messages));
-        let mut state = model.state(512);
-        for &t in &prompt {
-            assert!(model.step(&mut state, t));
+    for (i, case) in cases["greedy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .skip(from)
+    {
+        let messages = messages_of(case);
+        let started = engine.start(&messages, Some(16), GREEDY, 1).unwrap();
+        if i > from {
+            assert!(started.reused > 10, "{started:?}");
         }
-        let mut answer = Vec::new();
-        for _ in 0..16 {
-            let next = argmax(&state.logits);
-            if next == tok.eos {
-                break;
-            }
-            answer.push(next);
-            assert!(model.step(&mut state, next));
-        }
-        let text = String::from_utf8(tok.decode(&answer)).unwrap();
-        let stopped = answer.len() < 16;
+        let (text, why) = answer(&mut engine);
+        let stopped = why == Finish::Stop;
         if text != case["text"].as_str().unwrap() || stopped != (case["finish"] == "stop") {
             wrong.push(format!(
                 "{messages:?}: {text:?} (stopped: {stopped}), llama.cpp: {}",
@@ -113,6 +140,54 @@ fn greedy_answers_equal_llama_cpp_from(from: usize) {
         "greedy answers differ:\n{}",
         wrong.join("\n")
     );
+}
+
+/// The next turn of a chat reads only what is new, and answers exactly as a fresh engine does
+/// (sampled with one seed, so every logit must be the same).
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a forward pass per token: run with --release"
+)]
+fn the_next_turn_reuses_the_cache_and_answers_the_same() {
+    let data = model_bytes();
+    let warm = Sampling {
+        temperature: 0.8,
+        ..Sampling::default()
+    };
+    let mut engine = Engine::load(data.clone(), 512).unwrap();
+    let first = [("user", "What is the capital of France?")];
+    let started = engine.start(&first, Some(12), warm, 5).unwrap();
+    assert_eq!(started.reused, 0);
+    let (reply, _) = answer(&mut engine);
+    assert!(!reply.is_empty());
+    let second = [
+        ("user", "What is the capital of France?"),
+        ("assistant", reply.as_str()),
+        ("user", "And of Italy?"),
+    ];
+    let started = engine.start(&second, Some(12), warm, 9).unwrap();
+    assert!(
+        started.reused >= started.prompt_tokens - 12 - 16,
+        "only {} of {} prompt tokens reused",
+        started.reused,
+        started.prompt_tokens
+    );
+    let (again, _) = answer(&mut engine);
+    let mut fresh = Engine::load(data, 512).unwrap();
+    fresh.start(&second, Some(12), warm, 9).unwrap();
+    assert_eq!(again, answer(&mut fresh).0);
+    // The first chat is a prefix of the second: one token is read again. Stopped midway, the
+    // engine is idle; a prompt longer than the window is refused.
+    fresh.start(&first, Some(12), warm, 5).unwrap();
+    assert!(matches!(fresh.step(), Step::Reading(n, total) if n == total));
+    fresh.stop();
+    assert_eq!(fresh.step(), Step::Idle);
+    let long = "word ".repeat(600);
+    let err = fresh
+        .start(&[("user", long.as_str())], None, warm, 1)
+        .unwrap_err();
+    assert!(err.prompt >= 512 && err.window == 512, "{err:?}");
 }
 
 /// The second and third chats: equal to llama.cpp for all 16 tokens (a forward pass per token:

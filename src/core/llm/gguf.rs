@@ -232,10 +232,8 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Reads the header of `data`, a whole GGUF file (or at least its header and every tensor's
-/// data, which is checked to be inside `data`).
-pub fn read(data: &[u8]) -> Result<Gguf, GgufError> {
-    let mut r = Reader { data, pos: 0 };
+/// The magic, version, tensor count and metadata at the start of a GGUF file.
+fn header(r: &mut Reader) -> Result<(usize, BTreeMap<String, Value>), GgufError> {
     if r.take(4, "magic").map_err(|_| GgufError::NotGguf)? != b"GGUF" {
         return Err(GgufError::NotGguf);
     }
@@ -252,6 +250,24 @@ pub fn read(data: &[u8]) -> Result<Gguf, GgufError> {
         let v = r.value(t)?;
         meta.insert(key, v);
     }
+    Ok((n_tensors, meta))
+}
+
+/// Reads only the metadata at the start of a GGUF file (`data` may end anywhere after it): enough
+/// for the tokenizer, before the weights have arrived. The result lists no tensors.
+pub fn read_meta(data: &[u8]) -> Result<Gguf, GgufError> {
+    let (_, meta) = header(&mut Reader { data, pos: 0 })?;
+    Ok(Gguf {
+        meta,
+        tensors: BTreeMap::new(),
+    })
+}
+
+/// Reads the header of `data`, a whole GGUF file (or at least its header and every tensor's
+/// data, which is checked to be inside `data`).
+pub fn read(data: &[u8]) -> Result<Gguf, GgufError> {
+    let mut r = Reader { data, pos: 0 };
+    let (n_tensors, meta) = header(&mut r)?;
     let mut infos = Vec::with_capacity(n_tensors);
     for _ in 0..n_tensors {
         let name = r.string("a tensor name")?;

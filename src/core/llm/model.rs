@@ -108,6 +108,13 @@ pub struct State {
     pub logits: Vec<f32>,
 }
 
+impl State {
+    /// The window: tokens the cache can hold.
+    pub fn ctx(&self) -> usize {
+        self.ctx
+    }
+}
+
 fn usize_of(g: &Gguf, key: &str) -> Result<usize, GgufError> {
     usize::try_from(g.u(key)?).map_err(|_| GgufError::Missing(key.into()))
 }

@@ -129,6 +129,11 @@ impl Tokenizer {
         out
     }
 
+    /// The special tokens (text, id): the chat template's and the model's other control tokens.
+    pub fn specials(&self) -> impl Iterator<Item = (&str, u32)> {
+        self.specials.iter().map(|(t, id)| (t.as_str(), *id))
+    }
+
     /// Tokens in the vocabulary.
     pub fn len(&self) -> usize {
         self.tokens.len()

@@ -1,0 +1,246 @@
+//! One chat with the in-browser model, a step at a time: the prompt of a conversation is read
+//! (reusing the key/value cache of the tokens it shares with what was read before, so the next
+//! turn of a chat does not re-read the whole history), then the answer comes token by token as
+//! text. The caller (the worker) runs [`Engine::step`] in a loop and can stop between any two
+//! steps.
+
+use super::gguf::GgufError;
+use super::model::{Model, State};
+use super::sample::{choose, penalize, Rng, Sampling};
+use super::tokenizer::{chat_prompt, Tokenizer};
+
+/// Prompt tokens read per [`Engine::step`] (so Stop is seen within a fraction of a second).
+pub const PREFILL_CHUNK: usize = 4;
+
+/// Why an answer ended (OpenAI's `finish_reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// The model ended its turn.
+    Stop,
+    /// The token limit or the end of the window.
+    Length,
+}
+
+impl Finish {
+    /// The `finish_reason` string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Finish::Stop => "stop",
+            Finish::Length => "length",
+        }
+    }
+}
+
+/// What one step did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Read part of the prompt (tokens read so far, of all).
+    Reading(usize, usize),
+    /// Produced a token: its text (empty while a character is incomplete).
+    Text(String),
+    /// The answer is over (and any text still held back).
+    Done(Finish, String),
+    /// No answer is under way.
+    Idle,
+}
+
+/// How a conversation started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Started {
+    /// Tokens in the prompt.
+    pub prompt_tokens: usize,
+    /// Of those, how many were already in the cache.
+    pub reused: usize,
+}
+
+/// The prompt does not fit in the window with room for one token of answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the request ({prompt} tokens) exceeds the available context size ({window} tokens)")]
+pub struct TooLong {
+    /// Tokens in the prompt.
+    pub prompt: usize,
+    /// The window.
+    pub window: usize,
+}
+
+struct Job {
+    pending: Vec<u32>,
+    prompt: usize,
+    produced: usize,
+    max_new: usize,
+    sampling: Sampling,
+    rng: Rng,
+    recent: Vec<u32>,
+    held: Vec<u8>,
+}
+
+/// The model, its tokenizer and one conversation's cache.
+pub struct Engine {
+    model: Model,
+    tok: Tokenizer,
+    state: State,
+    cached: Vec<u32>,
+    job: Option<Job>,
+    ends: Vec<u32>,
+}
+
+impl Engine {
+    /// Loads a GGUF file with a window of `window` tokens.
+    pub fn load(bytes: Vec<u8>, window: usize) -> Result<Engine, GgufError> {
+        let tok = Tokenizer::load(&super::gguf::read(&bytes)?)?;
+        let model = Model::load(bytes)?;
+        let state = model.state(window);
+        let ends = tok.specials().map(|(_, id)| id).collect();
+        Ok(Engine {
+            model,
+            tok,
+            state,
+            cached: Vec::new(),
+            job: None,
+            ends,
+        })
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tok
+    }
+
+    /// The window in tokens.
+    pub fn window(&self) -> usize {
+        self.state.ctx()
+    }
+
+    /// Starts answering `messages` (role, content) with at most `max_new` tokens (`None`: up to
+    /// the window), dropping any answer under way.
+    pub fn start(
+        &mut self,
+        messages: &[(&str, &str)],
+        max_new: Option<usize>,
+        sampling: Sampling,
+        seed: u64,
+    ) -> Result<Started, TooLong> {
+        self.job = None;
+        let prompt = self.tok.encode(&chat_prompt(messages));
+        let window = self.window();
+        if prompt.len() >= window {
+            return Err(TooLong {
+                prompt: prompt.len(),
+                window,
+            });
+        }
+        // The cache holds `cached`; keep what the new prompt shares with it (at least the last
+        // prompt token is read again, for its logits).
+        let shared = self
+            .cached
+            .iter()
+            .zip(&prompt)
+            .take_while(|(a, b)| a == b)
+            .count()
+            .min(prompt.len() - 1);
+        self.cached.truncate(shared);
+        self.state.pos = shared;
+        let room = window - prompt.len();
+        self.job = Some(Job {
+            pending: prompt[shared..].to_vec(),
+            prompt: prompt.len(),
+            produced: 0,
+            max_new: max_new.map_or(room, |m| m.min(room)),
+            sampling,
+            rng: Rng::new(seed),
+            recent: prompt.clone(),
+            held: Vec::new(),
+        });
+        Ok(Started {
+            prompt_tokens: prompt.len(),
+            reused: shared,
+        })
+    }
+
+    /// Drops the answer under way (the cache keeps what was read).
+    pub fn stop(&mut self) {
+        self.job = None;
+    }
+
+    /// Does the next piece of work: reads up to [`PREFILL_CHUNK`] prompt tokens, or produces one
+    /// token of the answer.
+    pub fn step(&mut self) -> Step {
+        let Some(job) = self.job.as_mut() else {
+            return Step::Idle;
+        };
+        if !job.pending.is_empty() {
+            let n = job.pending.len().min(PREFILL_CHUNK);
+            for t in job.pending.drain(..n) {
+                // The prompt fits (checked at start), so every step succeeds.
+                self.model.step(&mut self.state, t);
+                self.cached.push(t);
+            }
+            return Step::Reading(job.prompt - job.pending.len(), job.prompt);
+        }
+        if job.produced >= job.max_new {
+            return self.finish(Finish::Length);
+        }
+        let logits = &mut self.state.logits;
+        penalize(logits, &job.recent, &job.sampling);
+        let next = choose(logits, &job.sampling, job.rng.draw());
+        if self.ends.contains(&next) {
+            return self.finish(Finish::Stop);
+        }
+        job.produced += 1;
+        job.recent.push(next);
+        job.held.extend(self.tok.decode(&[next]));
+        let text = take_complete(&mut job.held);
+        if job.produced < job.max_new {
+            self.model.step(&mut self.state, next);
+            self.cached.push(next);
+        }
+        Step::Text(text)
+    }
+
+    fn finish(&mut self, why: Finish) -> Step {
+        let held = self.job.take().map(|j| j.held).unwrap_or_default();
+        Step::Done(why, String::from_utf8_lossy(&held).into_owned())
+    }
+
+    /// Tokens in the answer so far, and in its prompt.
+    pub fn counts(&self) -> Option<(usize, usize)> {
+        self.job.as_ref().map(|j| (j.produced, j.prompt))
+    }
+}
+
+/// Takes the complete UTF-8 characters at the start of `held`, leaving an incomplete one (an
+/// invalid byte becomes U+FFFD).
+fn take_complete(held: &mut Vec<u8>) -> String {
+    let keep = match std::str::from_utf8(held) {
+        Ok(_) => 0,
+        Err(e) if e.error_len().is_none() => held.len() - e.valid_up_to(),
+        Err(_) => 0,
+    };
+    let done: Vec<u8> = held.drain(..held.len() - keep).collect();
+    String::from_utf8_lossy(&done).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::take_complete;
+
+    #[test]
+    fn characters_are_never_cut() {
+        // (bytes held, text given, bytes left)
+        let cases: [(&[u8], &str, &[u8]); 4] = [
+            (b"ab", "ab", b""),
+            ("中".as_bytes(), "中", b""),
+            (&"中".as_bytes()[..2], "", &"中".as_bytes()[..2]),
+            (b"a\xff", "a\u{FFFD}", b""),
+        ];
+        for (held, text, left) in cases {
+            let mut h = held.to_vec();
+            assert_eq!(take_complete(&mut h), text, "{held:?}");
+            assert_eq!(h, left, "{held:?}");
+        }
+        let mut h = b"x\xe4\xb8".to_vec();
+        assert_eq!(take_complete(&mut h), "x");
+        h.push(0xad);
+        assert_eq!(take_complete(&mut h), "中");
+    }
+}
