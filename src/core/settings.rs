@@ -61,6 +61,13 @@ pub const PRESETS: &[Preset] = &[
         needs_key: true,
     },
     Preset {
+        id: "browser",
+        label: "In this browser (SmolLM2-135M)",
+        base_url: IN_BROWSER_URL,
+        model: "smollm2-135m",
+        needs_key: false,
+    },
+    Preset {
         id: "ollama",
         label: "Ollama (local)",
         base_url: "http://127.0.0.1:11434/v1",
@@ -89,6 +96,18 @@ pub const PRESETS: &[Preset] = &[
         needs_key: false,
     },
 ];
+
+/// The in-browser model's address. The page itself answers requests to it
+/// (`src/web/llm-local.js`, called by `adapters::fetch`); the `.invalid` name never resolves, so
+/// nothing sent there could reach a network.
+pub const IN_BROWSER_URL: &str = "http://in-browser.invalid/v1";
+
+/// Whether `url` (as a `Request` normalizes it) is the in-browser model's.
+pub fn in_browser(url: &str) -> bool {
+    url.trim()
+        .to_ascii_lowercase()
+        .starts_with("http://in-browser.invalid/")
+}
 
 /// The preset with this id.
 pub fn preset(id: &str) -> Option<&'static Preset> {
@@ -354,5 +373,21 @@ mod tests {
             preset(&d.provider).map(|p| p.base_url),
             Some(d.base_url.as_str())
         );
+    }
+
+    #[test]
+    fn the_in_browser_address() {
+        let b = preset("browser").unwrap();
+        assert!(with(b.base_url, b.model).validated().is_ok());
+        for (url, ours) in [
+            ("http://in-browser.invalid/v1/chat/completions", true),
+            ("HTTP://IN-BROWSER.INVALID/props", true),
+            ("https://in-browser.invalid/v1", false),
+            ("http://in-browser.invalid.example.com/v1", false),
+            ("http://x.test/in-browser.invalid/", false),
+            ("http://127.0.0.1:8080/v1", false),
+        ] {
+            assert_eq!(in_browser(url), ours, "{url}");
+        }
     }
 }

@@ -220,10 +220,16 @@ async fn probe_server(settings: &Settings) -> ServerInfo {
     };
     let signal = ctrl.signal();
     let base = &settings.base_url;
+    // The in-browser model counts once its tokenizer has arrived (the model file's first 1.8 MB).
+    let ms = if crate::core::settings::in_browser(base) {
+        120_000
+    } else {
+        3000
+    };
     let get = |url: String| {
         let signal = signal.clone();
         async move {
-            request_text("GET", &url, None, None, &signal, 3000)
+            request_text("GET", &url, None, None, &signal, ms)
                 .await
                 .ok()
         }
@@ -244,7 +250,7 @@ async fn probe_server(settings: &Settings) -> ServerInfo {
     };
     for t in candidates {
         let (url, body) = server::count_request(*t, base, &settings.model, "hi");
-        let answer = request_text("POST", &url, None, Some(&body), &signal, 3000).await;
+        let answer = request_text("POST", &url, None, Some(&body), &signal, ms).await;
         if answer.ok().and_then(|a| server::parse_count(&a)).is_some() {
             info.tokenizer = Some(*t);
             break;

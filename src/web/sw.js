@@ -19,6 +19,8 @@ const BORN = new Request(`${SCOPE}__satori_installed`);
 const PAGES = new Set([SCOPE, `${SCOPE}index.html`]);
 // Fetched when first needed, then kept (large, and only needed for some models).
 const ON_DEMAND = `${SCOPE}tokens/`;
+// The in-browser model's pieces: its worker keeps them in a cache of its own.
+const MODEL = `${SCOPE}model/`;
 
 /** A response the cache can answer a page load with (not marked as redirected). */
 async function plain(response) {
@@ -72,6 +74,7 @@ self.addEventListener('fetch', (event) => {
   url.search = '';
   url.hash = '';
   if (page ? !PAGES.has(url.href) : !url.href.startsWith(SCOPE) || url.origin !== self.location.origin) return;
+  if (url.href.startsWith(MODEL)) return;
   event.respondWith(
     (async () => {
       const cache = await caches.open(CACHE);

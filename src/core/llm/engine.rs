@@ -55,7 +55,7 @@ pub struct Started {
 
 /// The prompt does not fit in the window with room for one token of answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the request ({prompt} tokens) exceeds the available context size ({window} tokens)")]
+#[error("the request ({prompt} tokens) exceeds the available context size, n_ctx: {window}")]
 pub struct TooLong {
     /// Tokens in the prompt.
     pub prompt: usize,
@@ -123,12 +123,7 @@ impl Engine {
         self.job = None;
         let prompt = self.tok.encode(&chat_prompt(messages));
         let window = self.window();
-        if prompt.len() >= window {
-            return Err(TooLong {
-                prompt: prompt.len(),
-                window,
-            });
-        }
+        fits(prompt.len(), window)?;
         // The cache holds `cached`; keep what the new prompt shares with it (at least the last
         // prompt token is read again, for its logits).
         let shared = self
@@ -206,6 +201,14 @@ impl Engine {
     pub fn counts(&self) -> Option<(usize, usize)> {
         self.job.as_ref().map(|j| (j.produced, j.prompt))
     }
+}
+
+/// Whether a prompt of `prompt` tokens leaves room for an answer in `window`.
+pub fn fits(prompt: usize, window: usize) -> Result<(), TooLong> {
+    if prompt >= window {
+        return Err(TooLong { prompt, window });
+    }
+    Ok(())
 }
 
 /// Takes the complete UTF-8 characters at the start of `held`, leaving an incomplete one (an

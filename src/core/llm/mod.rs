@@ -8,5 +8,6 @@ pub mod engine;
 pub mod gguf;
 pub mod model;
 pub mod quant;
+pub mod request;
 pub mod sample;
 pub mod tokenizer;
