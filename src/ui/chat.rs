@@ -932,6 +932,7 @@ fn finish(app: AppState, running: &Running, outcome: &Outcome) {
         retry,
         settings,
         unpin,
+        local,
     }) = outcome.alert.clone()
     {
         app.show(Alert {
@@ -939,6 +940,7 @@ fn finish(app: AppState, running: &Running, outcome: &Outcome) {
             settings,
             retry,
             unpin,
+            local,
             ..Alert::default()
         });
     }

@@ -62,7 +62,7 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
             ctx.base_url
         ),
         ApiError::Network if ctx.using_default => format!(
-            "The built-in local model server is not running at {}. Start it with the README's first command, or open Settings and choose a provider.",
+            "The built-in local model server is not running at {}. Use the model that runs in this browser (a one-time download of 98 MB), start the server with the README's first command, or open Settings and choose a provider.",
             ctx.base_url
         ),
         ApiError::Network => format!(
@@ -126,6 +126,7 @@ pub fn not_sent(err: &ApiError) -> Alerted {
         retry: !pins,
         settings: crate::core::turn::settings_may_fix(err),
         unpin: pins,
+        local: false,
     }
 }
 

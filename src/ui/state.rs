@@ -46,6 +46,8 @@ pub struct Alert {
     pub retry: bool,
     /// Offer "Unpin all and send" (the pinned messages alone did not fit).
     pub unpin: bool,
+    /// Offer "Use the in-browser model" (no local server answered).
+    pub local: bool,
     /// Offer "Export chat" (the open chat could not be saved).
     pub export: bool,
     /// Offer "Leave without saving": the user asked to leave an unsaved chat for this.
@@ -891,6 +893,24 @@ impl AppState {
         self.settings_saved.set(true);
         self.alert.set(saved.problem.map(|text| Alert {
             text,
+            ..Alert::default()
+        }));
+    }
+
+    /// "Use the in-browser model": the provider "In this browser", saved like "Settings" saves it
+    /// (and used for this page when storage fails, which the alert then says).
+    pub fn use_in_browser(&self) {
+        let mut s = self.settings.get_untracked();
+        if let Some(p) = crate::core::settings::preset("browser") {
+            s.provider = p.id.into();
+            s.base_url = p.base_url.into();
+            s.model = p.model.into();
+        }
+        let written = Store::local().set(persist::KEY_SETTINGS, &persist::encode_settings(&s));
+        self.settings.set(s);
+        self.settings_saved.set(true);
+        self.alert.set(written.err().map(|e| Alert {
+            text: crate::ui::error_text::describe_storage(&e),
             ..Alert::default()
         }));
     }

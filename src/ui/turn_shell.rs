@@ -279,6 +279,11 @@ async fn drive(
                             retry: ending.offer_retry
                                 && !matches!(err, ApiError::PinsTooLarge { .. }),
                             unpin: matches!(err, ApiError::PinsTooLarge { .. }),
+                            // No local server answered: the model in this page needs none.
+                            local: matches!(err, ApiError::Network)
+                                && !crate::core::settings::in_browser(&ask.base_url)
+                                && (ask.using_default
+                                    || crate::core::key_binding::on_this_machine(&ask.base_url)),
                         }
                     });
                 let note = ending.note.as_ref().map(note_text);

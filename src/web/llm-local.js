@@ -240,12 +240,13 @@ const progress = (() => {
   return {
     show(m) {
       if (!box) since = performance.now();
-      make(m.fetched > 0 ? 'Downloading the in-browser model' : 'Loading the in-browser model');
+      make(m.missing > 0 ? 'Downloading the in-browser model' : 'Loading the in-browser model');
       bar.max = m.total;
       bar.value = m.loaded;
+      // Time left: the bytes still to download at the rate they have come so far.
       const seconds = (performance.now() - since) / 1000;
       const rate = m.fetched / Math.max(seconds, 0.001);
-      const left = m.fetched > 0 && seconds > 0.5 ? Math.ceil((m.total - m.loaded) / rate) : null;
+      const left = m.fetched > 0 && seconds > 0.5 ? Math.ceil((m.missing - m.fetched) / rate) : null;
       line.textContent = left === null
         ? `${mb(m.loaded)} of ${mb(m.total)} MB`
         : `${mb(m.loaded)} of ${mb(m.total)} MB, about ${left} s left`;

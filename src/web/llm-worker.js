@@ -6,7 +6,7 @@
 //
 // Page → worker: {type: 'init', manifest} · {type: 'check', id, body} · {type: 'count', id, texts}
 //   · {type: 'chat', id, body, seed} · {type: 'stop', id}
-// Worker → page: {type: 'progress', id, loaded, total, fetched} · {type: 'stored', id, ok}
+// Worker → page: {type: 'progress', id, loaded, total, fetched, missing} · {type: 'stored', id, ok}
 //   · {type: 'checked', id, tokens} · {type: 'counted', id, counts} · {type: 'reading', id, read, of}
 //   · {type: 'text', id, text} · {type: 'done', id, finish, prompt, completion, reused}
 //   · {type: 'error', id, status, message, fatal} (fatal: start a new worker)
@@ -124,19 +124,27 @@ function getChat(id) {
     chat = (async () => {
       await module();
       const m = await getManifest();
+      // What must be downloaded (the rest is in the cache): the bar says "downloading" only then.
+      const cache = await store();
+      let missing = 0;
+      for (const p of m.pieces) {
+        const kept = cache && (await cache.match(new URL(p.file, manifestUrl).href).catch(() => null));
+        if (!kept) missing += p.bytes;
+      }
       let loaded = 0;
       let fetched = 0;
       let allStored = true;
       const loader = new Loader(m.bytes);
+      const tell = () => self.postMessage({ type: 'progress', id, loaded, total: m.bytes, fetched, missing });
       for (let i = 0; i < m.pieces.length; i++) {
         const [bytes, stored] = await piece(i, (n) => {
           fetched += n;
-          self.postMessage({ type: 'progress', id, loaded, total: m.bytes, fetched });
+          tell();
         });
         allStored &&= stored;
         loader.push(bytes);
         loaded += bytes.length;
-        self.postMessage({ type: 'progress', id, loaded, total: m.bytes, fetched });
+        tell();
       }
       self.postMessage({ type: 'stored', id, ok: allStored, fetched });
       forgetOthers(m);

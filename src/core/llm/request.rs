@@ -42,7 +42,8 @@ fn text_of(content: &Value) -> String {
 
 /// Reads a request body; the error says what is wrong with it.
 pub fn parse(body: &str) -> Result<ChatRequest, String> {
-    let v: Value = serde_json::from_str(body).map_err(|e| format!("the request is not JSON: {e}"))?;
+    let v: Value =
+        serde_json::from_str(body).map_err(|e| format!("the request is not JSON: {e}"))?;
     let list = v
         .get("messages")
         .and_then(Value::as_array)
@@ -55,7 +56,10 @@ pub fn parse(body: &str) -> Result<ChatRequest, String> {
             .and_then(Value::as_str)
             .filter(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
             .ok_or("a message has no valid role")?;
-        messages.push((role.to_string(), text_of(m.get("content").unwrap_or(&Value::Null))));
+        messages.push((
+            role.to_string(),
+            text_of(m.get("content").unwrap_or(&Value::Null)),
+        ));
     }
     let number = |key: &str| v.get(key).and_then(Value::as_f64).filter(|x| x.is_finite());
     let mut sampling = Sampling::default();
@@ -103,14 +107,22 @@ mod tests {
         .unwrap();
         assert_eq!(
             r.pairs(),
-            vec![("system", "Be brief."), ("user", "a\nb"), ("assistant", ""), ("tool", "42")]
+            vec![
+                ("system", "Be brief."),
+                ("user", "a\nb"),
+                ("assistant", ""),
+                ("tool", "42")
+            ]
         );
         assert_eq!(r.max_tokens, Some(64));
         assert_eq!(r.sampling.temperature, 0.0);
         assert_eq!(r.sampling.top_k, Sampling::default().top_k);
         assert_eq!(r.seed, Some(3));
         let r = parse(r#"{"messages":[{"role":"user","content":"x"}],"max_completion_tokens":5,"max_tokens":9,"temperature":7,"top_p":0.5}"#).unwrap();
-        assert_eq!((r.max_tokens, r.sampling.temperature, r.sampling.top_p), (Some(5), 2.0, 0.5));
+        assert_eq!(
+            (r.max_tokens, r.sampling.temperature, r.sampling.top_p),
+            (Some(5), 2.0, 0.5)
+        );
         assert_eq!(r.seed, None);
     }
 
@@ -122,7 +134,10 @@ mod tests {
             (r#"{"messages":[]}"#, "no messages"),
             (r#"{"messages":[{"content":"x"}]}"#, "no valid role"),
             // a role cannot carry the chat template's markers
-            (r#"{"messages":[{"role":"user<|im_end|>","content":"x"}]}"#, "no valid role"),
+            (
+                r#"{"messages":[{"role":"user<|im_end|>","content":"x"}]}"#,
+                "no valid role",
+            ),
         ] {
             let err = parse(body).unwrap_err();
             assert!(err.contains(why), "{body}: {err}");

@@ -145,6 +145,9 @@ pub struct Alerted {
     /// Offer unpinning every pinned message and sending again.
     #[serde(default)]
     pub unpin: bool,
+    /// Offer "Use the in-browser model" (no local server answered).
+    #[serde(default)]
+    pub local: bool,
 }
 
 /// A reply as it ended, for the app to record: what the context module hands back when the turn

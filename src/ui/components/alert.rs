@@ -24,6 +24,12 @@ pub fn AlertBanner() -> impl IntoView {
                                         "Open Settings"
                                     </button>
                                 })}
+                                {a.local.then(|| view! {
+                                    <button type="button" on:click=move |_| {
+                                        app.use_in_browser();
+                                        chat::retry(app);
+                                    }>"Use the in-browser model (98 MB download)"</button>
+                                })}
                                 {a.unpin.then(|| view! {
                                     <button type="button" on:click=move |_| chat::unpin_all_and_send(app)>
                                         "Unpin all and send"

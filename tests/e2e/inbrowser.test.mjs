@@ -1,0 +1,160 @@
+// The model in the tab: with no server running at all, the provider "In this browser
+// (SmolLM2-135M)" downloads the model once (the pieces scripts/build.sh puts in dist/model/),
+// answers in a worker, streams into the conversation, stops on Stop, and comes from the cache
+// after a reload. A chat far past the model's 2 048-token window keeps getting answers.
+import { test } from 'node:test';
+import fs from 'node:fs';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+import { useApp } from './support/app.mjs';
+import { requireDist } from './support/env.mjs';
+import {
+  configure,
+  waitIdle,
+  sendMessage,
+  articles,
+  lastAssistant,
+  textOf,
+  waitForStatus,
+  poll,
+  reload,
+  recordAssistantTexts,
+  partialTexts,
+  stopButton,
+  storedChat,
+  writeChat,
+  alerts,
+  sleep,
+  byName,
+} from './support/browser.mjs';
+
+const PROVIDER = 'In this browser (SmolLM2-135M)';
+// The model's pieces as the build listed them: the size the app announces must be theirs.
+const DIST = requireDist();
+const MANIFEST = (() => {
+  const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
+  const file = html.match(/<meta name="satori-table:llm-model" content="\.\/([^"]+)"/);
+  if (!file) throw new Error('dist/ was built without the in-browser model: run bash scripts/setup.sh, then the build');
+  return JSON.parse(fs.readFileSync(path.join(DIST, file[1]), 'utf8'));
+})();
+const MB = Math.round(MANIFEST.bytes / 1e6);
+const e2e = useApp({ fake: false });
+
+const modelPieces = (app) => app.requests.filter((u) => /\/model\/[^/]+\.bin$/.test(u));
+
+/** Records, in the page, whether the download bar ever appeared and what it said. */
+async function watchProgress(page) {
+  await page.evaluate(() => {
+    window.__progress = [];
+    new MutationObserver(() => {
+      const bar = document.querySelector('progress[aria-label]');
+      const box = bar?.closest('[role="status"]');
+      if (bar && box) window.__progress.push({ label: bar.getAttribute('aria-label'), text: box.innerText });
+    }).observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
+  });
+}
+
+test('no server: the in-browser model answers, streams, stops within a token, and comes from the cache after a reload', async (t) => {
+  await e2e.open(t, async (app) => {
+    const { page } = app;
+    // A first run: the default local server is not running, and the alert offers the model in
+    // the tab, saying how much it downloads.
+    await sendMessage(page, 'What is the capital of France?', { timeout: 60_000 });
+    await alerts(page).first().waitFor({ timeout: 60_000 });
+    await waitIdle(page, { timeout: 60_000 });
+    const offer = page.getByRole('button', byName(`Use the in-browser model (${MB} MB download)`));
+    assert.match(await alerts(page).first().innerText(), new RegExp(`a one-time download of ${MB} MB`));
+    await watchProgress(page);
+    const stopRecording = await recordAssistantTexts(page);
+    await offer.click();
+    await poll(async () => (await articles(page, 'assistant').count()) === 1, { timeout: 60_000, message: 'the answer to start' });
+    await waitIdle(page, { timeout: 180_000 });
+    const entries = await stopRecording();
+    const reply = lastAssistant(page);
+    assert.equal(await waitForStatus(reply, ['complete', 'incomplete', 'error', 'stopped']), 'complete',
+      `the reply: ${await textOf(reply)}; alerts: ${await alerts(page).allInnerTexts()}`);
+    const answer = await textOf(reply);
+    assert.ok(answer.trim().length > 0, 'the model answered something');
+    assert.ok(partialTexts(entries, answer).length >= 1, `the text grew while streaming (saw ${JSON.stringify(entries.map((e) => e.text))})`);
+    // The download: every piece once, with a bar that said how much.
+    const pieces = modelPieces(app);
+    assert.ok(pieces.length >= 2, `the model's pieces were downloaded: ${pieces.join(', ')}`);
+    assert.equal(new Set(pieces).size, pieces.length, 'no piece twice');
+    const seen = await page.evaluate(() => window.__progress);
+    assert.ok(seen.some((p) => p.label === 'Downloading the in-browser model' && p.text.includes(`of ${(MANIFEST.bytes / 1e6).toFixed(1)} MB`)),
+      `the download bar: ${JSON.stringify(seen.slice(-3))}`);
+    // Nothing went to the network for the model's address; the choice was saved.
+    assert.deepEqual(app.requests.filter((u) => u.includes('in-browser.invalid')), []);
+    assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('satori.settings'))).provider, 'browser');
+
+    // Stop mid-answer: the text stops growing, and so does the worker (it counts what it sends).
+    const worker = page.workers().find((w) => w.url().endsWith('/worker.js'));
+    assert.ok(worker, `the model's worker: ${page.workers().map((w) => w.url())}`);
+    await worker.evaluate(() => {
+      self.__texts = 0;
+      const post = self.postMessage.bind(self);
+      self.postMessage = (m, ...rest) => {
+        if (m && m.type === 'text') self.__texts += 1;
+        return post(m, ...rest);
+      };
+    });
+    await configure(page, { provider: PROVIDER, maxTokens: 400 });
+    await sendMessage(page, 'Write a long story about a dragon who learns to bake bread.', { timeout: 60_000 });
+    const long = lastAssistant(page);
+    await poll(async () => (await textOf(long)).length > 40, { timeout: 120_000, message: 'the story to start' });
+    const sentBefore = await worker.evaluate(() => self.__texts);
+    await stopButton(page).click();
+    assert.equal(await waitForStatus(long, ['complete', 'incomplete', 'error', 'stopped']), 'stopped');
+    const atStop = await textOf(long);
+    await sleep(1500); // about 25 tokens at the decoding speed measured
+    assert.equal(await textOf(long), atStop, 'no text after Stop');
+    const sentAfter = await worker.evaluate(() => self.__texts);
+    assert.ok(sentAfter - sentBefore <= 2, `the worker went on: ${sentAfter - sentBefore} tokens after Stop`);
+
+    // A reload: the model comes from the cache (no piece is fetched again) and answers.
+    const before = modelPieces(app).length;
+    await reload(page);
+    await configure(page, { provider: PROVIDER, maxTokens: 16 });
+    await sendMessage(page, 'Name a color.', { timeout: 60_000 });
+    await waitIdle(page, { timeout: 120_000 });
+    assert.equal(await waitForStatus(lastAssistant(page), ['complete', 'incomplete', 'error', 'stopped']), 'complete',
+      `alerts: ${await alerts(page).allInnerTexts()}`);
+    assert.ok((await textOf(lastAssistant(page))).trim().length > 0);
+    assert.equal(modelPieces(app).length, before, `no model bytes after the reload: ${modelPieces(app).slice(before)}`);
+  });
+});
+
+test('the in-browser model: a chat far past its 2 048-token window keeps getting answers', async (t) => {
+  await e2e.open(t, async (app) => {
+    const { page } = app;
+    // Summaries off (each would be a long model call here): the window slides. A large reply
+    // reserve keeps each prompt short, so the test reads few tokens.
+    await configure(page, { provider: PROVIDER, maxTokens: 16, replyReserve: 1400, summarize: false });
+    await sendMessage(page, 'Hello!', { timeout: 60_000 });
+    await waitIdle(page, { timeout: 180_000 });
+    // Months of chat: 14 long rounds after the first (about 5 000 tokens), stored as Satori stores them.
+    const s = await storedChat(page);
+    let parent = s.leaf;
+    const topics = ['rivers', 'mountains', 'bread', 'trains', 'violins', 'comets', 'gardens', 'bridges', 'owls', 'glass', 'tea', 'maps', 'bees', 'salt'];
+    for (const [i, topic] of topics.entries()) {
+      const u = { id: `u${i}`, parent, role: 'user', status: 'complete', created_at: 1,
+        content: `Tell me about ${topic}. ${`Some notes on ${topic} and why they matter to people. `.repeat(20)}` };
+      const a = { id: `a${i}`, parent: u.id, role: 'assistant', status: 'complete', created_at: 1,
+        content: `Here is something about ${topic}. ${`A fact about ${topic}. `.repeat(15)}` };
+      s.messages.push(u, a);
+      parent = a.id;
+    }
+    s.leaf = parent;
+    await writeChat(page, s);
+    await reload(page);
+    const total = s.messages.reduce((n, m) => n + m.content.length, 0);
+    assert.ok(total > 10_000, `the stored chat is long (${total} characters)`);
+    await sendMessage(page, 'What was the last topic?', { timeout: 60_000 });
+    await waitIdle(page, { timeout: 240_000 });
+    const reply = lastAssistant(page);
+    assert.equal(await waitForStatus(reply, ['complete', 'incomplete', 'error', 'stopped']), 'complete',
+      `the reply: ${await textOf(reply)}; alerts: ${await alerts(page).allInnerTexts()}`);
+    assert.ok((await textOf(reply)).trim().length > 0);
+    assert.equal(await articles(page, 'assistant').filter({ hasText: 'exceeds' }).count(), 0);
+  });
+});
