@@ -19,6 +19,8 @@ const translator = await import(path.join(repoRoot, 'src', 'web', 'translate.js'
 const ALLOWED = new Set([
   'Satori', 'API', 'URL', 'JSON', 'YAML', 'Markdown', 'MCP', 'OpenAI', 'llama', 'cpp', 'Ollama',
   'LM', 'Studio', 'DeepSeek', 'Qwen', 'Moonshot', 'OpenRouter', 'SmolLM', 'HTTP', 'HTTPS', 'http',
+  // The in-browser model's name ("SmolLM2-135M").
+  'SmolLM2', 'M',
   'https', 'Token', 'Esc', 'Enter', 'Shift', 'Ctrl', 'GGUF', 'ID', 'KB', 'MB', 's', 'Bearer',
   'ChatGPT', 'NextChat', 'BetterChatGPT', 'zip', 'localhost', 'v', 'api', 'example', 'com',
   'DashScope', 'Streamable', 'CORS', 'Authorization', 'Safari', 'Chrome', 'Firefox',
