@@ -220,7 +220,8 @@ const progress = (() => {
     box = document.createElement('div');
     box.className = 'llm-progress';
     box.setAttribute('role', 'status');
-    box.style.cssText = 'position:fixed;z-index:60;top:12px;left:50%;transform:translateX(-50%);width:min(360px,calc(100vw - 24px));'
+    // Above the composer, over the conversation's end rather than the header's buttons.
+    box.style.cssText = 'position:fixed;z-index:60;bottom:112px;left:50%;transform:translateX(-50%);width:min(360px,calc(100vw - 24px));'
       + 'box-sizing:border-box;padding:10px 14px;border:1px solid var(--border);border-radius:var(--radius);'
       + 'background:var(--bg);color:var(--fg);box-shadow:0 4px 16px rgba(0,0,0,.18);font:14px/1.4 var(--font)';
     const title = document.createElement('div');
