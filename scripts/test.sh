@@ -21,6 +21,10 @@ node scripts/bpe-tables.mjs "$ROOT/target/bpe"
 cargo test
 step "the in-browser model against llama.cpp's greedy answers (release: a forward pass per token)"
 cargo test --release --test llm
+step "the in-browser model's SIMD128 kernels against the plain ones (wasm, in Node)"
+RUSTFLAGS="-C target-feature=+simd128" CARGO_TARGET_DIR="$ROOT/target/llm-simd" \
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test --target wasm32-unknown-unknown --test llm_simd
 
 step "browser tests of the adapters (wasm-bindgen-test, headless Chromium)"
 SERVER_LOG="$(mktemp)"

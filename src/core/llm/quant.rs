@@ -33,7 +33,16 @@ pub struct Q8 {
     pub s: Vec<f32>,
     /// The values.
     pub q: Vec<i8>,
+    /// The values as i16, each half block in the order [`PERM`] gives (the SIMD kernels read
+    /// these: widened once per vector, not once per row).
+    pub w: Vec<i16>,
 }
+
+/// The order the SIMD kernels take the 16 values of a half block in: `i32x4.dot_i16x8` of the
+/// first eight with the first eight of the activations, plus that of the second eight, gives
+/// lane `k` = Σ over values `4k..4k+4` — the lanes of llama.cpp's AVX2 kernel. (Integer sums
+/// are exact, so only which values share a lane matters, not their order.)
+pub const PERM: [usize; 16] = [0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15];
 
 impl Q8 {
     /// Quantizes `x` (its length a multiple of 32) into `self`, reusing its buffers, as
@@ -42,7 +51,9 @@ impl Q8 {
         self.d.clear();
         self.s.clear();
         self.q.clear();
+        self.w.clear();
         self.q.reserve(x.len());
+        self.w.reserve(x.len());
         for b in x.chunks_exact(QK) {
             let amax = b.iter().fold(0f32, |m, v| m.max(v.abs()));
             let d = amax / 127.0;
@@ -55,122 +66,160 @@ impl Q8 {
             }
             self.d.push(f16::from_f32(d).to_f32());
             self.s.push(f16::from_f32(d * sum as f32).to_f32());
+            let block = &self.q[self.q.len() - QK..];
+            for half in block.chunks_exact(16) {
+                self.w.extend(PERM.iter().map(|&j| i16::from(half[j])));
+            }
         }
     }
 }
 
-/// The sum of eight float lanes the way ggml's `hsum_float_8` adds them.
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-fn hsum8(a: [f32; 8]) -> f32 {
-    let t = [a[0] + a[4], a[1] + a[5], a[2] + a[6], a[3] + a[7]];
-    (t[0] + t[2]) + (t[1] + t[3])
-}
-
-/// Dot product of one `Q4_1` row (`row`, whole blocks) with a `Q8_1` vector: per block eight
-/// lanes of four products each, scaled and added into eight accumulators, the minimums' part
-/// apart — the order of llama.cpp's AVX2 kernel. Natively the additions are fused, as there, so
-/// the sums round the same; in wasm (no fused multiply-add) they round twice.
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-pub fn dot_q4_1(row: &[u8], x: &Q8) -> f32 {
-    let mut acc = [0f32; 8];
-    let mut summs = 0f32;
-    for (i, blk) in row.chunks_exact(Q4_1_BYTES).enumerate() {
-        let (d, m) = (h(blk, 0), h(blk, 2));
-        let lanes = lanes_q4_1(&blk[4..20], &x.q[i * QK..i * QK + QK]);
-        summs = madd(m, x.s[i], summs);
-        let dd = d * x.d[i];
-        for (a, l) in acc.iter_mut().zip(lanes) {
-            *a = madd(dd, l as f32, *a);
-        }
-    }
-    hsum8(acc) + summs
-}
-
-/// Dot product of one `Q8_0` row (`row`, whole blocks) with a `Q8_0` vector, in the order of
-/// llama.cpp's AVX2 kernel (see [`dot_q4_1`]).
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-pub fn dot_q8_0(row: &[u8], x: &Q8) -> f32 {
-    let mut acc = [0f32; 8];
-    for (i, blk) in row.chunks_exact(Q8_0_BYTES).enumerate() {
-        let dd = h(blk, 0) * x.d[i];
-        let lanes = lanes_q8_0(&blk[2..34], &x.q[i * QK..i * QK + QK]);
-        for (a, l) in acc.iter_mut().zip(lanes) {
-            *a = madd(dd, l as f32, *a);
-        }
-    }
-    hsum8(acc)
-}
-
-/// `a·b + c`, fused (as llama.cpp's FMA) where that is fast; in wasm, two roundings.
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-#[inline(always)]
-fn madd(a: f32, b: f32, c: f32) -> f32 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        a * b + c
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        a.mul_add(b, c)
-    }
-}
-
-/// The eight lane sums of a `Q4_1` block (16 bytes of nibbles) against 32 quantized values:
-/// lane `k` is Σ q[j]·y[j] over `j` in `4k..4k+4`, the low nibbles being values 0..16.
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-fn lanes_q4_1(qs: &[u8], y: &[i8]) -> [i32; 8] {
-    let mut out = [0i32; 8];
-    for (k, o) in out.iter_mut().enumerate() {
-        for j in 4 * k..4 * k + 4 {
-            let q = if j < 16 {
-                qs[j] & 0x0F
-            } else {
-                qs[j - 16] >> 4
-            };
-            *o += i32::from(q) * i32::from(y[j]);
-        }
-    }
-    out
-}
-
-/// The eight lane sums of a `Q8_0` block against 32 quantized values (see [`lanes_q4_1`]).
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-fn lanes_q8_0(w: &[u8], y: &[i8]) -> [i32; 8] {
-    let mut out = [0i32; 8];
-    for (k, o) in out.iter_mut().enumerate() {
-        for j in 4 * k..4 * k + 4 {
-            *o += i32::from(w[j] as i8) * i32::from(y[j]);
-        }
-    }
-    out
-}
-
+/// Every f16 value as f32, by its bits: a table read instead of a conversion in software (wasm
+/// has no f16 instructions). Made once, 256 KB.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod simd {
-    use core::arch::wasm32::*;
+fn f16_table() -> &'static [f32] {
+    static TABLE: std::sync::OnceLock<Vec<f32>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| (0..=u16::MAX).map(|b| f16::from_bits(b).to_f32()).collect())
+}
 
-    /// Sums of four consecutive products of 16 (as i16) values `a` and `b`: four lanes.
-    #[inline(always)]
-    fn quads(a_lo: v128, a_hi: v128, b_lo: v128, b_hi: v128) -> v128 {
-        let p = i32x4_dot_i16x8(a_lo, b_lo); // pairs 0..4
-        let q = i32x4_dot_i16x8(a_hi, b_hi); // pairs 4..8
-        i32x4_add(
-            i32x4_shuffle::<0, 2, 4, 6>(p, q),
-            i32x4_shuffle::<1, 3, 5, 7>(p, q),
-        )
-    }
-
+/// The dot products in plain Rust: what runs natively (and checks the SIMD kernels in wasm).
+pub mod reference {
     use super::{h, Q4_1_BYTES, Q8, Q8_0_BYTES, QK};
 
-    /// [`super::dot_q4_1`] with the eight lanes in two vectors (no fused multiply-add in wasm).
+    /// The sum of eight float lanes the way ggml's `hsum_float_8` adds them.
+    fn hsum8(a: [f32; 8]) -> f32 {
+        let t = [a[0] + a[4], a[1] + a[5], a[2] + a[6], a[3] + a[7]];
+        (t[0] + t[2]) + (t[1] + t[3])
+    }
+
+    /// Dot product of one `Q4_1` row (`row`, whole blocks) with a `Q8_1` vector: per block eight
+    /// lanes of four products each, scaled and added into eight accumulators, the minimums' part
+    /// apart — the order of llama.cpp's AVX2 kernel. Natively the additions are fused, as there, so
+    /// the sums round the same; in wasm (no fused multiply-add) they round twice.
     pub fn dot_q4_1(row: &[u8], x: &Q8) -> f32 {
-        let (mut a0, mut a1) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        let mut acc = [0f32; 8];
         let mut summs = 0f32;
         for (i, blk) in row.chunks_exact(Q4_1_BYTES).enumerate() {
             let (d, m) = (h(blk, 0), h(blk, 2));
+            let lanes = lanes_q4_1(&blk[4..20], &x.q[i * QK..i * QK + QK]);
+            summs = madd(m, x.s[i], summs);
+            let dd = d * x.d[i];
+            for (a, l) in acc.iter_mut().zip(lanes) {
+                *a = madd(dd, l as f32, *a);
+            }
+        }
+        hsum8(acc) + summs
+    }
+
+    /// Dot product of one `Q8_0` row (`row`, whole blocks) with a `Q8_0` vector, in the order of
+    /// llama.cpp's AVX2 kernel (see [`dot_q4_1`]).
+    pub fn dot_q8_0(row: &[u8], x: &Q8) -> f32 {
+        let mut acc = [0f32; 8];
+        for (i, blk) in row.chunks_exact(Q8_0_BYTES).enumerate() {
+            let dd = h(blk, 0) * x.d[i];
+            let lanes = lanes_q8_0(&blk[2..34], &x.q[i * QK..i * QK + QK]);
+            for (a, l) in acc.iter_mut().zip(lanes) {
+                *a = madd(dd, l as f32, *a);
+            }
+        }
+        hsum8(acc)
+    }
+
+    /// `a·b + c`, fused (as llama.cpp's FMA) where that is fast; in wasm, two roundings.
+    #[inline(always)]
+    fn madd(a: f32, b: f32, c: f32) -> f32 {
+        #[cfg(target_arch = "wasm32")]
+        {
+            a * b + c
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            a.mul_add(b, c)
+        }
+    }
+
+    /// The eight lane sums of a `Q4_1` block (16 bytes of nibbles) against 32 quantized values:
+    /// lane `k` is Σ q[j]·y[j] over `j` in `4k..4k+4`, the low nibbles being values 0..16.
+    fn lanes_q4_1(qs: &[u8], y: &[i8]) -> [i32; 8] {
+        let mut out = [0i32; 8];
+        for (k, o) in out.iter_mut().enumerate() {
+            for j in 4 * k..4 * k + 4 {
+                let q = if j < 16 {
+                    qs[j] & 0x0F
+                } else {
+                    qs[j - 16] >> 4
+                };
+                *o += i32::from(q) * i32::from(y[j]);
+            }
+        }
+        out
+    }
+
+    /// The eight lane sums of a `Q8_0` block against 32 quantized values (see [`lanes_q4_1`]).
+    fn lanes_q8_0(w: &[u8], y: &[i8]) -> [i32; 8] {
+        let mut out = [0i32; 8];
+        for (k, o) in out.iter_mut().enumerate() {
+            for j in 4 * k..4 * k + 4 {
+                *o += i32::from(w[j] as i8) * i32::from(y[j]);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+pub use reference::{dot_q4_1, dot_q8_0};
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd {
+    use super::{f16_table, Q4_1_BYTES, Q8, Q8_0_BYTES, QK};
+    use core::arch::wasm32::*;
+
+    /// [`super::PERM`] as a swizzle.
+    const PERM: v128 = u8x16(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+
+    #[inline(always)]
+    fn h(t: &[f32], b: &[u8], at: usize) -> f32 {
+        t[usize::from(u16::from_le_bytes([b[at], b[at + 1]]))]
+    }
+
+    /// The four lane sums of 16 values (as i16, in [`PERM`] order: `a` the first eight, `b` the
+    /// second) against 16 activations `y` (i16, same order).
+    #[inline(always)]
+    unsafe fn lanes(a: v128, b: v128, y: *const i16) -> v128 {
+        i32x4_add(
+            i32x4_dot_i16x8(a, v128_load(y as *const v128)),
+            i32x4_dot_i16x8(b, v128_load(y.add(8) as *const v128)),
+        )
+    }
+
+    /// [`super::dot_q4_1`] with the eight lanes in two vectors (no fused multiply-add in wasm).
+    pub fn dot_q4_1(row: &[u8], x: &Q8) -> f32 {
+        let t = f16_table();
+        let blocks = row.len() / Q4_1_BYTES;
+        assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks && x.s.len() >= blocks);
+        let (mut a0, mut a1) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        let mut summs = 0f32;
+        for (i, blk) in row.chunks_exact(Q4_1_BYTES).enumerate() {
+            let (d, m) = (h(t, blk, 0), h(t, blk, 2));
             summs += m * x.s[i];
             let dd = f32x4_splat(d * x.d[i]);
-            let [l0, l1] = lanes_q4_1(&blk[4..20], &x.q[i * QK..i * QK + QK]);
+            // SAFETY: a block has 16 bytes of nibbles after its 4 bytes of scales, and `x.w`
+            // holds 32 values per block (checked above); unaligned loads are allowed.
+            let (l0, l1) = unsafe {
+                let q = i8x16_swizzle(v128_load(blk.as_ptr().add(4) as *const v128), PERM);
+                let lo = v128_and(q, u8x16_splat(0x0F));
+                let hi = u8x16_shr(q, 4);
+                let y = x.w.as_ptr().add(i * QK);
+                (
+                    lanes(u16x8_extend_low_u8x16(lo), u16x8_extend_high_u8x16(lo), y),
+                    lanes(
+                        u16x8_extend_low_u8x16(hi),
+                        u16x8_extend_high_u8x16(hi),
+                        y.add(16),
+                    ),
+                )
+            };
             a0 = f32x4_add(a0, f32x4_mul(dd, f32x4_convert_i32x4(l0)));
             a1 = f32x4_add(a1, f32x4_mul(dd, f32x4_convert_i32x4(l1)));
         }
@@ -179,10 +228,26 @@ mod simd {
 
     /// [`super::dot_q8_0`] with the eight lanes in two vectors.
     pub fn dot_q8_0(row: &[u8], x: &Q8) -> f32 {
+        let t = f16_table();
+        let blocks = row.len() / Q8_0_BYTES;
+        assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks);
         let (mut a0, mut a1) = (f32x4_splat(0.0), f32x4_splat(0.0));
         for (i, blk) in row.chunks_exact(Q8_0_BYTES).enumerate() {
-            let dd = f32x4_splat(h(blk, 0) * x.d[i]);
-            let [l0, l1] = lanes_q8_0(&blk[2..34], &x.q[i * QK..i * QK + QK]);
+            let dd = f32x4_splat(h(t, blk, 0) * x.d[i]);
+            // SAFETY: a block has 32 bytes after its scale, and `x.w` 32 values per block.
+            let (l0, l1) = unsafe {
+                let y = x.w.as_ptr().add(i * QK);
+                let half = |k: usize| {
+                    let v =
+                        i8x16_swizzle(v128_load(blk.as_ptr().add(2 + 16 * k) as *const v128), PERM);
+                    lanes(
+                        i16x8_extend_low_i8x16(v),
+                        i16x8_extend_high_i8x16(v),
+                        y.add(16 * k),
+                    )
+                };
+                (half(0), half(1))
+            };
             a0 = f32x4_add(a0, f32x4_mul(dd, f32x4_convert_i32x4(l0)));
             a1 = f32x4_add(a1, f32x4_mul(dd, f32x4_convert_i32x4(l1)));
         }
@@ -194,49 +259,6 @@ mod simd {
         let t = f32x4_add(a0, a1);
         (f32x4_extract_lane::<0>(t) + f32x4_extract_lane::<2>(t))
             + (f32x4_extract_lane::<1>(t) + f32x4_extract_lane::<3>(t))
-    }
-
-    fn lanes_q4_1(qs: &[u8], y: &[i8]) -> [v128; 2] {
-        assert!(qs.len() >= 16 && y.len() >= 32);
-        // SAFETY: the lengths are checked above; unaligned loads are allowed.
-        unsafe {
-            let q = v128_load(qs.as_ptr() as *const v128);
-            let lo = v128_and(q, u8x16_splat(0x0F));
-            let hi = u8x16_shr(q, 4);
-            let y0 = v128_load(y.as_ptr() as *const v128);
-            let y1 = v128_load(y.as_ptr().add(16) as *const v128);
-            let a = quads(
-                u16x8_extend_low_u8x16(lo),
-                u16x8_extend_high_u8x16(lo),
-                i16x8_extend_low_i8x16(y0),
-                i16x8_extend_high_i8x16(y0),
-            );
-            let b = quads(
-                u16x8_extend_low_u8x16(hi),
-                u16x8_extend_high_u8x16(hi),
-                i16x8_extend_low_i8x16(y1),
-                i16x8_extend_high_i8x16(y1),
-            );
-            [a, b]
-        }
-    }
-
-    fn lanes_q8_0(w: &[u8], y: &[i8]) -> [v128; 2] {
-        assert!(w.len() >= 32 && y.len() >= 32);
-        // SAFETY: the lengths are checked above; unaligned loads are allowed.
-        unsafe {
-            let half = |k: usize| {
-                let x = v128_load(w.as_ptr().add(16 * k) as *const v128);
-                let v = v128_load(y.as_ptr().add(16 * k) as *const v128);
-                quads(
-                    i16x8_extend_low_i8x16(x),
-                    i16x8_extend_high_i8x16(x),
-                    i16x8_extend_low_i8x16(v),
-                    i16x8_extend_high_i8x16(v),
-                )
-            };
-            [half(0), half(1)]
-        }
     }
 }
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
