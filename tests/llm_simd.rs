@@ -4,7 +4,7 @@
 #![cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 
 use half::f16;
-use satori::core::llm::quant::{self, reference, Q8, Q4_1_BYTES, Q8_0_BYTES, QK};
+use satori::core::llm::quant::{self, reference, Q4_1_BYTES, Q8, Q8_0_BYTES, QK};
 use wasm_bindgen_test::*;
 
 /// A small deterministic generator.
