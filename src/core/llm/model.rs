@@ -93,7 +93,8 @@ pub struct State {
     pub pos: usize,
     ctx: usize,
     // Keys and values rounded through f16 as llama.cpp keeps them, held as f32 (reading f16 is a
-    // slow software conversion in wasm).
+    // slow software conversion in wasm). Keys transposed, `[layer][head·dim][position]`, so a
+    // query meets many positions at once; values `[layer][position][head·dim]`.
     k: Vec<f32>,
     v: Vec<f32>,
     x: Vec<f32>,
@@ -258,38 +259,48 @@ impl Model {
         let kvw = c.n_head_kv * c.head_dim;
         let group = c.n_head / c.n_head_kv;
         let scale = 1.0 / (c.head_dim as f32).sqrt();
+        let angles = rope_table(c.head_dim, pos, c.rope_base);
         quant::row_q8_0(&self.data[self.embd.start..], c.n_embd, token, &mut s.x);
         for (l, layer) in self.layers.iter().enumerate() {
             rms_norm(&s.x, &layer.attn_norm, c.eps, &mut s.xb);
             s.xq.quantize(&s.xb);
             self.matvec(&layer.q, &s.xq, &mut s.q);
-            rope(&mut s.q, c.head_dim, pos, c.rope_base);
+            rope(&mut s.q, c.head_dim, &angles);
             let base = (l * s.ctx + pos) * kvw;
             self.matvec(&layer.k, &s.xq, &mut s.kv);
-            rope(&mut s.kv, c.head_dim, pos, c.rope_base);
-            for (d, v) in s.k[base..base + kvw].iter_mut().zip(&s.kv) {
-                *d = f16::from_f32(*v).to_f32();
+            rope(&mut s.kv, c.head_dim, &angles);
+            // Keys transposed: value `i` (head and dimension) of every position in a row.
+            let kt = l * kvw * s.ctx;
+            for (i, v) in s.kv.iter().enumerate() {
+                s.k[kt + i * s.ctx + pos] = round_f16(*v);
             }
             self.matvec(&layer.v, &s.xq, &mut s.kv);
             for (d, v) in s.v[base..base + kvw].iter_mut().zip(&s.kv) {
-                *d = f16::from_f32(*v).to_f32();
+                *d = round_f16(*v);
             }
             // Attention, head by head, over positions 0..=pos.
             let layer_base = l * s.ctx * kvw;
             for hq in 0..c.n_head {
                 let hk = hq / group;
                 // The query meets the f16 keys as f16 (llama.cpp converts it for the product).
-                let q: Vec<f32> = s.q[hq * c.head_dim..(hq + 1) * c.head_dim]
-                    .iter()
-                    .map(|v| f16::from_f32(*v).to_f32())
-                    .collect();
                 let att = &mut s.att[..=pos];
+                // Each position's dot product adds the dimensions in order, as a plain loop
+                // would; taken a dimension at a time over all positions, it vectorizes.
+                att.fill(0.0);
+                let k0 = kt + hk * c.head_dim * s.ctx;
+                for (d, qv) in s.q[hq * c.head_dim..(hq + 1) * c.head_dim]
+                    .iter()
+                    .enumerate()
+                {
+                    let qd = round_f16(*qv);
+                    let row = &s.k[k0 + d * s.ctx..k0 + d * s.ctx + pos + 1];
+                    for (a, k) in att.iter_mut().zip(row) {
+                        *a += qd * k;
+                    }
+                }
                 let mut max = f32::NEG_INFINITY;
-                for (t, a) in att.iter_mut().enumerate() {
-                    let k0 = layer_base + t * kvw + hk * c.head_dim;
-                    let k = &s.k[k0..k0 + c.head_dim];
-                    let dot: f32 = q.iter().zip(k).map(|(a, b)| a * b).sum();
-                    *a = dot * scale;
+                for a in att.iter_mut() {
+                    *a *= scale;
                     max = max.max(*a);
                 }
                 let mut sum = 0f64;
@@ -302,7 +313,7 @@ impl Model {
                 out.fill(0.0);
                 for (t, a) in att.iter().enumerate() {
                     // The weights meet the f16 values as f16.
-                    let p = f16::from_f32(a * inv).to_f32();
+                    let p = round_f16(a * inv);
                     let v0 = layer_base + t * kvw + hk * c.head_dim;
                     for (o, v) in out.iter_mut().zip(&s.v[v0..v0 + c.head_dim]) {
                         *o += p * v;
@@ -347,19 +358,43 @@ fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
     }
 }
 
-/// Llama's rotation: in each head, pair `(2i, 2i+1)` turns by `pos · base^(-2i/head_dim)`, the
-/// angle stepped by repeated multiplication as ggml does.
-fn rope(x: &mut [f32], head_dim: usize, pos: usize, base: f32) {
+/// Llama's rotation at `pos`: pair `(2i, 2i+1)` of a head turns by `pos · base^(-2i/head_dim)`,
+/// the angle stepped by repeated multiplication as ggml does. The sines and cosines, the same for
+/// every head and layer.
+fn rope_table(head_dim: usize, pos: usize, base: f32) -> Vec<(f32, f32)> {
     let step = base.powf(-2.0 / head_dim as f32);
+    let mut theta = pos as f32;
+    (0..head_dim / 2)
+        .map(|_| {
+            let sc = theta.sin_cos();
+            theta *= step;
+            sc
+        })
+        .collect()
+}
+
+/// Turns every head of `x` by the angles of [`rope_table`].
+fn rope(x: &mut [f32], head_dim: usize, table: &[(f32, f32)]) {
     for head in x.chunks_exact_mut(head_dim) {
-        let mut theta = pos as f32;
-        for pair in head.chunks_exact_mut(2) {
-            let (sin, cos) = theta.sin_cos();
+        for (pair, &(sin, cos)) in head.chunks_exact_mut(2).zip(table) {
             let (a, b) = (pair[0], pair[1]);
             pair[0] = a * cos - b * sin;
             pair[1] = a * sin + b * cos;
-            theta *= step;
         }
+    }
+}
+
+/// `x` rounded to the nearest f16 (ties to even), as f32: what `f16::from_f32(x).to_f32()` gives,
+/// by bit arithmetic for the normal f16 range and through `half` otherwise (zero, subnormals,
+/// overflow, NaN).
+#[inline]
+pub fn round_f16(x: f32) -> f32 {
+    let a = x.abs();
+    if (6.103_515_6e-5..65504.0).contains(&a) {
+        let b = x.to_bits();
+        f32::from_bits((b + 0x0FFF + ((b >> 13) & 1)) & 0xFFFF_E000)
+    } else {
+        f16::from_f32(x).to_f32()
     }
 }
 
@@ -372,4 +407,60 @@ pub fn argmax(logits: &[f32]) -> u32 {
         }
     }
     best as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_f16;
+    use half::f16;
+
+    #[test]
+    fn rounding_to_f16_equals_halfs() {
+        let mut x = 0x1234_5678u32;
+        let special = [
+            0.0,
+            -0.0,
+            1.0,
+            65504.0,
+            65519.0,
+            65520.0,
+            6.1e-5,
+            6.2e-5,
+            5.96e-8,
+            1e-9,
+            f32::INFINITY,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+        ];
+        let randoms = (0..200_000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            f32::from_bits(x)
+        });
+        for v in special
+            .into_iter()
+            .chain(special.map(|v| -v))
+            .chain(randoms)
+        {
+            let want = f16::from_f32(v).to_f32();
+            let got = round_f16(v);
+            assert!(
+                want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan()),
+                "{v:e}: {got:e} vs {want:e}"
+            );
+        }
+        // Every f16 value and the midpoints between neighbours (ties go to even).
+        for b in 0..0x7C00u16 {
+            let v = f16::from_bits(b).to_f32();
+            let next = f16::from_bits(b + 1).to_f32();
+            for v in [v, (v + next) / 2.0, -v] {
+                assert_eq!(
+                    round_f16(v).to_bits(),
+                    f16::from_f32(v).to_f32().to_bits(),
+                    "{v:e}"
+                );
+            }
+        }
+    }
 }
