@@ -73,6 +73,54 @@ fn the_chat_template_is_smollm2s() {
     );
 }
 
+/// Feeding a prompt four tokens at a time leaves exactly the logits and the cache that feeding it
+/// token by token leaves (the answer that follows is the same).
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a forward pass per token: run with --release"
+)]
+fn feeding_four_at_once_equals_one_by_one() {
+    let data = model_bytes();
+    let tok = Tokenizer::load(&gguf::read(&data).unwrap()).unwrap();
+    let model = Model::load(data).unwrap();
+    let prompt = tok.encode(&chat_prompt(&[(
+        "user",
+        "Name three rivers in Europe, please.",
+    )]));
+    assert!(
+        !prompt.len().is_multiple_of(4),
+        "a last chunk shorter than four"
+    );
+    let (mut one, mut four) = (model.state(256), model.state(256));
+    for &t in &prompt {
+        assert!(model.step(&mut one, t));
+    }
+    let chunks: Vec<&[u32]> = prompt.chunks(4).collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        assert!(model.feed(&mut four, chunk, i + 1 == chunks.len()));
+    }
+    assert_eq!(one.pos, four.pos);
+    let bits = |s: &satori::core::llm::model::State| {
+        s.logits.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    };
+    assert_eq!(bits(&one), bits(&four));
+    for _ in 0..6 {
+        let (a, b) = (
+            satori::core::llm::model::argmax(&one.logits),
+            satori::core::llm::model::argmax(&four.logits),
+        );
+        assert_eq!(a, b);
+        assert!(model.step(&mut one, a) && model.step(&mut four, b));
+        assert_eq!(bits(&one), bits(&four));
+    }
+    // Too many at once, or past the window, changes nothing.
+    let pos = four.pos;
+    assert!(!model.feed(&mut four, &[1, 2, 3, 4, 5], true));
+    assert!(!model.feed(&mut four, &[], true));
+    assert_eq!(four.pos, pos);
+}
+
 /// Greedy and with no repetition penalty, as the fixtures were recorded.
 const GREEDY: Sampling = Sampling {
     temperature: 0.0,

@@ -52,6 +52,25 @@ fn simd_dot_products_equal_the_plain_ones() {
             q8.extend(half_bytes(g.f(0.05)));
             q8.extend((0..32).map(|_| g.next() as u8));
         }
+        // Four vectors at once: each as alone.
+        let mut others = [Q8::default(), Q8::default(), Q8::default()];
+        for (k, o) in others.iter_mut().enumerate() {
+            let y: Vec<f32> = x.iter().map(|v| v * (k as f32 + 0.5) - g.f(0.1)).collect();
+            o.quantize(&y);
+        }
+        let four = [&xq, &others[0], &others[1], &others[2]];
+        let alone = four.map(|x| quant::dot_q4_1(&q4, x).to_bits());
+        assert_eq!(
+            quant::dot4_q4_1(&q4, four).map(f32::to_bits),
+            alone,
+            "Q4_1 by four, case {case}"
+        );
+        let alone = four.map(|x| quant::dot_q8_0(&q8, x).to_bits());
+        assert_eq!(
+            quant::dot4_q8_0(&q8, four).map(f32::to_bits),
+            alone,
+            "Q8_0 by four, case {case}"
+        );
         let (a, b) = (quant::dot_q4_1(&q4, &xq), reference::dot_q4_1(&q4, &xq));
         assert_eq!(a.to_bits(), b.to_bits(), "Q4_1, case {case}: {a} vs {b}");
         let (a, b) = (quant::dot_q8_0(&q8, &xq), reference::dot_q8_0(&q8, &xq));

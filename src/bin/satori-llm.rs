@@ -6,7 +6,7 @@
 
 use satori::core::llm::engine::{fits, Engine, Step};
 use satori::core::llm::gguf;
-use satori::core::llm::model::{argmax, Model};
+use satori::core::llm::model::{argmax, Model, BATCH};
 use satori::core::llm::request;
 use satori::core::llm::tokenizer::{chat_prompt, Tokenizer};
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -141,8 +141,9 @@ pub fn bench(bytes: Vec<u8>, question: &str, decode: u32, deep: u32) -> Result<S
     let t1 = now();
     let prompt = tok.encode(&chat_prompt(&[("user", question)]));
     let mut s = model.state(2048);
-    for &t in &prompt {
-        model.step(&mut s, t);
+    let chunks = prompt.chunks(BATCH).count();
+    for (i, chunk) in prompt.chunks(BATCH).enumerate() {
+        model.feed(&mut s, chunk, i + 1 == chunks);
     }
     let t2 = now();
     let mut answer = Vec::new();
@@ -158,15 +159,14 @@ pub fn bench(bytes: Vec<u8>, question: &str, decode: u32, deep: u32) -> Result<S
     // then decode there.
     let filler = tok.encode(" The quick brown fox jumps over the lazy dog.");
     let deep = (deep as usize).min(2048 - decode as usize).max(s.pos);
-    let from = s.pos;
-    'fill: while s.pos < deep {
-        for &t in &filler {
-            if s.pos >= deep || !model.step(&mut s, t) {
-                break 'fill;
-            }
+    let fill: Vec<u32> = filler.iter().copied().cycle().take(deep - s.pos).collect();
+    let chunks = fill.chunks(BATCH).count();
+    for (i, chunk) in fill.chunks(BATCH).enumerate() {
+        if !model.feed(&mut s, chunk, i + 1 == chunks) {
+            return Err("the context is full".into());
         }
     }
-    let filled = s.pos - from;
+    let filled = fill.len();
     let t4 = now();
     for _ in 0..decode {
         let next = argmax(&s.logits);

@@ -9,8 +9,9 @@ use super::model::{Model, State};
 use super::sample::{choose, penalize, Rng, Sampling};
 use super::tokenizer::{chat_prompt, Tokenizer};
 
-/// Prompt tokens read per [`Engine::step`] (so Stop is seen within a fraction of a second).
-pub const PREFILL_CHUNK: usize = 4;
+/// Prompt tokens read per [`Engine::step`], at once (so Stop is seen within a fraction of a
+/// second).
+pub const PREFILL_CHUNK: usize = super::model::BATCH;
 
 /// Why an answer ended (OpenAI's `finish_reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,11 +166,12 @@ impl Engine {
         };
         if !job.pending.is_empty() {
             let n = job.pending.len().min(PREFILL_CHUNK);
-            for t in job.pending.drain(..n) {
-                // The prompt fits (checked at start), so every step succeeds.
-                self.model.step(&mut self.state, t);
-                self.cached.push(t);
-            }
+            let chunk: Vec<u32> = job.pending.drain(..n).collect();
+            // The prompt fits (checked at start), so feeding succeeds; only the last token's
+            // logits are needed.
+            self.model
+                .feed(&mut self.state, &chunk, job.pending.is_empty());
+            self.cached.extend(chunk);
             return Step::Reading(job.prompt - job.pending.len(), job.prompt);
         }
         if job.produced >= job.max_new {

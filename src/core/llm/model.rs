@@ -87,6 +87,9 @@ pub struct Model {
     layers: Vec<Layer>,
 }
 
+/// Tokens [`Model::feed`] takes at once.
+pub const BATCH: usize = 4;
+
 /// One conversation's running state: the key/value cache and scratch space.
 pub struct State {
     /// Tokens in the cache.
@@ -104,7 +107,7 @@ pub struct State {
     att: Vec<f32>,
     hb: Vec<f32>,
     hb2: Vec<f32>,
-    xq: Q8,
+    xq: Vec<Q8>,
     /// The logits of the last token.
     pub logits: Vec<f32>,
 }
@@ -217,32 +220,51 @@ impl Model {
     pub fn state(&self, ctx: usize) -> State {
         let c = &self.cfg;
         let kv = c.n_layer * ctx * c.n_head_kv * c.head_dim;
+        let n = BATCH;
         State {
             pos: 0,
             ctx,
             k: vec![0.0; kv],
             v: vec![0.0; kv],
-            x: vec![0.0; c.n_embd],
-            xb: vec![0.0; c.n_embd],
-            q: vec![0.0; c.n_embd],
-            kv: vec![0.0; c.n_head_kv * c.head_dim],
+            x: vec![0.0; n * c.n_embd],
+            xb: vec![0.0; n * c.n_embd],
+            q: vec![0.0; n * c.n_embd],
+            kv: vec![0.0; n * c.n_head_kv * c.head_dim],
             att: vec![0.0; ctx],
-            hb: vec![0.0; c.n_ff],
-            hb2: vec![0.0; c.n_ff],
-            xq: Q8::default(),
+            hb: vec![0.0; n * c.n_ff],
+            hb2: vec![0.0; n * c.n_ff],
+            xq: vec![Q8::default(); n],
             logits: vec![0.0; c.vocab],
         }
     }
 
-    /// `out = m · x` (`x` already quantized the way `m`'s type wants).
-    fn matvec(&self, m: &Mat, xq: &Q8, out: &mut [f32]) {
-        for (r, o) in out.iter_mut().enumerate().take(m.rows) {
+    /// `out[b] = m · x[b]` for each quantized vector `x[b]` (`out` holds `x.len()` rows of
+    /// `m.rows` values). Four vectors at once share each weight row's decoding; each product is
+    /// computed exactly as alone.
+    fn matmul(&self, m: &Mat, x: &[Q8], out: &mut [f32]) {
+        let n = x.len();
+        let one = |row: &[u8], xq: &Q8| match m.dtype {
+            DType::Q4_1 => quant::dot_q4_1(row, xq),
+            DType::Q8_0 => quant::dot_q8_0(row, xq),
+            _ => unreachable!("checked at load"),
+        };
+        for r in 0..m.rows {
             let row = &self.data[m.start + r * m.row_bytes..m.start + (r + 1) * m.row_bytes];
-            *o = match m.dtype {
-                DType::Q4_1 => quant::dot_q4_1(row, xq),
-                DType::Q8_0 => quant::dot_q8_0(row, xq),
-                _ => unreachable!("checked at load"),
-            };
+            if n == 4 {
+                let xs = [&x[0], &x[1], &x[2], &x[3]];
+                let four = match m.dtype {
+                    DType::Q4_1 => quant::dot4_q4_1(row, xs),
+                    DType::Q8_0 => quant::dot4_q8_0(row, xs),
+                    _ => unreachable!("checked at load"),
+                };
+                for (b, v) in four.into_iter().enumerate() {
+                    out[b * m.rows + r] = v;
+                }
+            } else {
+                for (b, xq) in x.iter().enumerate() {
+                    out[b * m.rows + r] = one(row, xq);
+                }
+            }
         }
     }
 
@@ -250,100 +272,150 @@ impl Model {
     /// `state.logits`. Returns false (and changes nothing) when the state is full or the token
     /// is not in the vocabulary.
     pub fn step(&self, s: &mut State, token: u32) -> bool {
+        self.feed(s, &[token], true)
+    }
+
+    /// Feeds up to [`BATCH`] `tokens` from the state's position, each computed exactly as
+    /// [`Model::step`] computes it, the weights read once for all of them; with `logits`, the
+    /// logits after the last one are then in `state.logits` (a prompt needs only its last
+    /// token's). Returns false (and changes nothing) when they do not fit, a token is not in the
+    /// vocabulary or there are none or too many.
+    pub fn feed(&self, s: &mut State, tokens: &[u32], logits: bool) -> bool {
         let c = self.cfg;
-        let token = token as usize;
-        if s.pos >= s.ctx || token >= c.vocab {
+        let n = tokens.len();
+        if n == 0 || n > BATCH || s.pos + n > s.ctx || tokens.iter().any(|&t| t as usize >= c.vocab)
+        {
             return false;
         }
-        let pos = s.pos;
+        let (e, ff) = (c.n_embd, c.n_ff);
         let kvw = c.n_head_kv * c.head_dim;
         let group = c.n_head / c.n_head_kv;
         let scale = 1.0 / (c.head_dim as f32).sqrt();
-        let angles = rope_table(c.head_dim, pos, c.rope_base);
-        quant::row_q8_0(&self.data[self.embd.start..], c.n_embd, token, &mut s.x);
+        let angles: Vec<_> = (0..n)
+            .map(|b| rope_table(c.head_dim, s.pos + b, c.rope_base))
+            .collect();
+        for (b, &t) in tokens.iter().enumerate() {
+            quant::row_q8_0(
+                &self.data[self.embd.start..],
+                e,
+                t as usize,
+                &mut s.x[b * e..(b + 1) * e],
+            );
+        }
         for (l, layer) in self.layers.iter().enumerate() {
-            rms_norm(&s.x, &layer.attn_norm, c.eps, &mut s.xb);
-            s.xq.quantize(&s.xb);
-            self.matvec(&layer.q, &s.xq, &mut s.q);
-            rope(&mut s.q, c.head_dim, &angles);
-            let base = (l * s.ctx + pos) * kvw;
-            self.matvec(&layer.k, &s.xq, &mut s.kv);
-            rope(&mut s.kv, c.head_dim, &angles);
-            // Keys transposed: value `i` (head and dimension) of every position in a row.
+            for b in 0..n {
+                rms_norm(
+                    &s.x[b * e..(b + 1) * e],
+                    &layer.attn_norm,
+                    c.eps,
+                    &mut s.xb[b * e..(b + 1) * e],
+                );
+                s.xq[b].quantize(&s.xb[b * e..(b + 1) * e]);
+            }
+            self.matmul(&layer.q, &s.xq[..n], &mut s.q[..n * e]);
+            self.matmul(&layer.k, &s.xq[..n], &mut s.kv[..n * kvw]);
             let kt = l * kvw * s.ctx;
-            for (i, v) in s.kv.iter().enumerate() {
-                s.k[kt + i * s.ctx + pos] = round_f16(*v);
+            for (b, angles) in angles.iter().enumerate() {
+                let pos = s.pos + b;
+                rope(&mut s.q[b * e..(b + 1) * e], c.head_dim, angles);
+                rope(&mut s.kv[b * kvw..(b + 1) * kvw], c.head_dim, angles);
+                // Keys transposed: value `i` (head and dimension) of every position in a row.
+                for (i, v) in s.kv[b * kvw..(b + 1) * kvw].iter().enumerate() {
+                    s.k[kt + i * s.ctx + pos] = round_f16(*v);
+                }
             }
-            self.matvec(&layer.v, &s.xq, &mut s.kv);
-            for (d, v) in s.v[base..base + kvw].iter_mut().zip(&s.kv) {
-                *d = round_f16(*v);
-            }
-            // Attention, head by head, over positions 0..=pos.
-            let layer_base = l * s.ctx * kvw;
-            for hq in 0..c.n_head {
-                let hk = hq / group;
-                // The query meets the f16 keys as f16 (llama.cpp converts it for the product).
-                let att = &mut s.att[..=pos];
-                // Each position's dot product adds the dimensions in order, as a plain loop
-                // would; taken a dimension at a time over all positions, it vectorizes.
-                att.fill(0.0);
-                let k0 = kt + hk * c.head_dim * s.ctx;
-                for (d, qv) in s.q[hq * c.head_dim..(hq + 1) * c.head_dim]
-                    .iter()
-                    .enumerate()
+            self.matmul(&layer.v, &s.xq[..n], &mut s.kv[..n * kvw]);
+            for b in 0..n {
+                let base = (l * s.ctx + s.pos + b) * kvw;
+                for (d, v) in s.v[base..base + kvw]
+                    .iter_mut()
+                    .zip(&s.kv[b * kvw..(b + 1) * kvw])
                 {
-                    let qd = round_f16(*qv);
-                    let row = &s.k[k0 + d * s.ctx..k0 + d * s.ctx + pos + 1];
-                    for (a, k) in att.iter_mut().zip(row) {
-                        *a += qd * k;
+                    *d = round_f16(*v);
+                }
+            }
+            // Attention, token by token, head by head, over positions 0..=pos.
+            let layer_base = l * s.ctx * kvw;
+            for b in 0..n {
+                let pos = s.pos + b;
+                for hq in 0..c.n_head {
+                    let hk = hq / group;
+                    let att = &mut s.att[..=pos];
+                    // Each position's dot product adds the dimensions in order, as a plain loop
+                    // would; taken a dimension at a time over all positions, it vectorizes.
+                    att.fill(0.0);
+                    let k0 = kt + hk * c.head_dim * s.ctx;
+                    let qh = &s.q[b * e + hq * c.head_dim..b * e + (hq + 1) * c.head_dim];
+                    for (d, qv) in qh.iter().enumerate() {
+                        // The query meets the f16 keys as f16 (llama.cpp converts it for the
+                        // product).
+                        let qd = round_f16(*qv);
+                        let row = &s.k[k0 + d * s.ctx..k0 + d * s.ctx + pos + 1];
+                        for (a, k) in att.iter_mut().zip(row) {
+                            *a += qd * k;
+                        }
                     }
-                }
-                let mut max = f32::NEG_INFINITY;
-                for a in att.iter_mut() {
-                    *a *= scale;
-                    max = max.max(*a);
-                }
-                let mut sum = 0f64;
-                for a in att.iter_mut() {
-                    *a = (*a - max).exp();
-                    sum += f64::from(*a);
-                }
-                let inv = (1.0 / sum) as f32;
-                let out = &mut s.xb[hq * c.head_dim..(hq + 1) * c.head_dim];
-                out.fill(0.0);
-                for (t, a) in att.iter().enumerate() {
-                    // The weights meet the f16 values as f16.
-                    let p = round_f16(a * inv);
-                    let v0 = layer_base + t * kvw + hk * c.head_dim;
-                    for (o, v) in out.iter_mut().zip(&s.v[v0..v0 + c.head_dim]) {
-                        *o += p * v;
+                    let mut max = f32::NEG_INFINITY;
+                    for a in att.iter_mut() {
+                        *a *= scale;
+                        max = max.max(*a);
+                    }
+                    let mut sum = 0f64;
+                    for a in att.iter_mut() {
+                        *a = (*a - max).exp();
+                        sum += f64::from(*a);
+                    }
+                    let inv = (1.0 / sum) as f32;
+                    let out = &mut s.xb[b * e + hq * c.head_dim..b * e + (hq + 1) * c.head_dim];
+                    out.fill(0.0);
+                    for (t, a) in att.iter().enumerate() {
+                        // The weights meet the f16 values as f16.
+                        let p = round_f16(a * inv);
+                        let v0 = layer_base + t * kvw + hk * c.head_dim;
+                        for (o, v) in out.iter_mut().zip(&s.v[v0..v0 + c.head_dim]) {
+                            *o += p * v;
+                        }
                     }
                 }
             }
-            s.xq.quantize(&s.xb);
-            self.matvec(&layer.o, &s.xq, &mut s.q);
-            for (x, d) in s.x.iter_mut().zip(&s.q) {
+            for b in 0..n {
+                s.xq[b].quantize(&s.xb[b * e..(b + 1) * e]);
+            }
+            self.matmul(&layer.o, &s.xq[..n], &mut s.q[..n * e]);
+            for (x, d) in s.x[..n * e].iter_mut().zip(&s.q[..n * e]) {
                 *x += d;
             }
             // Feed-forward.
-            rms_norm(&s.x, &layer.ffn_norm, c.eps, &mut s.xb);
-            s.xq.quantize(&s.xb);
-            self.matvec(&layer.gate, &s.xq, &mut s.hb);
-            self.matvec(&layer.up, &s.xq, &mut s.hb2);
-            for (g, u) in s.hb.iter_mut().zip(&s.hb2) {
+            for b in 0..n {
+                rms_norm(
+                    &s.x[b * e..(b + 1) * e],
+                    &layer.ffn_norm,
+                    c.eps,
+                    &mut s.xb[b * e..(b + 1) * e],
+                );
+                s.xq[b].quantize(&s.xb[b * e..(b + 1) * e]);
+            }
+            self.matmul(&layer.gate, &s.xq[..n], &mut s.hb[..n * ff]);
+            self.matmul(&layer.up, &s.xq[..n], &mut s.hb2[..n * ff]);
+            for (g, u) in s.hb[..n * ff].iter_mut().zip(&s.hb2[..n * ff]) {
                 *g = *g / (1.0 + (-*g).exp()) * u;
             }
-            s.xq.quantize(&s.hb);
-            self.matvec(&layer.down, &s.xq, &mut s.q);
-            for (x, d) in s.x.iter_mut().zip(&s.q) {
+            for b in 0..n {
+                s.xq[b].quantize(&s.hb[b * ff..(b + 1) * ff]);
+            }
+            self.matmul(&layer.down, &s.xq[..n], &mut s.q[..n * e]);
+            for (x, d) in s.x[..n * e].iter_mut().zip(&s.q[..n * e]) {
                 *x += d;
             }
         }
-        rms_norm(&s.x, &self.out_norm, c.eps, &mut s.xb);
-        s.xq.quantize(&s.xb);
-        let embd = self.embd;
-        self.matvec(&embd, &s.xq, &mut s.logits);
-        s.pos += 1;
+        if logits {
+            let last = (n - 1) * e;
+            rms_norm(&s.x[last..last + e], &self.out_norm, c.eps, &mut s.xb[..e]);
+            s.xq[0].quantize(&s.xb[..e]);
+            let embd = self.embd;
+            self.matmul(&embd, &s.xq[..1], &mut s.logits);
+        }
+        s.pos += n;
         true
     }
 }

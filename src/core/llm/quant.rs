@@ -165,10 +165,20 @@ pub mod reference {
         }
         out
     }
+
+    /// [`dot_q4_1`] of one row with four vectors.
+    pub fn dot4_q4_1(row: &[u8], x: [&Q8; 4]) -> [f32; 4] {
+        x.map(|x| dot_q4_1(row, x))
+    }
+
+    /// [`dot_q8_0`] of one row with four vectors.
+    pub fn dot4_q8_0(row: &[u8], x: [&Q8; 4]) -> [f32; 4] {
+        x.map(|x| dot_q8_0(row, x))
+    }
 }
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-pub use reference::{dot_q4_1, dot_q8_0};
+pub use reference::{dot4_q4_1, dot4_q8_0, dot_q4_1, dot_q8_0};
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
@@ -254,6 +264,68 @@ mod simd {
         hsum(a0, a1)
     }
 
+    /// [`dot_q4_1`] of one row with four vectors: each block's nibbles are decoded once, and
+    /// each vector's sums are made exactly as [`dot_q4_1`] makes them.
+    pub fn dot4_q4_1(row: &[u8], x: [&Q8; 4]) -> [f32; 4] {
+        let t = f16_table();
+        let blocks = row.len() / Q4_1_BYTES;
+        for x in x {
+            assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks && x.s.len() >= blocks);
+        }
+        let mut a0 = [f32x4_splat(0.0); 4];
+        let mut a1 = [f32x4_splat(0.0); 4];
+        let mut summs = [0f32; 4];
+        for (i, blk) in row.chunks_exact(Q4_1_BYTES).enumerate() {
+            let (d, m) = (h(t, blk, 0), h(t, blk, 2));
+            // SAFETY: as in `dot_q4_1`, for each of the four vectors (checked above).
+            unsafe {
+                let q = i8x16_swizzle(v128_load(blk.as_ptr().add(4) as *const v128), PERM);
+                let lo = v128_and(q, u8x16_splat(0x0F));
+                let hi = u8x16_shr(q, 4);
+                let (la, lb) = (u16x8_extend_low_u8x16(lo), u16x8_extend_high_u8x16(lo));
+                let (ha, hb) = (u16x8_extend_low_u8x16(hi), u16x8_extend_high_u8x16(hi));
+                for b in 0..4 {
+                    summs[b] += m * x[b].s[i];
+                    let dd = f32x4_splat(d * x[b].d[i]);
+                    let y = x[b].w.as_ptr().add(i * QK);
+                    let (l0, l1) = (lanes(la, lb, y), lanes(ha, hb, y.add(16)));
+                    a0[b] = f32x4_add(a0[b], f32x4_mul(dd, f32x4_convert_i32x4(l0)));
+                    a1[b] = f32x4_add(a1[b], f32x4_mul(dd, f32x4_convert_i32x4(l1)));
+                }
+            }
+        }
+        [0, 1, 2, 3].map(|b| hsum(a0[b], a1[b]) + summs[b])
+    }
+
+    /// [`dot_q8_0`] of one row with four vectors (see [`dot4_q4_1`]).
+    pub fn dot4_q8_0(row: &[u8], x: [&Q8; 4]) -> [f32; 4] {
+        let t = f16_table();
+        let blocks = row.len() / Q8_0_BYTES;
+        for x in x {
+            assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks);
+        }
+        let mut a0 = [f32x4_splat(0.0); 4];
+        let mut a1 = [f32x4_splat(0.0); 4];
+        for (i, blk) in row.chunks_exact(Q8_0_BYTES).enumerate() {
+            let d = h(t, blk, 0);
+            // SAFETY: as in `dot_q8_0`, for each of the four vectors (checked above).
+            unsafe {
+                let v0 = i8x16_swizzle(v128_load(blk.as_ptr().add(2) as *const v128), PERM);
+                let v1 = i8x16_swizzle(v128_load(blk.as_ptr().add(18) as *const v128), PERM);
+                let (a, bb) = (i16x8_extend_low_i8x16(v0), i16x8_extend_high_i8x16(v0));
+                let (c, e) = (i16x8_extend_low_i8x16(v1), i16x8_extend_high_i8x16(v1));
+                for b in 0..4 {
+                    let dd = f32x4_splat(d * x[b].d[i]);
+                    let y = x[b].w.as_ptr().add(i * QK);
+                    let (l0, l1) = (lanes(a, bb, y), lanes(c, e, y.add(16)));
+                    a0[b] = f32x4_add(a0[b], f32x4_mul(dd, f32x4_convert_i32x4(l0)));
+                    a1[b] = f32x4_add(a1[b], f32x4_mul(dd, f32x4_convert_i32x4(l1)));
+                }
+            }
+        }
+        [0, 1, 2, 3].map(|b| hsum(a0[b], a1[b]))
+    }
+
     /// ggml's `hsum_float_8` over lanes `a0` (0..4) and `a1` (4..8).
     fn hsum(a0: v128, a1: v128) -> f32 {
         let t = f32x4_add(a0, a1);
@@ -262,7 +334,7 @@ mod simd {
     }
 }
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-pub use simd::{dot_q4_1, dot_q8_0};
+pub use simd::{dot4_q4_1, dot4_q8_0, dot_q4_1, dot_q8_0};
 
 /// Row `i` of a `Q8_0` matrix with rows of `cols` values, as floats (an embedding).
 pub fn row_q8_0(data: &[u8], cols: usize, i: usize, out: &mut [f32]) {
