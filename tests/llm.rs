@@ -59,6 +59,26 @@ fn token_ids_equal_llama_cpp() {
     }
 }
 
+/// A long run of letters is one word to the tokenizer (a Chinese paragraph without punctuation,
+/// a pasted blob): it is merged in O(n log n), and comes back as it went in.
+#[test]
+fn long_words_are_tokenized_quickly_and_losslessly() {
+    let data = model_bytes();
+    let tok = Tokenizer::load(&gguf::read(&data).unwrap()).unwrap();
+    let chinese = "上下文窗口管理对话历史摘要保留订单编号金额".repeat(1_000);
+    let letters = "abcdefghij".repeat(5_000);
+    for text in [chinese, letters] {
+        let ids = tok.encode(&text);
+        assert!(
+            ids.len() < text.len(),
+            "{} ids for {} bytes",
+            ids.len(),
+            text.len()
+        );
+        assert_eq!(String::from_utf8(tok.decode(&ids)).unwrap(), text);
+    }
+}
+
 #[test]
 fn the_chat_template_is_smollm2s() {
     assert_eq!(

@@ -11,7 +11,8 @@
 //!    pair of lowest merge rank first (the leftmost of equal ranks); a symbol missing from the
 //!    vocabulary falls back to its single bytes.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use unicode_general_category::{get_general_category, GeneralCategory as G};
 
 use super::gguf::{Gguf, GgufError};
@@ -176,23 +177,56 @@ impl Tokenizer {
             out.push(id);
             return;
         }
-        let mut symbols: Vec<String> = mapped.chars().map(String::from).collect();
-        loop {
-            let mut best: Option<(u32, usize)> = None;
-            for i in 0..symbols.len().saturating_sub(1) {
-                let key = (symbols[i].clone(), symbols[i + 1].clone());
-                if let Some(&r) = self.ranks.get(&key) {
-                    if best.is_none_or(|(b, _)| r < b) {
-                        best = Some((r, i));
-                    }
-                }
-            }
-            let Some((_, i)) = best else { break };
-            let right = symbols.remove(i + 1);
-            symbols[i].push_str(&right);
+        // Symbols as spans of `mapped` in a linked list; candidate merges in a heap, the lowest
+        // rank first and the leftmost of equal ranks (llama.cpp's order), each checked when it
+        // comes out against the symbols as they are by then (its length changes with any merge
+        // that touched it). O(n log n), so a long run of letters (a Chinese paragraph is one
+        // word) costs little.
+        let spans: Vec<(usize, usize)> = mapped
+            .char_indices()
+            .map(|(i, c)| (i, i + c.len_utf8()))
+            .collect();
+        let n = spans.len();
+        let start: Vec<usize> = spans.iter().map(|s| s.0).collect();
+        let mut end: Vec<usize> = spans.iter().map(|s| s.1).collect();
+        let mut next: Vec<usize> = (1..=n).collect(); // n: none
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect(); // usize::MAX: none
+        let mut alive = vec![true; n];
+        let mut heap = BinaryHeap::new();
+        let pair = |l: usize, r: usize, start: &[usize], end: &[usize]| {
+            let key = (
+                mapped[start[l]..end[l]].to_string(),
+                mapped[start[r]..end[r]].to_string(),
+            );
+            self.ranks
+                .get(&key)
+                .map(|&rank| Reverse((rank, l, end[r] - start[l])))
+        };
+        for l in 0..n.saturating_sub(1) {
+            heap.extend(pair(l, l + 1, &start, &end));
         }
-        for s in symbols {
-            match self.ids.get(&s) {
+        while let Some(Reverse((_, l, len))) = heap.pop() {
+            let r = next[l];
+            if !alive[l] || r >= n || end[r] - start[l] != len {
+                continue; // stale: a merge changed one of its symbols
+            }
+            end[l] = end[r];
+            alive[r] = false;
+            next[l] = next[r];
+            if next[l] < n {
+                prev[next[l]] = l;
+            }
+            if prev[l] < n {
+                heap.extend(pair(prev[l], l, &start, &end));
+            }
+            if next[l] < n {
+                heap.extend(pair(l, next[l], &start, &end));
+            }
+        }
+        let mut i = 0;
+        while i < n {
+            let s = &mapped[start[i]..end[i]];
+            match self.ids.get(s) {
                 Some(&id) => out.push(id),
                 None => {
                     for c in s.chars() {
@@ -202,6 +236,7 @@ impl Tokenizer {
                     }
                 }
             }
+            i = next[i];
         }
     }
 }
