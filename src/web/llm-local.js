@@ -16,13 +16,26 @@ const WINDOW = 2048;
 let worker = null;
 let nextId = 1;
 const jobs = new Map(); // id -> handler of the worker's messages for it
+const streams = new Set(); // send(comment) of every open stream: the model's loading is theirs
 let persisted = false;
 
 function getWorker() {
   if (worker) return worker;
   const meta = document.querySelector('meta[name="satori-table:llm-model"]');
   const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-  w.onmessage = (event) => jobs.get(event.data.id)?.(event.data);
+  w.onmessage = (event) => {
+    const m = event.data;
+    if (m.id !== undefined) return jobs.get(m.id)?.(m);
+    // The model's loading, whichever request started it.
+    if (m.type === 'progress') {
+      progress.show(m);
+      for (const send of streams) send(`: loading the model ${m.loaded}/${m.total}\n\n`);
+    } else if (m.type === 'stored') {
+      progress.done(m);
+    } else if (m.type === 'unloaded') {
+      progress.failed();
+    }
+  };
   w.onerror = (event) => {
     event.preventDefault();
     restart(`The in-browser model stopped: ${event.message || 'its worker could not start'}.`);
@@ -38,13 +51,15 @@ function restart(message) {
   const w = worker;
   worker = null;
   w?.terminate();
+  progress.failed();
   for (const [id, handler] of [...jobs]) handler({ type: 'error', id, status: 500, message });
 }
 
 function post(msg, handler) {
+  const w = getWorker();
   const id = nextId++;
   jobs.set(id, handler);
-  getWorker().postMessage({ ...msg, id });
+  w.postMessage({ ...msg, id });
   return id;
 }
 
@@ -62,7 +77,6 @@ function ask(msg, signal) {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(aborted());
     const id = post(msg, (m) => {
-      if (m.type === 'progress' || m.type === 'stored') return;
       jobs.delete(id);
       if (m.type === 'error') reject(new Failure(m.status, m.message));
       else resolve(m);
@@ -128,22 +142,25 @@ async function complete(request) {
   });
   let id = 0;
   let open = true;
+  let send = () => {};
+  let keepalive = 0;
   const end = () => {
     open = false;
     jobs.delete(id);
+    streams.delete(send);
+    clearInterval(keepalive);
   };
   return new Response(new ReadableStream({
     start(controller) {
-      const send = (text) => open && controller.enqueue(enc.encode(text));
+      send = (text) => open && controller.enqueue(enc.encode(text));
       send(`data: ${chunk({ role: 'assistant', content: '' }, null)}\n\n`);
+      streams.add(send);
+      // While it waits (for the model, or behind another answer), the stream says so now and
+      // then: the app's stall timer is for servers that went silent.
+      keepalive = setInterval(() => send(': waiting\n\n'), 15_000);
       id = post({ type: 'chat', body, seed }, (m) => {
         if (!open) return;
-        if (m.type === 'progress') {
-          progress.show(m);
-          send(`: loading the model ${m.loaded}/${m.total}\n\n`);
-        } else if (m.type === 'stored') {
-          progress.done(m);
-        } else if (m.type === 'reading') {
+        if (m.type === 'reading') {
           send(`: reading ${m.read}/${m.of}\n\n`);
         } else if (m.type === 'text') {
           send(`data: ${chunk({ content: m.text }, null)}\n\n`);
@@ -153,7 +170,6 @@ async function complete(request) {
           end();
           controller.close();
         } else if (m.type === 'error') {
-          progress.failed(m);
           send(`data: ${JSON.stringify({ error: { message: m.message, code: m.status } })}\n\n`);
           end();
           controller.close();
@@ -179,16 +195,16 @@ async function complete(request) {
 function whole(request, body, seed, name, created) {
   return new Promise((resolve, reject) => {
     let text = '';
+    let over = false;
     const id = post({ type: 'chat', body, seed }, (m) => {
-      if (m.type === 'progress') progress.show(m);
-      else if (m.type === 'stored') progress.done(m);
-      else if (m.type === 'text') text += m.text;
+      if (m.type === 'text') text += m.text;
       else if (m.type === 'error') {
+        over = true;
         jobs.delete(id);
-        progress.failed(m);
         resolve(failed(m.status, m.message));
         if (m.fatal) restart(m.message);
       } else if (m.type === 'done') {
+        over = true;
         jobs.delete(id);
         resolve(json(200, {
           id: name, object: 'chat.completion', created, model: MODEL,
@@ -198,6 +214,7 @@ function whole(request, body, seed, name, created) {
       }
     });
     request.signal.addEventListener('abort', () => {
+      if (over) return;
       worker?.postMessage({ type: 'stop', id });
       jobs.delete(id);
       reject(aborted());
@@ -254,7 +271,9 @@ const progress = (() => {
     },
     done(m) {
       if (m.ok || !box) return remove();
-      line.textContent = 'The browser did not keep the model (not enough storage): it will be downloaded again next time.';
+      line.textContent = m.why === 'insecure'
+        ? 'The browser keeps files only for secure pages (https): the model will be downloaded again next time.'
+        : 'The browser did not keep the model (not enough storage): it will be downloaded again next time.';
       timer = setTimeout(remove, 10_000);
     },
     failed() {

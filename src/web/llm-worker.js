@@ -6,7 +6,8 @@
 //
 // Page → worker: {type: 'init', manifest} · {type: 'check', id, body} · {type: 'count', id, texts}
 //   · {type: 'chat', id, body, seed} · {type: 'stop', id}
-// Worker → page: {type: 'progress', id, loaded, total, fetched, missing} · {type: 'stored', id, ok}
+// Worker → page: {type: 'progress', loaded, total, fetched, missing} · {type: 'stored', ok, why}
+//   · {type: 'unloaded'} (the loading failed) — these three for every request, with no id
 //   · {type: 'checked', id, tokens} · {type: 'counted', id, counts} · {type: 'reading', id, read, of}
 //   · {type: 'text', id, text} · {type: 'done', id, finish, prompt, completion, reused}
 //   · {type: 'error', id, status, message, fatal} (fatal: start a new worker)
@@ -49,11 +50,42 @@ function module() {
 async function getManifest() {
   if (!manifest) {
     if (!manifestUrl) throw new Failure(501, 'This copy of Satori was built without the in-browser model.');
-    const r = await fetch(manifestUrl).catch(() => null);
+    // The list is kept with the pieces, so a cached model also loads offline.
+    const cache = await store();
+    let r = await fetch(manifestUrl).catch(() => null);
+    if (r && r.ok) {
+      await cache?.put(manifestUrl, r.clone()).catch(() => {});
+    } else {
+      r = cache && (await cache.match(manifestUrl).catch(() => null));
+    }
     if (!r || !r.ok) throw new Failure(503, 'The in-browser model\'s file list could not be loaded. Check the connection and send again.');
     manifest = await r.json();
   }
   return manifest;
+}
+
+// Calls into the module: an `Err` of Rust comes as its text ("400 why" is the request's fault);
+// anything else (a trap: out of memory, a bug) leaves the module unusable, and the page starts a
+// new worker.
+function call(f) {
+  try {
+    return f();
+  } catch (e) {
+    if (typeof e === 'string') throw moduleFailure(e);
+    const failure = new Failure(500, `The in-browser model failed: ${e && e.message ? e.message : e}`);
+    failure.fatal = true;
+    throw failure;
+  }
+}
+
+// The SHA-256 of `bytes` as an SRI value, or null where the browser offers no digest (a page
+// that is not a secure context).
+async function sri(bytes) {
+  if (!crypto.subtle) return null;
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  let text = '';
+  for (const b of digest) text += String.fromCharCode(b);
+  return `sha256-${btoa(text)}`;
 }
 
 const store = () => (typeof caches === 'undefined' ? Promise.resolve(null) : caches.open(CACHE).catch(() => null));
@@ -73,8 +105,11 @@ async function piece(i, progress) {
     if (bytes.length === p.bytes) return [bytes, true];
   }
   let response;
+  // The hash is checked once the piece is in (a fetch with `integrity` would hold every byte back
+  // until then, and the bar with it); only without a digest does the browser check it.
+  const check = Boolean(crypto.subtle);
   try {
-    response = await fetch(url, { integrity: p.integrity, cache: 'no-store' });
+    response = await fetch(url, check ? { cache: 'no-store' } : { integrity: p.integrity, cache: 'no-store' });
   } catch (e) {
     throw new Failure(503, 'The in-browser model could not be downloaded: the connection failed. Send again to resume.');
   }
@@ -95,6 +130,9 @@ async function piece(i, progress) {
     throw new Failure(503, 'The in-browser model\'s download was interrupted. What arrived is kept: send again to resume.');
   }
   if (at !== p.bytes) throw new Failure(503, 'The in-browser model\'s download was interrupted. What arrived is kept: send again to resume.');
+  if (check && (await sri(bytes)) !== p.integrity) {
+    throw new Failure(502, 'A piece of the in-browser model arrived damaged (its hash is wrong). Send again to download it again.');
+  }
   let stored = false;
   if (cache) {
     try {
@@ -112,14 +150,14 @@ function getCounter() {
     counter = (async () => {
       await module();
       const [head] = await piece(0, () => {});
-      return new Counter(head);
+      return call(() => new Counter(head));
     })();
     counter.catch(() => { counter = null; });
   }
   return counter;
 }
 
-function getChat(id) {
+function getChat() {
   if (!chat) {
     chat = (async () => {
       await module();
@@ -133,35 +171,45 @@ function getChat(id) {
       }
       let loaded = 0;
       let fetched = 0;
-      let allStored = true;
-      const loader = new Loader(m.bytes);
-      const tell = () => self.postMessage({ type: 'progress', id, loaded, total: m.bytes, fetched, missing });
-      for (let i = 0; i < m.pieces.length; i++) {
-        const [bytes, stored] = await piece(i, (n) => {
-          fetched += n;
+      let allStored = Boolean(cache);
+      const loader = call(() => new Loader(m.bytes));
+      const tell = () => self.postMessage({ type: 'progress', loaded, total: m.bytes, fetched, missing });
+      try {
+        for (let i = 0; i < m.pieces.length; i++) {
+          const [bytes, stored] = await piece(i, (n) => {
+            fetched += n;
+            tell();
+          });
+          allStored &&= stored;
+          call(() => loader.push(bytes));
+          loaded += bytes.length;
           tell();
-        });
-        allStored &&= stored;
-        loader.push(bytes);
-        loaded += bytes.length;
-        tell();
+        }
+      } catch (e) {
+        loader.free(); // its memory goes back for the next try
+        throw e;
       }
-      self.postMessage({ type: 'stored', id, ok: allStored, fetched });
+      self.postMessage({ type: 'stored', ok: allStored, why: cache ? 'quota' : 'insecure', fetched });
       forgetOthers(m);
-      return new Chat(loader, WINDOW);
+      return call(() => new Chat(loader, WINDOW));
     })();
-    chat.catch(() => { chat = null; });
+    chat.catch(() => {
+      chat = null;
+      self.postMessage({ type: 'unloaded' });
+    });
   }
   return chat;
 }
 
-// Drops pieces of other versions of the model from the cache.
+// Drops pieces of other versions of the model from the cache: those of this copy of Satori only
+// (another copy on the same origin keeps its own).
 async function forgetOthers(m) {
   const cache = await store();
   if (!cache) return;
-  const keep = new Set(m.pieces.map((p) => new URL(p.file, manifestUrl).href));
+  const folder = new URL('.', manifestUrl).href;
+  const keep = new Set([manifestUrl, ...m.pieces.map((p) => new URL(p.file, manifestUrl).href)]);
   for (const request of await cache.keys()) {
-    if (!keep.has(request.url)) await cache.delete(request);
+    if (request.url.startsWith(folder) && !keep.has(request.url)) await cache.delete(request);
   }
 }
 
@@ -175,9 +223,11 @@ function tick() {
 }
 
 function failure(id, e) {
-  const status = e instanceof Failure ? e.status : 500;
-  const message = e instanceof Failure ? e.message : `The in-browser model failed: ${e && e.message ? e.message : e}`;
-  self.postMessage({ type: 'error', id, status, message, fatal: Boolean(e && e.fatal) });
+  const ours = e instanceof Failure;
+  const status = ours ? e.status : 500;
+  const message = ours ? e.message : `The in-browser model failed: ${e && e.message ? e.message : e}`;
+  // Anything unforeseen: a new worker is the safe way on.
+  self.postMessage({ type: 'error', id, status, message, fatal: !ours || Boolean(e.fatal) });
 }
 
 // An error text of the module: "400 why" is the request's fault.
@@ -188,14 +238,9 @@ function moduleFailure(e) {
 }
 
 async function answer(id, body, seed) {
-  const c = await getChat(id);
+  const c = await getChat();
   if (stopped.has(id)) return;
-  let started;
-  try {
-    started = c.start(body, seed).split(' ').map(Number);
-  } catch (e) {
-    throw moduleFailure(e);
-  }
+  const started = call(() => c.start(body, seed)).split(' ').map(Number);
   const [prompt, reused] = started;
   let completion = 0;
   for (;;) {
@@ -204,15 +249,7 @@ async function answer(id, body, seed) {
       c.stop();
       return;
     }
-    let step;
-    try {
-      step = c.step();
-    } catch (e) {
-      // A trap leaves the module unusable: the page starts a new worker.
-      const f = moduleFailure(e);
-      f.fatal = true;
-      throw f;
-    }
+    const step = call(() => c.step());
     const kind = step[0];
     if (kind === 'r') {
       const [read, of] = step.slice(1).split('/').map(Number);
@@ -245,16 +282,11 @@ self.onmessage = (event) => {
     try {
       if (msg.type === 'check') {
         const c = await getCounter();
-        let tokens;
-        try {
-          tokens = c.check(msg.body, WINDOW);
-        } catch (e) {
-          throw moduleFailure(e);
-        }
+        const tokens = call(() => c.check(msg.body, WINDOW));
         self.postMessage({ type: 'checked', id: msg.id, tokens });
       } else if (msg.type === 'count') {
         const c = await getCounter();
-        self.postMessage({ type: 'counted', id: msg.id, counts: msg.texts.map((t) => c.count(t)) });
+        self.postMessage({ type: 'counted', id: msg.id, counts: call(() => msg.texts.map((t) => c.count(t))) });
       } else if (msg.type === 'chat') {
         if (!stopped.has(msg.id)) await answer(msg.id, msg.body, msg.seed);
       }

@@ -169,9 +169,16 @@ impl Engine {
             let chunk: Vec<u32> = job.pending.drain(..n).collect();
             // The prompt fits (checked at start), so feeding succeeds; only the last token's
             // logits are needed.
-            self.model
-                .feed(&mut self.state, &chunk, job.pending.is_empty());
-            self.cached.extend(chunk);
+            if self
+                .model
+                .feed(&mut self.state, &chunk, job.pending.is_empty())
+            {
+                self.cached.extend(chunk);
+            } else {
+                // Checked at start, so never; but the cache must not drift from `cached`.
+                self.cached.truncate(self.state.pos);
+                return self.finish(Finish::Length);
+            }
             return Step::Reading(job.prompt - job.pending.len(), job.prompt);
         }
         if job.produced >= job.max_new {
@@ -188,8 +195,13 @@ impl Engine {
         job.held.extend(self.tok.decode(&[next]));
         let text = take_complete(&mut job.held);
         if job.produced < job.max_new {
-            self.model.step(&mut self.state, next);
-            self.cached.push(next);
+            // Room was left for `max_new` tokens; should a step ever be refused, the answer ends
+            // rather than the cache drifting from `cached`.
+            if !self.model.step(&mut self.state, next) {
+                job.max_new = job.produced;
+            } else {
+                self.cached.push(next);
+            }
         }
         Step::Text(text)
     }
@@ -213,16 +225,32 @@ pub fn fits(prompt: usize, window: usize) -> Result<(), TooLong> {
     Ok(())
 }
 
-/// Takes the complete UTF-8 characters at the start of `held`, leaving an incomplete one (an
-/// invalid byte becomes U+FFFD).
+/// Takes the complete UTF-8 characters of `held`, leaving a character still incomplete at its
+/// end (an invalid byte anywhere becomes U+FFFD).
 fn take_complete(held: &mut Vec<u8>) -> String {
-    let keep = match std::str::from_utf8(held) {
-        Ok(_) => 0,
-        Err(e) if e.error_len().is_none() => held.len() - e.valid_up_to(),
-        Err(_) => 0,
-    };
-    let done: Vec<u8> = held.drain(..held.len() - keep).collect();
-    String::from_utf8_lossy(&done).into_owned()
+    let mut text = String::new();
+    let mut keep = 0;
+    let mut chunks = held.utf8_chunks().peekable();
+    while let Some(chunk) = chunks.next() {
+        text.push_str(chunk.valid());
+        let bad = chunk.invalid();
+        if bad.is_empty() {
+            continue;
+        }
+        // The last invalid run may be the start of a character the next token completes.
+        let last = chunks.peek().is_none();
+        if last
+            && std::str::from_utf8(bad)
+                .err()
+                .is_some_and(|e| e.error_len().is_none())
+        {
+            keep = bad.len();
+        } else {
+            text.push('\u{FFFD}');
+        }
+    }
+    held.drain(..held.len() - keep);
+    text
 }
 
 #[cfg(test)]
@@ -232,11 +260,13 @@ mod tests {
     #[test]
     fn characters_are_never_cut() {
         // (bytes held, text given, bytes left)
-        let cases: [(&[u8], &str, &[u8]); 4] = [
+        let cases: [(&[u8], &str, &[u8]); 5] = [
             (b"ab", "ab", b""),
             ("中".as_bytes(), "中", b""),
             (&"中".as_bytes()[..2], "", &"中".as_bytes()[..2]),
             (b"a\xff", "a\u{FFFD}", b""),
+            // an invalid byte, then a character still arriving
+            (b"\xff\xe4\xb8", "\u{FFFD}", b"\xe4\xb8"),
         ];
         for (held, text, left) in cases {
             let mut h = held.to_vec();
