@@ -12,6 +12,9 @@ node tests/bench/first-load.mjs --dist dist "$@"
 node tests/bench/storage.mjs
 node tests/bench/stream.mjs
 node tests/bench/save.mjs
+# The model in the tab: the engine alone, then inside the app.
+bash tests/bench/llm.sh 3
+node tests/bench/inbrowser.mjs --dist dist --runs 3
 # Long chats (tests/bench/longchat/): the release build served on 127.0.0.1, stopped by its pid.
 node tests/e2e/support/static-server.mjs --root dist --port 8124 >/dev/null 2>&1 &
 SERVER=$!

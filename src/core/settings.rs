@@ -61,10 +61,10 @@ pub const PRESETS: &[Preset] = &[
         needs_key: true,
     },
     Preset {
-        id: "browser",
+        id: IN_BROWSER_ID,
         label: "In this browser (SmolLM2-135M)",
         base_url: IN_BROWSER_URL,
-        model: "smollm2-135m",
+        model: IN_BROWSER_MODEL,
         needs_key: false,
     },
     Preset {
@@ -101,6 +101,10 @@ pub const PRESETS: &[Preset] = &[
 /// (`src/web/llm-local.js`, called by `adapters::fetch`); the `.invalid` name never resolves, so
 /// nothing sent there could reach a network.
 pub const IN_BROWSER_URL: &str = "http://in-browser.invalid/v1";
+/// The in-browser provider's preset id.
+pub const IN_BROWSER_ID: &str = "browser";
+/// The in-browser model's name.
+pub const IN_BROWSER_MODEL: &str = "smollm2-135m";
 
 /// Whether `url` (as a `Request` normalizes it) is the in-browser model's.
 pub fn in_browser(url: &str) -> bool {

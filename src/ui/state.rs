@@ -900,12 +900,12 @@ impl AppState {
     /// "Use the in-browser model": the provider "In this browser", saved like "Settings" saves it
     /// (and used for this page when storage fails, which the alert then says).
     pub fn use_in_browser(&self) {
+        use crate::core::settings::{IN_BROWSER_ID, IN_BROWSER_MODEL, IN_BROWSER_URL};
         let mut s = self.settings.get_untracked();
-        if let Some(p) = crate::core::settings::preset("browser") {
-            s.provider = p.id.into();
-            s.base_url = p.base_url.into();
-            s.model = p.model.into();
-        }
+        // The preset's values (not the preset table, which only Settings needs).
+        s.provider = IN_BROWSER_ID.into();
+        s.base_url = IN_BROWSER_URL.into();
+        s.model = IN_BROWSER_MODEL.into();
         let written = Store::local().set(persist::KEY_SETTINGS, &persist::encode_settings(&s));
         self.settings.set(s);
         self.settings_saved.set(true);

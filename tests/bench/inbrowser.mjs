@@ -1,8 +1,9 @@
 // Benchmark: the in-browser model inside the built app (dist/), in headless Chromium, one thread,
 // no cross-origin isolation, fresh profile per run, served on 127.0.0.1:
 //   - the first answer of a fresh profile: Send → first token, with the model's download;
-//   - after a reload (model in the Cache API, not in memory): Send → first token for a 20-token
-//     question, then decoding speed in the app (the worker's text messages per second);
+//   - after a reload (model in the Cache API, not in memory), in a new chat: Send → first token
+//     for a 20-token question (with Satori's system prompt), then decoding speed in the app (the
+//     worker's text messages per second);
 //   - main-thread long tasks (> 50 ms) from Send to the end of the answer.
 // Prints medians; asserts nothing. usage: node tests/bench/inbrowser.mjs [--dist dist] [--runs 3]
 import { chromium } from 'playwright-core';
@@ -63,7 +64,10 @@ for (let i = 0; i < runs; i++) {
   await waitIdle(page, { timeout: 300_000 });
   const cold = await page.evaluate((t) => ({ first: window.__bench.first - t, long: window.__bench.long }), t0);
 
+  // A reload (the model in the Cache API, not in memory), a new chat, a 20-token question: the
+  // model loads from the cache and reads the system prompt and the question.
   await reload(page);
+  await page.getByRole('button', { name: 'New chat', exact: true }).click();
   await watch(page);
   t0 = await page.evaluate(() => performance.now());
   await sendMessage(page, QUESTION, { timeout: 120_000 });
