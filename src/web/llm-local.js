@@ -100,6 +100,12 @@ export async function fetchLocal(request) {
     if (method === 'GET' && path.endsWith('/models')) {
       return json(200, { object: 'list', data: [{ id: MODEL, object: 'model', owned_by: 'satori' }] });
     }
+    if (method === 'GET' && path.endsWith('/warm')) {
+      // The user started typing: read the model into memory now if it is stored (never a
+      // download), so the answer does not wait for it.
+      getWorker().postMessage({ type: 'warm' });
+      return new Response(null, { status: 204 });
+    }
     if (method === 'GET' && path.endsWith('/props')) {
       return json(200, { default_generation_settings: { n_ctx: WINDOW }, n_ctx: WINDOW, model_alias: MODEL });
     }

@@ -4,7 +4,8 @@
 // its event loop so a "stop" message is seen between any two tokens. The page never runs any of
 // this: it only posts requests and gets texts back.
 //
-// Page → worker: {type: 'init', manifest} · {type: 'check', id, body} · {type: 'count', id, texts}
+// Page → worker: {type: 'init', manifest} · {type: 'warm'} · {type: 'check', id, body}
+//   · {type: 'count', id, texts}
 //   · {type: 'chat', id, body, seed} · {type: 'stop', id}
 // Worker → page: {type: 'progress', loaded, total, fetched, missing} · {type: 'stored', ok, why}
 //   · {type: 'unloaded'} (the loading failed) — these three for every request, with no id
@@ -201,6 +202,20 @@ function getChat() {
   return chat;
 }
 
+// Reads the model into memory ahead of the first request, if every piece is stored (a download
+// waits for a request: it is the user's choice).
+async function warm() {
+  if (chat) return;
+  await module();
+  const m = await getManifest();
+  const cache = await store();
+  if (!cache) return;
+  for (const p of m.pieces) {
+    if (!(await cache.match(new URL(p.file, manifestUrl).href))) return;
+  }
+  await getChat();
+}
+
 // Drops pieces of other versions of the model from the cache: those of this copy of Satori only
 // (another copy on the same origin keeps its own).
 async function forgetOthers(m) {
@@ -276,6 +291,10 @@ self.onmessage = (event) => {
   }
   if (msg.type === 'stop') {
     stopped.add(msg.id);
+    return;
+  }
+  if (msg.type === 'warm') {
+    warm().catch(() => {});
     return;
   }
   const run = async () => {

@@ -188,3 +188,21 @@ test('the in-browser model on a slow link: progress keeps the answer alive withi
     assert.equal(pieces.length, MANIFEST.pieces.length, `each piece once: ${pieces.join(', ')}`);
   });
 });
+
+test('the in-browser model where the browser will not keep it: it answers from memory and says it will download again', async (t) => {
+  await e2e.open(t, async (app) => {
+    const { page, context } = app;
+    // A quota smaller than one piece: every put into the Cache API fails (QuotaExceededError).
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: app.origin, quotaSize: 1_000_000 });
+    await configure(page, { provider: PROVIDER, maxTokens: 8 });
+    const note = page.getByRole('status').filter({ hasText: 'did not keep the model' });
+    await sendMessage(page, 'Hello!', { timeout: 60_000 });
+    await note.waitFor({ timeout: 120_000 });
+    await waitIdle(page, { timeout: 120_000 });
+    assert.equal(await waitForStatus(lastAssistant(page), ['complete', 'incomplete', 'error', 'stopped']), 'complete',
+      `alerts: ${await alerts(page).allInnerTexts()}`);
+    assert.ok((await textOf(lastAssistant(page))).trim().length > 0);
+    assert.match(await note.innerText(), /downloaded again next time/);
+  });
+});
