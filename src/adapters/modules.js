@@ -59,7 +59,10 @@ export function localFetch(request) {
     return import(new URL(meta.getAttribute('content'), document.baseURI).href);
   })();
   shared.local.catch(() => { shared.local = null; });
-  return shared.local.then((m) => m.fetchLocal(request));
+  const answer = shared.local.then((m) => m.fetchLocal(request));
+  // Nobody awaits the warm-up: its failure is nobody's to report.
+  if (request.url.endsWith('/warm')) answer.catch(() => {});
+  return answer;
 }
 
 export function isLoaded(name) {

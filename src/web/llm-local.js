@@ -18,6 +18,7 @@ let nextId = 1;
 const jobs = new Map(); // id -> handler of the worker's messages for it
 const streams = new Set(); // send(comment) of every open stream: the model's loading is theirs
 let persisted = false;
+let alive = 0; // when the worker last said it is running (performance.now())
 
 function getWorker() {
   if (worker) return worker;
@@ -25,15 +26,23 @@ function getWorker() {
   const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   w.onmessage = (event) => {
     const m = event.data;
+    alive = performance.now();
     if (m.id !== undefined) return jobs.get(m.id)?.(m);
     // The model's loading, whichever request started it.
     if (m.type === 'progress') {
       progress.show(m);
-      for (const send of streams) send(`: loading the model ${m.loaded}/${m.total}\n\n`);
+      for (const send of streams) {
+        try {
+          send(`: loading the model ${m.loaded}/${m.total}\n\n`);
+        } catch {
+          streams.delete(send); // a stream the app stopped reading
+        }
+      }
     } else if (m.type === 'stored') {
       progress.done(m);
     } else if (m.type === 'unloaded') {
       progress.failed();
+      if (m.fatal) restart('The in-browser model could not be loaded.');
     }
   };
   w.onerror = (event) => {
@@ -42,6 +51,7 @@ function getWorker() {
   };
   w.postMessage({ type: 'init', manifest: meta ? new URL(meta.getAttribute('content'), document.baseURI).href : null });
   worker = w;
+  alive = performance.now();
   return w;
 }
 
@@ -80,6 +90,7 @@ function ask(msg, signal) {
       jobs.delete(id);
       if (m.type === 'error') reject(new Failure(m.status, m.message));
       else resolve(m);
+      if (m.fatal) restart(m.message);
     });
     signal.addEventListener('abort', () => {
       jobs.delete(id);
@@ -160,11 +171,7 @@ async function complete(request) {
     start(controller) {
       send = (text) => open && controller.enqueue(enc.encode(text));
       send(`data: ${chunk({ role: 'assistant', content: '' }, null)}\n\n`);
-      streams.add(send);
-      // While it waits (for the model, or behind another answer), the stream says so now and
-      // then: the app's stall timer is for servers that went silent.
-      keepalive = setInterval(() => send(': waiting\n\n'), 15_000);
-      id = post({ type: 'chat', body, seed }, (m) => {
+      const handle = (m) => {
         if (!open) return;
         if (m.type === 'reading') {
           send(`: reading ${m.read}/${m.of}\n\n`);
@@ -181,7 +188,19 @@ async function complete(request) {
           controller.close();
           if (m.fatal) restart(m.message);
         }
-      });
+      };
+      try {
+        id = post({ type: 'chat', body, seed }, handle);
+      } catch (e) {
+        end();
+        throw e;
+      }
+      streams.add(send);
+      // While it waits (for the model, or behind another answer), the stream says so now and
+      // then, as long as the worker is alive: the app's stall timer is for a model gone silent.
+      keepalive = setInterval(() => {
+        if (performance.now() - alive < 12_000) send(': waiting\n\n');
+      }, 4_000);
       request.signal.addEventListener('abort', () => {
         if (!open) return;
         worker?.postMessage({ type: 'stop', id });

@@ -8,7 +8,8 @@
 //   · {type: 'count', id, texts}
 //   · {type: 'chat', id, body, seed} · {type: 'stop', id}
 // Worker → page: {type: 'progress', loaded, total, fetched, missing} · {type: 'stored', ok, why}
-//   · {type: 'unloaded'} (the loading failed) — these three for every request, with no id
+//   · {type: 'unloaded', fatal} (the loading failed) · {type: 'alive'} (every 5 s) — these for
+//   every request, with no id
 //   · {type: 'checked', id, tokens} · {type: 'counted', id, counts} · {type: 'reading', id, read, of}
 //   · {type: 'text', id, text} · {type: 'done', id, finish, prompt, completion, reused}
 //   · {type: 'error', id, status, message, fatal} (fatal: start a new worker)
@@ -27,6 +28,9 @@ let counter = null; // Promise<Counter>
 let chat = null; // Promise<Chat>
 const stopped = new Set();
 let queue = Promise.resolve();
+// The page forwards its keep-alive comments only while these arrive: a worker that died or hangs
+// lets the app's stall timer end the answer.
+setInterval(() => self.postMessage({ type: 'alive' }), 5_000);
 
 class Failure extends Error {
   constructor(status, message) {
@@ -211,7 +215,8 @@ async function warm() {
   const cache = await store();
   if (!cache) return;
   for (const p of m.pieces) {
-    if (!(await cache.match(new URL(p.file, manifestUrl).href))) return;
+    const kept = await cache.match(new URL(p.file, manifestUrl).href);
+    if (!kept || Number(kept.headers.get('content-length') ?? p.bytes) !== p.bytes) return;
   }
   await getChat();
 }
@@ -294,7 +299,10 @@ self.onmessage = (event) => {
     return;
   }
   if (msg.type === 'warm') {
-    warm().catch(() => {});
+    // A failure here is told like any other: a trap means a new worker.
+    warm().catch((e) => {
+      if (!(e instanceof Failure) || e.fatal) self.postMessage({ type: 'unloaded', fatal: true });
+    });
     return;
   }
   const run = async () => {

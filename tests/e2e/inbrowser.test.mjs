@@ -169,7 +169,8 @@ test('the in-browser model on a slow link: progress keeps the answer alive withi
     await sendMessage(page, 'Hello!', { timeout: 60_000 });
     await bar.waitFor({ timeout: 60_000 });
     const loaded = async () => Number(await bar.evaluate((p) => p.value));
-    // 12 MB in: the first weight piece (16.8 MB) has been arriving for more than 4 s.
+    // The first weight piece (16.8 MB, about 8 s at this speed, longer than the stall timeout)
+    // has arrived: only progress within it kept the answer waiting.
     await poll(async () => (await loaded()) >= 12e6, { timeout: 60_000, interval: 200, message: 'the download to go on' });
     assert.equal(await alerts(page).count(), 0, `no alert: ${await alerts(page).allInnerTexts()}`);
     assert.ok(await stopButton(page).isVisible(), 'the answer is still waiting');

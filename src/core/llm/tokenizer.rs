@@ -172,11 +172,9 @@ impl Tokenizer {
     }
 
     fn bpe(&self, word: &str, out: &mut Vec<u32>) {
+        // Always by the merges, even for a word the vocabulary holds whole: llama.cpp takes such
+        // a word at once only for vocabularies that ignore merges (Llama 3's), not SmolLM2's.
         let mapped: String = word.bytes().map(|b| self.byte_char[b as usize]).collect();
-        if let Some(&id) = self.ids.get(&mapped) {
-            out.push(id);
-            return;
-        }
         // Symbols as spans of `mapped` in a linked list; candidate merges in a heap, the lowest
         // rank first and the leftmost of equal ranks (llama.cpp's order), each checked when it
         // comes out against the symbols as they are by then (its length changes with any merge
@@ -385,4 +383,77 @@ pub fn chat_prompt(messages: &[(&str, &str)]) -> String {
     }
     out.push_str("<|im_start|>assistant\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The merge loop as first written: the lowest-ranked pair, the leftmost of equal ranks, found
+    /// by scanning every pair after every merge.
+    fn naive(t: &Tokenizer, word: &str) -> Vec<String> {
+        let mapped: String = word.bytes().map(|b| t.byte_char[b as usize]).collect();
+        let mut symbols: Vec<String> = mapped.chars().map(String::from).collect();
+        loop {
+            let mut best: Option<(u32, usize)> = None;
+            for i in 0..symbols.len().saturating_sub(1) {
+                let key = (symbols[i].clone(), symbols[i + 1].clone());
+                if let Some(&r) = t.ranks.get(&key) {
+                    if best.is_none_or(|(b, _)| r < b) {
+                        best = Some((r, i));
+                    }
+                }
+            }
+            let Some((_, i)) = best else { break };
+            let right = symbols.remove(i + 1);
+            symbols[i].push_str(&right);
+        }
+        symbols
+    }
+
+    #[test]
+    fn heap_merges_equal_the_naive_loop() {
+        let mut x = 0x9E37_79B9u32;
+        let mut next = move |n: u32| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x % n
+        };
+        for table in 0..40 {
+            // A random merge table over "abcd" (ranks repeat, merges build on merges), every
+            // symbol in the vocabulary.
+            let mut symbols: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+            let mut ranks = HashMap::new();
+            for _ in 0..(10 + table) {
+                let l = symbols[next(symbols.len() as u32) as usize].clone();
+                let r = symbols[next(symbols.len() as u32) as usize].clone();
+                if ranks.contains_key(&(l.clone(), r.clone())) {
+                    continue;
+                }
+                ranks.insert((l.clone(), r.clone()), next(12));
+                symbols.push(l + &r);
+            }
+            let ids: HashMap<String, u32> = symbols.iter().cloned().zip(0..).collect();
+            let t = Tokenizer {
+                tokens: symbols.clone(),
+                ids,
+                ranks,
+                specials: Vec::new(),
+                eos: 0,
+                byte_char: byte_chars(),
+                char_byte: HashMap::new(),
+            };
+            for _ in 0..100 {
+                let len = 1 + next(40) as usize;
+                let word: String = (0..len)
+                    .map(|_| b"abcd"[next(4) as usize] as char)
+                    .collect();
+                let mut got = Vec::new();
+                t.bpe(&word, &mut got);
+                let want: Vec<u32> = naive(&t, &word).iter().map(|s| t.ids[s]).collect();
+                assert_eq!(got, want, "table {table}, word {word}");
+            }
+        }
+    }
 }
