@@ -58,11 +58,13 @@ async function getManifest() {
     // The list is kept with the pieces, so a cached model also loads offline.
     const cache = await store();
     let r = await fetch(manifestUrl).catch(() => null);
+    const absent = r?.status === 404; // a host that leaves model/ out
     if (r && r.ok) {
       await cache?.put(manifestUrl, r.clone()).catch(() => {});
     } else {
       r = cache && (await cache.match(manifestUrl).catch(() => null));
     }
+    if ((!r || !r.ok) && absent) throw new Failure(501, 'This copy of Satori is served without the in-browser model.');
     if (!r || !r.ok) throw new Failure(503, 'The in-browser model\'s file list could not be loaded. Check the connection and send again.');
     manifest = await r.json();
   }
