@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use satori::core::llm::engine::{Engine, Finish, Step};
 use satori::core::llm::gguf;
 use satori::core::llm::model::Model;
-use satori::core::llm::sample::Sampling;
+use satori::core::llm::sample::{Sampling, GREEDY};
 use satori::core::llm::tokenizer::{chat_prompt, Tokenizer};
 use serde_json::Value;
 
@@ -140,16 +140,6 @@ fn feeding_four_at_once_equals_one_by_one() {
     assert!(!model.feed(&mut four, &[], true));
     assert_eq!(four.pos, pos);
 }
-
-/// Greedy and with no repetition penalty, as the fixtures were recorded.
-const GREEDY: Sampling = Sampling {
-    temperature: 0.0,
-    top_k: 40,
-    top_p: 0.95,
-    min_p: 0.05,
-    repeat_penalty: 1.0,
-    repeat_last: 64,
-};
 
 /// Runs the answer under way to its end: its text and why it ended.
 fn answer(engine: &mut Engine) -> (String, Finish) {

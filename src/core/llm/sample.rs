@@ -19,6 +19,17 @@ pub struct Sampling {
     pub repeat_last: usize,
 }
 
+/// Always the most likely token, with no repetition penalty (how the llama.cpp fixtures of the
+/// tests were recorded).
+pub const GREEDY: Sampling = Sampling {
+    temperature: 0.0,
+    top_k: 40,
+    top_p: 0.95,
+    min_p: 0.05,
+    repeat_penalty: 1.0,
+    repeat_last: 64,
+};
+
 impl Default for Sampling {
     fn default() -> Sampling {
         Sampling {
@@ -124,15 +135,6 @@ impl Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const GREEDY: Sampling = Sampling {
-        temperature: 0.0,
-        top_k: 40,
-        top_p: 0.95,
-        min_p: 0.05,
-        repeat_penalty: 1.0,
-        repeat_last: 64,
-    };
 
     #[test]
     fn the_penalty_lowers_recent_tokens_either_sign() {
