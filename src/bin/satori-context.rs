@@ -6,8 +6,21 @@
 //! `scripts/build.sh` builds it into `dist/ctx-<hash>/`; `satori::ui::context` calls it.
 
 use satori::core::context::ask::Ask;
+use satori::core::context::summary::SummaryRequest;
+use satori::core::settings::Settings;
 use satori::ui::context_shell;
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use wasm_bindgen::prelude::wasm_bindgen;
+
+thread_local! {
+    /// The summaries due that the app may ask for (the newest few): each request, under its id,
+    /// with the settings of the request it comes before.
+    static DUE: RefCell<VecDeque<(SummaryRequest, Settings)>> = const { RefCell::new(VecDeque::new()) };
+}
+
+/// How many summaries due are kept for the app to ask for.
+const DUE_KEPT: usize = 4;
 
 /// Build the request `ask` (an `Ask` as JSON) describes; resolves to an `Answer` as JSON.
 #[wasm_bindgen]
@@ -22,9 +35,44 @@ pub async fn prepare(ask: String) -> Result<String, String> {
         ),
         false => None,
     };
-    let answer = context_shell::answer(ask, tools).await;
+    let settings = ask.settings.clone();
+    // Summaries wait (the app says why), and the inspector only shows that one is due.
+    let keep = !ask.inspect && !ask.summaries_paused;
+    let mut answer = context_shell::answer(ask, tools).await;
     satori::ui::compact::after_request();
+    if let Some(mut request) = answer.summary.take() {
+        request.id = satori::adapters::clock::new_id();
+        request.at = satori::adapters::clock::now_ms();
+        answer.summary_due = Some(request.id.clone());
+        if keep && !answer.need_full {
+            DUE.with_borrow_mut(|due| {
+                due.push_back((request, settings));
+                while due.len() > DUE_KEPT {
+                    due.pop_front();
+                }
+            });
+        }
+    }
     serde_json::to_string(&answer).map_err(|e| e.to_string())
+}
+
+/// Make the summary due under `id` (an `Answer`'s `summary_due`) in the on-demand dialogs module
+/// (it holds the summarizer template, the fact guard and the summary calls; see
+/// `satori::ui::summarize`); `signal` (Stop) aborts it. Resolves to a `SummaryAnswer` as JSON.
+#[wasm_bindgen]
+pub async fn summarize(id: String, signal: web_sys::AbortSignal) -> Result<String, String> {
+    let due = DUE.with_borrow_mut(|due| {
+        let at = due.iter().position(|(r, _)| r.id == id)?;
+        due.remove(at)
+    });
+    let Some((request, settings)) = due else {
+        return Err("the summary asked for is not due any more".into());
+    };
+    let request = serde_json::to_string(&request).map_err(|e| e.to_string())?;
+    let settings = serde_json::to_string(&settings).map_err(|e| e.to_string())?;
+    satori::adapters::prompts_module::summarize(&request, &settings, &signal)
+        .await
+        .map_err(|e| satori::ui::error_text::module_problem(&e))
 }
 
 /// Send the request `ask` describes (a `TurnAsk` as JSON) and read the reply, telling

@@ -9,29 +9,22 @@ use crate::adapters::modules::{self, Module, ModuleError};
 use crate::core::session::{Message, Structured, ToolCall};
 use wasm_bindgen::JsValue;
 
-/// What the agent module's `next` made of a reply.
-#[derive(serde::Deserialize)]
-pub struct Next {
+/// What the agent module made of a reply: for `next`, the calls and tool results to store and
+/// why the loop ends, if it does; for `structured`, how the reply matched its schema.
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+pub struct After {
     /// The calls a ReAct reply's text asks for (to record on the reply), if any.
-    #[serde(default)]
     pub calls: Vec<ToolCall>,
     /// The tool results to store, in order (each follows the one before, the first the reply).
-    #[serde(default)]
     pub results: Vec<Message>,
     /// Why the loop ends here, for the status line (empty: it goes on, or the model answered).
-    #[serde(default)]
     pub notice: String,
-}
-
-/// What the agent module's `structured` made of a reply.
-#[derive(serde::Deserialize)]
-pub struct Checked {
     /// The text to replace the reply's (the repaired JSON; the answer without its thoughts),
     /// `None` to keep it.
-    #[serde(default)]
     pub content: Option<String>,
-    /// How it matched.
-    pub structured: Structured,
+    /// How the reply matched its schema.
+    pub structured: Option<Structured>,
 }
 
 /// Call `function` of the agent module with `input` (JSON text: for `next`, `{path, agent,

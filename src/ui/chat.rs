@@ -18,7 +18,7 @@ use crate::core::session::{
 };
 use crate::core::settings::Settings;
 use crate::core::turn::{Alerted, Outcome};
-use crate::ui::agent::{Checked, Next};
+use crate::ui::agent::After;
 use crate::ui::context::{
     make_summary, pause_summaries, prepare_send, remember_sent, summaries_paused, SummaryError,
 };
@@ -451,7 +451,7 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
             .session
             .with_untracked(|s| s.id == running.session_id);
         let ok = !running.stopping.get() && outcome.alert.is_none();
-        let end = if outcome.refused_tools && open && !running.stopping.get() {
+        let mut end = if outcome.refused_tools && open && !running.stopping.get() {
             let agent = AgentConfig {
                 react: true,
                 ..agent
@@ -470,18 +470,25 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
             } else {
                 StepEnd::Stopped
             }
-        } else if agent.on && ok {
-            agent_step(app, &running.session_id, agent).await
         } else {
             StepEnd::Answered
         };
-        // A chat whose template declares an `output_schema`: its answer is checked against it.
-        let end = match end {
-            StepEnd::Answered if structured && ok => {
-                structured_check(app, &running.session_id, &running.reply, formatted).await
+        // Agent mode runs the tools the reply calls; then, in a chat whose template declares an
+        // `output_schema`, an answer is checked against it.
+        for tools in [true, false] {
+            let due = if tools { agent.on } else { structured };
+            if matches!(end, StepEnd::Answered) && ok && due {
+                end = agent_after(
+                    app,
+                    &running.session_id,
+                    &running.reply,
+                    agent,
+                    tools,
+                    formatted,
+                )
+                .await;
             }
-            other => other,
-        };
+        }
         // The turn is over: a plan being run goes on with its next step, unless it ended badly.
         match end {
             StepEnd::WentOn => {}
@@ -492,91 +499,158 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
     true
 }
 
-/// Agent mode, after a reply: the agent module reads it (its calls, or in ReAct text the call its
-/// text asks for), runs the tools and hands back their results, which are stored; then the model
-/// is asked again — until it answers without tools, Stop, or the chat's "Max steps".
-async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> StepEnd {
+/// After a reply, the agent module's part (`tools`: agent mode; else the output check).
+///
+/// Agent mode: the module reads the reply (its calls, or in ReAct text the call its text asks
+/// for), runs the tools and hands back their results, which are stored; then the model is asked
+/// again — until it answers without tools, Stop, or the chat's "Max steps".
+///
+/// The output check, in a chat whose template declares an `output_schema`: the module checks the
+/// reply against it and repairs it (locally, else by asking the model with the exact errors —
+/// with the template's system prompt and examples and the question it answers — a bounded number
+/// of times); the outcome is recorded on the reply, whose text becomes the repaired JSON. Stop
+/// ends the repair (recorded as failed: stopped; leaving the chat leaves the reply unchecked).
+/// `formatted`: the reply was asked for with `response_format` (so the server takes it: the
+/// repair requests carry it too).
+async fn agent_after(
+    app: AppState,
+    session_id: &str,
+    reply: &MessageId,
+    agent: AgentConfig,
+    tools: bool,
+    formatted: bool,
+) -> StepEnd {
+    /// What the module reads: `next` the branch, agent mode and settings; `structured` also the
+    /// template's key and schema.
     #[derive(serde::Serialize)]
     struct Input<'a> {
         path: Vec<&'a Message>,
         agent: AgentConfig,
         settings: Settings,
+        name: &'a str,
+        schema: &'a str,
+        format: bool,
     }
     let settings = app.conn.settings.get_untracked();
     let input = app.chats.session.with_untracked(|s| {
+        if s.id != session_id {
+            return Err(if tools {
+                StepEnd::Stopped
+            } else {
+                StepEnd::Answered
+            });
+        }
+        let path = s.path();
+        let last = path.last().ok_or(StepEnd::Answered)?;
+        let (name, schema) = if tools {
+            // Nothing to run (a reply without calls, outside ReAct text): the run is over.
+            if last.tool_calls.is_empty() && !agent.react {
+                return Err(StepEnd::Answered);
+            }
+            ("", "")
+        } else {
+            let answered = last.id == *reply
+                && last.role == Role::Assistant
+                && last.status == Status::Complete
+                && last.tool_calls.is_empty()
+                && last.structured.is_none();
+            let origin = s.prompt.as_ref().filter(|_| answered);
+            match origin.and_then(|o| Some((o.key.as_str(), o.output_schema.as_deref()?))) {
+                Some(template) => template,
+                None => return Err(StepEnd::Answered),
+            }
+        };
         let input = Input {
-            path: s.path(),
+            path,
             agent,
             settings,
+            name,
+            schema,
+            format: formatted,
         };
-        (s.id == session_id).then(|| serde_json::to_string(&input).unwrap_or_default())
+        Ok(serde_json::to_string(&input).unwrap_or_default())
     });
-    let Some(input) = input else {
-        return StepEnd::Stopped;
+    let input = match input {
+        Ok(input) => input,
+        Err(end) => return end,
     };
-    // Nothing to run (a reply without calls, outside ReAct text): the run is over.
-    let calls = app.chats.session.with_untracked(|s| {
-        s.path()
-            .last()
-            .is_some_and(|m| !m.tool_calls.is_empty() || agent.react)
-    });
-    if !calls {
-        return StepEnd::Answered;
-    }
     let stops = STOPS.get();
     // A notice of the run so far (the switch to ReAct text) stays until the run ends.
     let carried = app.turn.status.get_untracked();
-    let Some(next) = in_agent::<Next>(app, session_id, "next", &input, TOOLS_RUNNING, stops).await
-    else {
+    let (function, status) = match tools {
+        true => ("next", TOOLS_RUNNING),
+        false => ("structured", CHECKING_OUTPUT),
+    };
+    let Some(after) = agent_answer(app, session_id, function, &input, status, stops).await else {
         return StepEnd::Stopped;
     };
     // Stop (also by leaving the chat): what ran is kept (calls that did not finish say so), and
     // the run ends.
     let stopped_by_user = STOPS.get() != stops;
-    let reply = next.results.first().and_then(|m| m.parent.clone());
-    let (here, moved) = app.chats.session.with_untracked(|s| {
+    let parent = after.results.first().and_then(|m| m.parent.clone());
+    let (here, moved, react) = app.chats.session.with_untracked(|s| {
         let here = s.id == session_id;
-        (here, !here || (reply.is_some() && s.leaf != reply))
+        let moved = !here || (parent.is_some() && s.leaf != parent);
+        (here, moved, s.agent.on && s.agent.react)
     });
-    // A message sent meanwhile: the run ends here.
-    if (here && moved) || is_streaming(&app) {
-        return StepEnd::Stopped;
-    }
-    // Max steps, or a ReAct reply in neither form: the run ends without an answer.
-    let stopped = !next.notice.is_empty();
-    if stopped && here {
-        app.set_status(next.notice);
-    }
-    let Some(last) = next.results.last().map(|m| m.id.clone()) else {
-        return if stopped || stopped_by_user {
-            StepEnd::Stopped
-        } else {
-            StepEnd::Answered
-        };
-    };
     let mut cmds = Vec::new();
-    if let Some(m) = next.results.first().filter(|_| !next.calls.is_empty()) {
-        cmds.push(Command::SetToolCalls {
-            id: m.parent.clone().unwrap_or_default(),
-            tool_calls: next.calls,
-        });
+    let mut end = if stopped_by_user {
+        StepEnd::Stopped
+    } else {
+        StepEnd::Answered
+    };
+    if tools {
+        // A message sent meanwhile: the run ends here.
+        if (here && moved) || is_streaming(&app) {
+            return StepEnd::Stopped;
+        }
+        // Max steps, or a ReAct reply in neither form: the run ends without an answer.
+        if !after.notice.is_empty() {
+            end = StepEnd::Stopped;
+            if here {
+                app.set_status(after.notice);
+            }
+        }
+        if let Some(m) = after.results.first().filter(|_| !after.calls.is_empty()) {
+            cmds.push(Command::SetToolCalls {
+                id: m.parent.clone().unwrap_or_default(),
+                tool_calls: after.calls,
+            });
+        }
+        cmds.extend(after.results.into_iter().map(|m| Command::AddTool {
+            id: m.id,
+            parent: m.parent.unwrap_or_default(),
+            call_id: m.tool_call_id.unwrap_or_default(),
+            content: m.content,
+            at: m.created_at,
+        }));
+    } else {
+        // Stopped by leaving the chat: the check did not finish; the reply stays unchecked.
+        if stopped_by_user && !here {
+            return StepEnd::Stopped;
+        }
+        if let Some(structured) = after.structured {
+            cmds.push(Command::SetStructured {
+                id: reply.clone(),
+                // A ReAct `Final Answer: …` keeps its form (Run plan reads it).
+                content: after.content.filter(|_| !react),
+                structured,
+            });
+        }
     }
-    cmds.extend(next.results.into_iter().map(|m| Command::AddTool {
-        id: m.id,
-        parent: m.parent.unwrap_or_default(),
-        call_id: m.tool_call_id.unwrap_or_default(),
-        content: m.content,
-        at: m.created_at,
-    }));
-    // The chat was left meanwhile: its results are kept in it all the same.
+    let last = match cmds.last() {
+        None => return end,
+        Some(Command::AddTool { id, .. }) => id.clone(),
+        Some(_) => String::new(),
+    };
+    // The chat was left meanwhile: what came back is kept in it all the same.
     if !here {
         app.apply_to_stored(session_id, cmds);
-        return StepEnd::Stopped;
+        return if tools { StepEnd::Stopped } else { end };
     }
     app.apply_all(cmds);
-    app.save_session();
-    if stopped_by_user {
-        return StepEnd::Stopped;
+    if !tools || stopped_by_user {
+        return end;
     }
     if answer_with(app, last, Some(carried).filter(|s| !s.is_empty())) {
         StepEnd::WentOn
@@ -585,115 +659,10 @@ async fn agent_step(app: AppState, session_id: &str, agent: AgentConfig) -> Step
     }
 }
 
-/// A reply in a chat whose template declares an `output_schema` ended: the agent module checks
-/// it against the schema and repairs it (locally, else by asking the model with the exact errors
-/// — with the template's system prompt and examples and the question it answers — a bounded
-/// number of times); the outcome is recorded on the reply, whose text becomes the repaired JSON.
-/// Stop ends the repair (recorded as failed: stopped; leaving the chat leaves the reply unchecked).
-/// `formatted`: the reply was asked for with
-/// `response_format` (so the server takes it: the repair requests carry it too).
-async fn structured_check(
-    app: AppState,
-    session_id: &str,
-    reply: &MessageId,
-    formatted: bool,
-) -> StepEnd {
-    #[derive(serde::Serialize)]
-    struct Input<'a> {
-        path: Vec<&'a Message>,
-        name: &'a str,
-        schema: &'a str,
-        settings: Settings,
-        format: bool,
-    }
-    let settings = app.conn.settings.get_untracked();
-    let input = app.chats.session.with_untracked(|s| {
-        let origin = s.prompt.as_ref().filter(|_| s.id == session_id)?;
-        let path = s.path();
-        let last = path.last()?;
-        let answered = last.id == *reply
-            && last.role == Role::Assistant
-            && last.status == Status::Complete
-            && last.tool_calls.is_empty()
-            && last.structured.is_none();
-        let input = Input {
-            name: &origin.key,
-            schema: origin.output_schema.as_deref()?,
-            path,
-            settings,
-            format: formatted,
-        };
-        answered.then(|| serde_json::to_string(&input).unwrap_or_default())
-    });
-    let Some(input) = input else {
-        return StepEnd::Answered;
-    };
-    let stops = STOPS.get();
-    let Some(checked) = in_agent::<Checked>(
-        app,
-        session_id,
-        "structured",
-        &input,
-        CHECKING_OUTPUT,
-        stops,
-    )
-    .await
-    else {
-        return StepEnd::Stopped;
-    };
-    let stopped = STOPS.get() != stops;
-    let (here, react) = app
-        .chats
-        .session
-        .with_untracked(|s| (s.id == session_id, s.agent.on && s.agent.react));
-    // Stopped by leaving the chat: the check did not finish; the reply stays unchecked.
-    if stopped && !here {
-        return StepEnd::Stopped;
-    }
-    let cmd = Command::SetStructured {
-        id: reply.clone(),
-        // A ReAct `Final Answer: …` keeps its form (Run plan reads it).
-        content: checked.content.filter(|_| !react),
-        structured: checked.structured,
-    };
-    if here {
-        let _ = app.apply(cmd);
-    } else {
-        app.apply_to_stored(session_id, vec![cmd]);
-    }
-    if stopped {
-        StepEnd::Stopped
-    } else {
-        StepEnd::Answered
-    }
-}
-
 /// Run the agent module's `function` on `input` the way a reply arrives: Stop shows, nothing
 /// else can be sent meanwhile, and the status line says `status` (the one before comes back
-/// after, in its own chat only). Answers what the module answered, read as `T`; `None` if Stop
-/// (counted from `stops`) came before the module was there, or it failed (said in an alert).
-async fn in_agent<T: serde::de::DeserializeOwned>(
-    app: AppState,
-    session_id: &str,
-    function: &str,
-    input: &str,
-    status: &str,
-    stops: u32,
-) -> Option<T> {
-    let answer = agent_answer(app, session_id, function, input, status, stops).await?;
-    match serde_json::from_str(&answer) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            app.show(Alert {
-                text: agent_failed(&e.to_string()),
-                ..Alert::default()
-            });
-            None
-        }
-    }
-}
-
-/// [`in_agent`], its answer as JSON text.
+/// after, in its own chat only). Answers what the module answered; `None` if Stop (counted from
+/// `stops`) came before the module was there, or it failed (said in an alert).
 async fn agent_answer(
     app: AppState,
     session_id: &str,
@@ -701,7 +670,7 @@ async fn agent_answer(
     input: &str,
     status: &str,
     stops: u32,
-) -> Option<String> {
+) -> Option<After> {
     let carried = app.turn.status.get_untracked();
     app.live_begin(Live {
         session_id: session_id.to_string(),
@@ -715,11 +684,16 @@ async fn agent_answer(
     } else if app.turn.status.get_untracked() == status {
         app.set_status(String::new());
     }
-    match answer {
-        Ok(answer) => answer,
+    let parsed = answer.map_err(|e| e.to_string()).and_then(|a| {
+        a.map(|a| serde_json::from_str(&a))
+            .transpose()
+            .map_err(|e| e.to_string())
+    });
+    match parsed {
+        Ok(after) => after,
         Err(e) => {
             app.show(Alert {
-                text: agent_failed(&e.to_string()),
+                text: agent_failed(&e),
                 ..Alert::default()
             });
             None
@@ -789,15 +763,14 @@ async fn context_for(
         format,
     };
     let mut answer: Answer = ask_module(&ask, running).await?;
-    if let Some(request) = answer.summary.take() {
+    if let Some(due) = answer.summary_due.take() {
         if let Some(why) = paused {
             let notice = summary_paused(&why);
             app.set_status(notice.clone());
             *running.notice.borrow_mut() = Some(notice);
         } else if !running.stopping.get() {
             app.set_status(SUMMARIZING.into());
-            let made =
-                make_summary(request, settings, &running.controller, now_ms(), new_id()).await;
+            let made = make_summary(&due, &running.controller).await;
             app.set_status(String::new());
             match made {
                 Ok(s) => {

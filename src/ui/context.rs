@@ -5,9 +5,8 @@
 
 use crate::adapters::modules::{self, Module, ModuleError};
 use crate::core::context::ask::{self, Answer, Ask, ReportAsk};
-use crate::core::context::summary::{SummaryAnswer, SummaryRequest};
+use crate::core::context::summary::SummaryAnswer;
 use crate::core::session::{Message, Role, Summary};
-use crate::core::settings::Settings;
 use crate::ui::state::AppState;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -220,30 +219,27 @@ pub enum SummaryError {
     Stopped,
 }
 
-/// Make the summary `request` asks for, in the on-demand dialogs module (it holds the summarizer
+/// Make the summary due under `due` (an [`Answer`]'s `summary_due`): the context module keeps
+/// its request and has it made in the on-demand dialogs module (it holds the summarizer
 /// template, the fact guard and the summary calls; see `ui::summarize`). `controller` lets Stop
 /// abort it.
 pub async fn make_summary(
-    mut request: SummaryRequest,
-    settings: &Settings,
+    due: &str,
     controller: &RefCell<Option<web_sys::AbortController>>,
-    at: i64,
-    id: String,
 ) -> Result<Summary, SummaryError> {
-    request.id = id;
-    request.at = at;
     let ctrl = web_sys::AbortController::new()
         .map_err(|_| SummaryError::Module("no AbortController".into()))?;
     let signal = ctrl.signal();
     *controller.borrow_mut() = Some(ctrl);
-    let answer = crate::adapters::prompts_module::summarize(
-        &serde_json::to_string(&request).unwrap_or_default(),
-        &serde_json::to_string(settings).unwrap_or_default(),
-        &signal,
-    )
-    .await
-    .map_err(|e| SummaryError::Module(crate::ui::error_text::module_problem(&e)))?;
-    match serde_json::from_str::<SummaryAnswer>(&answer) {
+    let args = [JsValue::from_str(due), signal.into()];
+    let answer = match modules::load_and_call(Module::Context, "summarize", &args).await {
+        Ok(promise) => wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
+            .await
+            .map_err(|e| crate::adapters::js::JsError::from(e).message),
+        Err(e) => Err(crate::ui::error_text::context_module_problem(&e)),
+    };
+    let answer = answer.map_err(SummaryError::Module)?;
+    match serde_json::from_str::<SummaryAnswer>(&answer.as_string().unwrap_or_default()) {
         Ok(SummaryAnswer::Made(s)) => Ok(s),
         Ok(SummaryAnswer::Failed(why)) => Err(SummaryError::Failed(why)),
         Ok(SummaryAnswer::Stopped) => Err(SummaryError::Stopped),
