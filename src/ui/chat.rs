@@ -5,22 +5,21 @@
 //! back in the session. Each turn is a [`Running`] of its own chat. Agent mode's loop is here
 //! too: after a reply, the agent module runs the tools it called and the model is asked again.
 
-use crate::adapters::clock::{local_time, new_id, now_ms};
+use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::modules::{self, Module};
 use crate::core::agent::plan_run;
-use crate::core::context::ask::{self, Answer, Ask, OutputFormat, ReportAsk};
+use crate::core::context::ask::{Answer, Ask};
 use crate::core::context::Verdict;
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
 use crate::core::provider::error::ApiError;
-use crate::core::session::{
-    AgentConfig, Command, ContextOverrides, Message, MessageId, Role, Status, Summary,
-};
+use crate::core::session::{AgentConfig, Command, Message, MessageId, Role, Status, Summary};
 use crate::core::settings::Settings;
 use crate::core::turn::{Alerted, Outcome};
 use crate::ui::agent::After;
 use crate::ui::context::{
-    make_summary, pause_summaries, prepare_send, remember_sent, summaries_paused, SummaryError,
+    ask_of, make_summary, pause_summaries, prepare_send, remember_sent, summaries_paused,
+    SummaryError,
 };
 use crate::ui::error_text::{
     agent_failed, cannot_start, not_sent, plan_done, plan_failed, plan_step, plan_stuck,
@@ -394,26 +393,18 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
     {
         return false;
     }
-    let (session_id, history, summary, overrides, agent, format) =
-        app.chats.session.with_untracked(|s| {
-            let history: Vec<Message> = s
-                .path()
-                .into_iter()
-                .filter(|m| m.id != reply_id)
-                .cloned()
-                .collect();
-            let refs: Vec<&Message> = history.iter().collect();
-            let summary = s.summary_for(&refs).cloned();
-            let format = ask::format_of(s);
-            (
-                s.id.clone(),
-                history,
-                summary,
-                s.context.clone(),
-                s.agent,
-                format,
-            )
-        });
+    let (session_id, ask) = app.chats.session.with_untracked(|s| {
+        let history: Vec<Message> = s
+            .path()
+            .into_iter()
+            .filter(|m| m.id != reply_id)
+            .cloned()
+            .collect();
+        let ask = ask_of(app, s, settings.clone(), history, false);
+        (s.id.clone(), ask)
+    });
+    let agent = ask.agent;
+    let structured = ask.format.is_some();
     app.live_begin(Live {
         session_id: session_id.clone(),
         id: reply_id.clone(),
@@ -429,15 +420,7 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
     });
     TURNS.with(|t| t.borrow_mut().push(running.clone()));
     leptos::task::spawn_local(async move {
-        let structured = format.is_some();
-        let request = Request {
-            history,
-            summary,
-            overrides,
-            agent,
-            format,
-        };
-        let built = context_for(app, &settings, request, &running).await;
+        let built = context_for(app, ask, &running).await;
         let formatted = built.as_ref().is_ok_and(|sent| sent.formatted);
         let outcome = match built {
             _ if running.stopping.get() => Outcome::not_sent(None),
@@ -711,16 +694,6 @@ enum StepEnd {
     Stopped,
 }
 
-/// What a request is built from: the branch being answered, its summary, the chat's overrides,
-/// agent mode and the output its template asks for.
-struct Request {
-    history: Vec<Message>,
-    summary: Option<Summary>,
-    overrides: ContextOverrides,
-    agent: AgentConfig,
-    format: Option<OutputFormat>,
-}
-
 /// A request built: its body, and whether it asks for structured output.
 struct Sent {
     body: String,
@@ -730,39 +703,11 @@ struct Sent {
 /// Build the request body with the context pipeline, making a summary first when one is due
 /// (if that fails, the trimmed context goes out and the status line says why). A context that
 /// cannot fit is an error: nothing over budget is ever sent.
-async fn context_for(
-    app: AppState,
-    settings: &Settings,
-    request: Request,
-    running: &Running,
-) -> Result<Sent, ApiError> {
-    let with_key = app.key_for(&settings.base_url).is_some();
-    let Request {
-        history,
-        summary,
-        overrides,
-        agent,
-        format,
-    } = request;
+async fn context_for(app: AppState, mut ask: Ask, running: &Running) -> Result<Sent, ApiError> {
     // Decided once: a paused chat's summary request comes without its turns.
     let paused = summaries_paused(&running.session_id, now_ms());
-    let mut ask = Ask {
-        inspect: false,
-        settings: settings.clone(),
-        history,
-        summary,
-        overrides,
-        report: Some(ReportAsk {
-            title: format!("Sent at {}", local_time()),
-            with_key,
-            editable: false,
-        }),
-        elided: 0,
-        summaries_paused: paused.is_some(),
-        agent,
-        format,
-    };
-    let mut answer: Answer = ask_module(&ask, running).await?;
+    ask.summaries_paused = paused.is_some();
+    let mut answer: Answer = ask_module(&mut ask, running).await?;
     if let Some(due) = answer.summary_due.take() {
         if let Some(why) = paused {
             let notice = summary_paused(&why);
@@ -776,7 +721,7 @@ async fn context_for(
                 Ok(s) => {
                     store_summary(app, &running.session_id, s.clone());
                     ask.summary = Some(s);
-                    answer = ask_module(&ask, running).await?;
+                    answer = ask_module(&mut ask, running).await?;
                 }
                 Err(SummaryError::Stopped) => {}
                 Err(e) => {
@@ -811,7 +756,7 @@ async fn context_for(
 
 /// Ask the context module to build `ask`; Stop ends the wait at once (the caller then sees the
 /// turn stopping), and so does `MODULE_TIMEOUT_MS`.
-async fn ask_module(ask: &Ask, running: &Running) -> Result<Answer, ApiError> {
+async fn ask_module(ask: &mut Ask, running: &Running) -> Result<Answer, ApiError> {
     let ctrl =
         web_sys::AbortController::new().map_err(|_| ApiError::Module("cannot start".into()))?;
     let signal = ctrl.signal();

@@ -6,7 +6,8 @@
 use crate::adapters::modules::{self, Module, ModuleError};
 use crate::core::context::ask::{self, Answer, Ask, ReportAsk};
 use crate::core::context::summary::SummaryAnswer;
-use crate::core::session::{Message, Role, Summary};
+use crate::core::session::{Message, Role, Session, Summary};
+use crate::core::settings::Settings;
 use crate::ui::state::AppState;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -100,7 +101,7 @@ const HORIZON_SLACK: usize = 64;
 /// all, it asks again with the whole history.
 pub async fn prepare_send(
     session_id: &str,
-    ask: &Ask,
+    ask: &mut Ask,
     signal: &web_sys::AbortSignal,
 ) -> Result<Answer, ModuleError> {
     let horizon = HORIZON.with_borrow(|h| {
@@ -111,20 +112,15 @@ pub async fn prepare_send(
     let elided = horizon.map_or(0, |p| p.saturating_sub(HORIZON_SLACK));
     let mut answer = None;
     if elided > 0 {
+        // The lean request: the same ask with the elided history, put back after.
         let through = ask.summary.as_ref().map(|s| s.through.as_str());
-        let lean = Ask {
-            inspect: ask.inspect,
-            settings: ask.settings.clone(),
-            history: ask::elide(&ask.history, elided, through),
-            summary: ask.summary.clone(),
-            overrides: ask.overrides.clone(),
-            report: ask.report.clone(),
-            elided: elided as u32,
-            summaries_paused: ask.summaries_paused,
-            agent: ask.agent,
-            format: ask.format.clone(),
-        };
-        answer = Some(prepare(&lean, signal).await?).filter(|a| !a.need_full);
+        let lean = ask::elide(&ask.history, elided, through);
+        let whole = std::mem::replace(&mut ask.history, lean);
+        ask.elided = elided as u32;
+        let lean = prepare(ask, signal).await;
+        ask.history = whole;
+        ask.elided = 0;
+        answer = Some(lean?).filter(|a| !a.need_full);
     }
     let answer = match answer {
         Some(a) => a,
@@ -145,47 +141,53 @@ pub async fn prepare_send(
     Ok(answer)
 }
 
+/// The request for branch `history` of the open chat `session` with `settings`: a send's, or
+/// (`inspect`) the inspector's next request. One builder for both, so the inspector shows what a
+/// send would build.
+pub fn ask_of(
+    app: AppState,
+    session: &Session,
+    settings: Settings,
+    history: Vec<Message>,
+    inspect: bool,
+) -> Ask {
+    let refs: Vec<&Message> = history.iter().collect();
+    let summary = session.summary_for(&refs).cloned();
+    let now = crate::adapters::clock::now_ms();
+    Ask {
+        inspect,
+        report: Some(ReportAsk {
+            title: match inspect {
+                true => "Next request".into(),
+                false => format!("Sent at {}", crate::adapters::clock::local_time()),
+            },
+            with_key: app.key_for(&settings.base_url).is_some(),
+            editable: inspect,
+        }),
+        settings,
+        history,
+        summary,
+        overrides: session.context.clone(),
+        elided: 0,
+        summaries_paused: summaries_paused(&session.id, now).is_some(),
+        agent: session.agent,
+        format: ask::format_of(session),
+    }
+}
+
 /// The inspector's reports for the open chat, as a JSON array: the next request (the draft as
 /// its last user message, if any), then the requests sent, newest first.
 pub async fn inspect(app: AppState) -> Result<String, ModuleError> {
     let settings = app.conn.settings.get_untracked();
-    let with_key = app.key_for(&settings.base_url).is_some();
     let draft = app.chats.draft.get_untracked();
-    let (session_id, mut history, overrides, agent, format) =
-        app.chats.session.with_untracked(|s| {
-            let history: Vec<Message> = s.path().into_iter().cloned().collect();
-            (
-                s.id.clone(),
-                history,
-                s.context.clone(),
-                s.agent,
-                ask::format_of(s),
-            )
-        });
-    if !draft.trim().is_empty() {
-        let parent = history.last().map(|m| m.id.clone());
-        history.push(Message::new("draft".into(), parent, Role::User, draft, 0));
-    }
-    let summary = app.chats.session.with_untracked(|s| {
-        let refs: Vec<&Message> = history.iter().collect();
-        s.summary_for(&refs).cloned()
+    let (session_id, ask) = app.chats.session.with_untracked(|s| {
+        let mut history: Vec<Message> = s.path().into_iter().cloned().collect();
+        if !draft.trim().is_empty() {
+            let parent = history.last().map(|m| m.id.clone());
+            history.push(Message::new("draft".into(), parent, Role::User, draft, 0));
+        }
+        (s.id.clone(), ask_of(app, s, settings, history, true))
     });
-    let ask = Ask {
-        inspect: true,
-        settings,
-        history,
-        summary,
-        overrides,
-        report: Some(ReportAsk {
-            title: "Next request".into(),
-            with_key,
-            editable: true,
-        }),
-        elided: 0,
-        summaries_paused: summaries_paused(&session_id, crate::adapters::clock::now_ms()).is_some(),
-        agent,
-        format,
-    };
     let ctrl = web_sys::AbortController::new()
         .map_err(|_| ModuleError::Call("no AbortController".into()))?;
     let next = prepare(&ask, &ctrl.signal())
