@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use satori::core::llm::engine::{Engine, Finish, Step};
+use satori::core::llm::engine::{check_head, Engine, Finish, Step};
 use satori::core::llm::gguf;
 use satori::core::llm::model::Model;
 use satori::core::llm::sample::{Sampling, GREEDY};
@@ -367,6 +367,32 @@ fn hostile_gguf_files_are_refused_without_panicking() {
         ("not GGUF at all", b"GGUF\x03\x00\x00\x00".to_vec()),
     ];
     for (what, bytes) in cases {
+        // A file picked from disk is checked from its header alone: the same refusals.
+        assert!(
+            check_head(&bytes, bytes.len()).is_err(),
+            "{what} passed the header check"
+        );
         assert!(Model::load(bytes).is_err(), "{what} was accepted");
     }
+}
+
+#[test]
+fn a_picked_file_is_checked_from_its_first_bytes() {
+    let data = model_bytes();
+    let total = data.len();
+    let shape = Model::load(data.clone()).unwrap().cfg;
+    // Inside the header: read more.
+    for n in [8, 1000, 100_000] {
+        assert_eq!(check_head(&data[..n], total), Ok(None), "{n} bytes");
+    }
+    // The header (1.8 MB: mostly the vocabulary) is enough; the whole file gives the same.
+    let head = &data[..4 << 20];
+    assert_eq!(check_head(head, total), Ok(Some(shape)));
+    assert_eq!(check_head(&data, total), Ok(Some(shape)));
+    // A file cut short: its tensors lie outside it.
+    let cut = check_head(head, head.len()).unwrap_err().to_string();
+    assert!(cut.contains("outside the file"), "{cut}");
+    // Not a model file at all.
+    let text = b"<!doctype html><title>not a model</title>".repeat(100);
+    assert!(check_head(&text, text.len()).is_err());
 }

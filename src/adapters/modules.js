@@ -65,6 +65,13 @@ export function localFetch(request) {
   return answer;
 }
 
+// The model file of the in-browser model (llm-local.js `modelFile`): 'which', 'pick' or 'forget'.
+export function localModel(action, file) {
+  const m = document.querySelector('meta[name="satori-module:local"]');
+  if (!m) return Promise.reject(new Error('this copy of Satori was built without the in-browser model'));
+  return import(new URL(m.getAttribute('content'), document.baseURI).href).then((l) => l.modelFile(action, file));
+}
+
 export function isLoaded(name) {
   return ready.has(name);
 }

@@ -22,6 +22,8 @@ extern "C" {
     fn call_module(name: &str, function: &str, args: &js_sys::Array) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = localFetch)]
     fn local_fetch_js(request: &web_sys::Request) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = localModel, catch)]
+    async fn local_model_js(action: &str, file: Option<web_sys::File>) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = callModuleWithin, catch)]
     async fn call_module_within(
         name: &str,
@@ -36,6 +38,19 @@ extern "C" {
 /// loaded when first asked.
 pub fn local_fetch(request: &web_sys::Request) -> js_sys::Promise {
     local_fetch_js(request)
+}
+
+/// The in-browser model's file picked from disk: `"which"` is in use, `"pick"` `file` in place of
+/// the built-in model, or `"forget"` it. The file in use as JSON (`src/web/llm-local.js`
+/// `modelFile`), `None` for the built-in model, or why the file cannot be used.
+pub async fn local_model(
+    action: &str,
+    file: Option<web_sys::File>,
+) -> Result<Option<String>, String> {
+    local_model_js(action, file)
+        .await
+        .map(|v| v.as_string())
+        .map_err(|e| JsError::from(e).message)
 }
 
 /// The lazy modules (see `scripts/modules.txt`).

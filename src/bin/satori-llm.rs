@@ -4,7 +4,7 @@
 //! answers requests a step at a time so the worker can stop between steps. [`bench`] serves the
 //! speed benchmark `tests/bench/llm.sh`.
 
-use satori::core::llm::engine::{fits, Engine, Step};
+use satori::core::llm::engine::{check_head, fits, Engine, Step};
 use satori::core::llm::gguf;
 use satori::core::llm::model::{argmax, Model, BATCH};
 use satori::core::llm::request;
@@ -120,6 +120,23 @@ impl Chat {
     pub fn stop(&mut self) {
         self.engine.stop();
     }
+}
+
+/// Checks a model file of `total` bytes that the user picked, from its first bytes `head`: `""`
+/// when more of it is needed, else its shape as JSON (`layers`, `width`, `vocab`, `context`), or
+/// the reason this engine cannot run it.
+#[wasm_bindgen]
+pub fn check_file(head: &[u8], total: usize) -> Result<String, String> {
+    Ok(match check_head(head, total).map_err(|e| e.to_string())? {
+        None => String::new(),
+        Some(c) => serde_json::json!({
+            "layers": c.n_layer,
+            "width": c.n_embd,
+            "vocab": c.vocab,
+            "context": c.train_ctx,
+        })
+        .to_string(),
+    })
 }
 
 fn now() -> f64 {

@@ -31,6 +31,13 @@ fn with_server_message(text: String, message: &Option<String>) -> String {
 /// A sentence or two explaining `err` and what to do about it.
 pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
     match err {
+        // The in-browser model's own failures are whole sentences already (no server to blame).
+        ApiError::Server {
+            message: Some(m), ..
+        }
+        | ApiError::Http {
+            message: Some(m), ..
+        } if ctx.base_url == crate::core::settings::IN_BROWSER_URL => m.clone(),
         ApiError::Auth { status, message } => with_server_message(
             format!("The server refused the API key ({status}). Check the key in Settings."),
             message,
@@ -479,6 +486,28 @@ mod tests {
             &ctx(false)
         )
         .contains("<b>"));
+    }
+
+    #[test]
+    fn the_in_browser_model_speaks_for_itself() {
+        let said = "This copy of Satori is served without the in-browser model.";
+        let local = ErrorContext {
+            base_url: crate::core::settings::IN_BROWSER_URL.into(),
+            ..ctx(false)
+        };
+        for err in [
+            ApiError::Server {
+                status: 501,
+                message: Some(said.into()),
+            },
+            ApiError::Http {
+                status: 400,
+                message: Some(said.into()),
+            },
+        ] {
+            assert_eq!(describe(&err, &local), said);
+            assert!(describe(&err, &ctx(false)).starts_with("The server"));
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ const jobs = new Map(); // id -> handler of the worker's messages for it
 const streams = new Set(); // send(comment) of every open stream: the model's loading is theirs
 let persisted = false;
 let alive = 0; // when the worker last said it is running (performance.now())
+let memoryFile = null; // a model file picked this visit that the browser would not keep
 
 function getWorker() {
   if (worker) return worker;
@@ -49,7 +50,12 @@ function getWorker() {
     event.preventDefault();
     restart(`The in-browser model stopped: ${event.message || 'its worker could not start'}.`);
   };
-  w.postMessage({ type: 'init', manifest: meta ? new URL(meta.getAttribute('content'), document.baseURI).href : null });
+  w.postMessage({
+    type: 'init',
+    manifest: meta ? new URL(meta.getAttribute('content'), document.baseURI).href : null,
+    base: document.baseURI,
+    file: memoryFile,
+  });
   worker = w;
   alive = performance.now();
   return w;
@@ -101,6 +107,23 @@ function ask(msg, signal) {
 
 const json = (status, value) => new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
 const failed = (status, message) => json(status, { error: { message, type: status === 400 ? 'invalid_request_error' : 'server_error', code: status } });
+
+/**
+ * The model file picked from disk (Settings → "Model file"): `action` 'which' tells the one in
+ * use, 'pick' checks and keeps `file` in place of the built-in model, 'forget' goes back to the
+ * built-in model. Resolves to the file's description as JSON ({name, bytes, kept, layers, width,
+ * vocab, context}) or null for the built-in model; rejects with the reason a file cannot be used.
+ * A change starts a new worker: the model in memory is dropped, answers under way end.
+ */
+export async function modelFile(action, file) {
+  const never = new AbortController().signal;
+  const r = await ask({ type: action, file }, never);
+  if (action !== 'which') {
+    memoryFile = action === 'pick' && !r.info.kept ? file : null;
+    restart('The model was changed in Settings. Send again to use it.');
+  }
+  return r.info ? JSON.stringify(r.info) : null;
+}
 
 /** Answers `request` (a Request the app made for the in-browser model). */
 export async function fetchLocal(request) {

@@ -4,25 +4,37 @@
 // its event loop so a "stop" message is seen between any two tokens. The page never runs any of
 // this: it only posts requests and gets texts back.
 //
-// Page → worker: {type: 'init', manifest} · {type: 'warm'} · {type: 'check', id, body}
-//   · {type: 'count', id, texts}
+// A model file the user picked from disk (Settings → "Model file") takes the built-in model's
+// place: it is checked from its header, kept in the Cache API under this copy's address, and read
+// from there on every later visit until the user goes back to the built-in model.
+//
+// Page → worker: {type: 'init', manifest, base, file} · {type: 'warm'} · {type: 'check', id, body}
+//   · {type: 'count', id, texts} · {type: 'pick', id, file} · {type: 'forget', id} · {type: 'which', id}
 //   · {type: 'chat', id, body, seed} · {type: 'stop', id}
 // Worker → page: {type: 'progress', loaded, total, fetched, missing} · {type: 'stored', ok, why}
 //   · {type: 'unloaded', fatal} (the loading failed) · {type: 'alive'} (every 5 s) — these for
 //   every request, with no id
 //   · {type: 'checked', id, tokens} · {type: 'counted', id, counts} · {type: 'reading', id, read, of}
+//   · {type: 'file', id, info} (the picked file in use: {name, bytes, kept, layers, …}, or null)
 //   · {type: 'text', id, text} · {type: 'done', id, finish, prompt, completion, reused}
 //   · {type: 'error', id, status, message, fatal} (fatal: start a new worker)
-import init, { Chat, Counter, Loader } from './satori-llm.js';
+import init, { Chat, Counter, Loader, check_file } from './satori-llm.js';
 
 const WINDOW = 2048;
 const CACHE = 'satori-model';
+const PICKED = 'satori-model-file'; // the cache of a file picked from disk
+const SLICE = 16 << 20; // bytes read from a picked file at a time
 // The smallest module with a SIMD instruction (i8x16.splat): browsers without WebAssembly SIMD
 // refuse it.
 const SIMD_TEST = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
 
 let manifestUrl = null;
 let manifest = null; // {name, bytes, pieces: [{file, bytes, integrity}]}
+let appBase = null; // the app's address: the picked file is kept under it
+// The picked file: undefined until looked up, null for none, else {info, head, blob} (blob: the
+// kept copy, or the File itself when the browser would not keep it).
+let picked;
+let memoryFile = null; // a picked file the browser did not keep, handed over by the page
 let wasm = null; // Promise of the initialised module
 let counter = null; // Promise<Counter>
 let chat = null; // Promise<Chat>
@@ -152,11 +164,87 @@ async function piece(i, progress) {
   return [bytes, stored];
 }
 
+const pickedKey = () => new URL('satori-model-file.gguf', appBase ?? self.location.href).href;
+const pickedStore = () => (typeof caches === 'undefined' ? Promise.resolve(null) : caches.open(PICKED).catch(() => null));
+
+// The file picked from disk, if any: the one kept in the cache, else the one the page holds.
+async function getPicked() {
+  if (picked === undefined) {
+    const cache = await pickedStore();
+    const r = cache && (await cache.match(pickedKey()).catch(() => null));
+    if (r) {
+      const info = JSON.parse(decodeURIComponent(r.headers.get('x-satori-model') ?? '%7B%7D'));
+      picked = { info: { ...info, kept: true }, head: info.head, blob: await r.blob() };
+    } else if (memoryFile) {
+      picked = await checked(memoryFile, false);
+    } else {
+      picked = null;
+    }
+  }
+  return picked;
+}
+
+// Checks `file` from its header (read in growing slices): {info, head, blob}, or a Failure that
+// says why the engine cannot run it.
+async function checked(file, kept) {
+  await module();
+  for (let n = 4 << 20; ; n *= 4) {
+    const head = await read(file, 0, Math.min(n, file.size));
+    let shape;
+    try {
+      shape = check_file(head, file.size);
+    } catch (e) {
+      if (typeof e !== 'string') throw e;
+      throw new Failure(400, `“${file.name}” cannot run in the browser: ${e}. Satori runs GGUF files of the SmolLM2 family (llama, ChatML) with Q4_1 or Q8_0 weights.`);
+    }
+    if (shape) {
+      const info = { name: file.name, bytes: file.size, kept, head: head.length, ...JSON.parse(shape) };
+      return { info, head: head.length, blob: file };
+    }
+    if (head.length >= file.size || n >= 256 << 20) {
+      throw new Failure(400, `“${file.name}” cannot run in the browser: its header is larger than 256 MB.`);
+    }
+  }
+}
+
+// Bytes `from`..`to` of a picked file (a File on disk may have changed or gone since).
+async function read(blob, from, to) {
+  try {
+    return new Uint8Array(await blob.slice(from, to).arrayBuffer());
+  } catch (e) {
+    throw new Failure(500, 'The model file could not be read (it may have been moved or changed). Pick it again in Settings.');
+  }
+}
+
+// The user picked `file`: checked, then kept in the cache (where the browser allows) in place of
+// any earlier pick.
+async function pick(file) {
+  const p = await checked(file, false);
+  const cache = await pickedStore();
+  if (cache) {
+    try {
+      const info = { ...p.info, kept: true };
+      const headers = { 'content-type': 'application/octet-stream', 'x-satori-model': encodeURIComponent(JSON.stringify(info)) };
+      await cache.put(pickedKey(), new Response(file, { headers }));
+      return info;
+    } catch (e) {
+      await cache.delete(pickedKey()).catch(() => {});
+    }
+  }
+  return p.info; // not kept: the page hands the file to each new worker
+}
+
+async function forget() {
+  const cache = await pickedStore();
+  if (cache) await cache.delete(pickedKey());
+}
+
 function getCounter() {
   if (!counter) {
     counter = (async () => {
       await module();
-      const [head] = await piece(0, () => {});
+      const p = await getPicked();
+      const [head] = p ? [await read(p.blob, 0, p.head)] : await piece(0, () => {});
       return call(() => new Counter(head));
     })();
     counter.catch(() => { counter = null; });
@@ -168,6 +256,8 @@ function getChat() {
   if (!chat) {
     chat = (async () => {
       await module();
+      const p = await getPicked();
+      if (p) return loadPicked(p);
       const m = await getManifest();
       // What must be downloaded (the rest is in the cache): the bar says "downloading" only then.
       const cache = await store();
@@ -208,11 +298,34 @@ function getChat() {
   return chat;
 }
 
+// Loads the picked file into the engine, a slice at a time, with the same progress as a download
+// (nothing is fetched).
+async function loadPicked(p) {
+  const total = p.blob.size;
+  const loader = call(() => new Loader(total));
+  try {
+    for (let at = 0; at < total; at += SLICE) {
+      const bytes = await read(p.blob, at, Math.min(at + SLICE, total));
+      call(() => loader.push(bytes));
+      self.postMessage({ type: 'progress', loaded: at + bytes.length, total, fetched: 0, missing: 0 });
+    }
+  } catch (e) {
+    loader.free();
+    throw e;
+  }
+  self.postMessage({ type: 'stored', ok: true, fetched: 0 });
+  return call(() => new Chat(loader, WINDOW));
+}
+
 // Reads the model into memory ahead of the first request, if every piece is stored (a download
 // waits for a request: it is the user's choice).
 async function warm() {
   if (chat) return;
   await module();
+  if (await getPicked()) {
+    await getChat();
+    return;
+  }
   const m = await getManifest();
   const cache = await store();
   if (!cache) return;
@@ -294,6 +407,8 @@ self.onmessage = (event) => {
   const msg = event.data;
   if (msg.type === 'init') {
     manifestUrl = msg.manifest;
+    appBase = msg.base ?? null;
+    memoryFile = msg.file ?? null;
     return;
   }
   if (msg.type === 'stop') {
@@ -318,6 +433,14 @@ self.onmessage = (event) => {
         self.postMessage({ type: 'counted', id: msg.id, counts: call(() => msg.texts.map((t) => c.count(t))) });
       } else if (msg.type === 'chat') {
         if (!stopped.has(msg.id)) await answer(msg.id, msg.body, msg.seed);
+      } else if (msg.type === 'pick') {
+        // The page starts a new worker after this answer: the model in memory goes with this one.
+        self.postMessage({ type: 'file', id: msg.id, info: await pick(msg.file) });
+      } else if (msg.type === 'forget') {
+        await forget();
+        self.postMessage({ type: 'file', id: msg.id, info: null });
+      } else if (msg.type === 'which') {
+        self.postMessage({ type: 'file', id: msg.id, info: (await getPicked())?.info ?? null });
       }
     } catch (e) {
       failure(msg.id, e);

@@ -1,13 +1,17 @@
 // The model in the tab: with no server running at all, the provider "In this browser
 // (SmolLM2-135M)" downloads the model once (the pieces scripts/build.sh puts in dist/model/),
 // answers in a worker, streams into the conversation, stops on Stop, and comes from the cache
-// after a reload. A chat far past the model's 2 048-token window keeps getting answers.
+// after a reload. A chat far past the model's 2 048-token window keeps getting answers. A host that
+// leaves model/ out says so, and a GGUF file picked from disk runs instead.
 import { test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import { useApp } from './support/app.mjs';
 import { requireDist } from './support/env.mjs';
+import { startStatic } from './support/static-server.mjs';
+import { smollm2Gguf } from './support/llama.mjs';
 import {
   configure,
   waitIdle,
@@ -26,6 +30,7 @@ import {
   alerts,
   sleep,
   byName,
+  withApp,
 } from './support/browser.mjs';
 
 const PROVIDER = 'In this browser (SmolLM2-135M)';
@@ -206,4 +211,77 @@ test('the in-browser model where the browser will not keep it: it answers from m
     assert.ok((await textOf(lastAssistant(page))).trim().length > 0);
     assert.match(await note.innerText(), /downloaded again next time/);
   });
+});
+
+test('a host without the model says so; a GGUF file picked from disk answers instead, stays after a reload, and a file that is no model is refused', async (t) => {
+  // This copy of dist/ leaves the model's pieces out, as a host may.
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satori-nomodel-'));
+  fs.cpSync(DIST, root, { recursive: true, filter: (src) => !src.startsWith(path.join(DIST, 'model')) });
+  const web = await startStatic({ root, prefix: '/' });
+  const gguf = await smollm2Gguf();
+  const builtIn = 'This copy of Satori is served without the in-browser model.';
+  try {
+    await withApp(e2e.browser, web.url, t, async (app) => {
+      const { page } = app;
+      const answered = async (question) => {
+        await sendMessage(page, question, { timeout: 60_000 });
+        await waitIdle(page, { timeout: 180_000 });
+        assert.equal(await waitForStatus(lastAssistant(page), ['complete', 'incomplete', 'error', 'stopped']), 'complete',
+          `the reply: ${await textOf(lastAssistant(page))}; alerts: ${await alerts(page).allInnerTexts()}`);
+        assert.ok((await textOf(lastAssistant(page))).trim().length > 0);
+      };
+      const refused = async () => {
+        await sendMessage(page, 'Hello?', { timeout: 60_000 });
+        await alerts(page).first().waitFor({ timeout: 60_000 });
+        await waitIdle(page, { timeout: 60_000 });
+        // The model's own sentence, not a server's "internal error".
+        assert.equal((await alerts(page).first().innerText()).split('\n')[0], builtIn);
+      };
+      await configure(page, { provider: PROVIDER, maxTokens: 8 });
+      await refused();
+      const fromModel = () => app.requests.filter((u) => u.includes('/model/'));
+      const asked = fromModel().length; // the manifest, answered 404
+
+      // Settings: the built-in model is in use; a file that is no model is refused and changes nothing.
+      const settings = async () => {
+        await page.getByRole('button', byName('Settings')).first().click();
+        const dialog = page.getByRole('dialog', byName('Settings'));
+        await dialog.waitFor({ state: 'visible' });
+        return dialog;
+      };
+      let dialog = await settings();
+      const note = dialog.getByRole('status').filter({ hasText: /^Model:/ });
+      await poll(async () => (await note.innerText().catch(() => '')) === 'Model: the built-in SmolLM2-135M.', { message: 'the built-in model named' });
+      const file = dialog.getByLabel('Model file (GGUF)');
+      await file.setInputFiles({ name: 'notes.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('# not a model\n'.repeat(50)) });
+      const error = dialog.getByRole('alert');
+      await poll(async () => /“notes\.gguf” cannot run in the browser/.test(await error.innerText().catch(() => '')), { message: 'the file refused' });
+      await poll(async () => (await note.innerText()) === 'Model: the built-in SmolLM2-135M.', { message: 'nothing changed' });
+      assert.equal(await dialog.getByRole('button', byName('Use the built-in model')).isVisible(), false);
+
+      // The real model file: checked, kept, in use at once.
+      await file.setInputFiles(gguf);
+      const mb = Math.round(fs.statSync(gguf).size / 1e6);
+      await poll(async () => (await note.innerText()) === `Model: “${path.basename(gguf)}”, ${mb} MB, 30 layers of 576. Kept in this browser.`,
+        { timeout: 60_000, message: `the picked file named (${await note.innerText()})` });
+      assert.equal(await error.isVisible(), false, 'the earlier error is gone');
+      await dialog.getByRole('button', byName('Cancel')).click();
+      await answered('Name a color.');
+      assert.deepEqual(fromModel().slice(asked), [], 'nothing asked of model/ once the file was picked');
+
+      // A reload: the kept file answers, with nothing picked again.
+      await reload(page);
+      await answered('Name a fruit.');
+
+      // Back to the built-in model, which this host does not have.
+      dialog = await settings();
+      await dialog.getByRole('button', byName('Use the built-in model')).click();
+      await poll(async () => (await dialog.getByRole('status').filter({ hasText: /^Model:/ }).innerText()) === 'Model: the built-in SmolLM2-135M.', { message: 'the built-in model again' });
+      await dialog.getByRole('button', byName('Cancel')).click();
+      await refused();
+    });
+  } finally {
+    await web.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });

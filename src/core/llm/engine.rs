@@ -5,7 +5,7 @@
 //! steps.
 
 use super::gguf::GgufError;
-use super::model::{Model, State};
+use super::model::{Config, Model, State};
 use super::sample::{choose, penalize, Rng, Sampling};
 use super::tokenizer::{chat_prompt, Tokenizer};
 
@@ -215,6 +215,28 @@ impl Engine {
     pub fn counts(&self) -> Option<(usize, usize)> {
         self.job.as_ref().map(|j| (j.produced, j.prompt))
     }
+}
+
+/// Whether the engine can run a model file of `total` bytes, from its first bytes `head`: its
+/// shape, `Ok(None)` when `head` ends inside the header (read more of the file), or why not. The
+/// same checks as [`Engine::load`] (the tokenizer, ChatML markers, every tensor's shape, type and
+/// place in the file), without the weights.
+pub fn check_head(head: &[u8], total: usize) -> Result<Option<Config>, GgufError> {
+    let g = match super::gguf::read_head(head, total) {
+        Err(GgufError::Truncated(_)) if head.len() < total => return Ok(None),
+        r => r?,
+    };
+    let tok = Tokenizer::load(&g)?;
+    // The prompt is written in ChatML (`chat_prompt`): its markers must be single tokens.
+    if ["<|im_start|>", "<|im_end|>"]
+        .iter()
+        .any(|m| tok.encode(m).len() != 1)
+    {
+        return Err(GgufError::Missing(
+            "tokens <|im_start|> and <|im_end|> (a ChatML model)".into(),
+        ));
+    }
+    Model::check(&g).map(Some)
 }
 
 /// Whether a prompt of `prompt` tokens leaves room for an answer in `window`.

@@ -266,6 +266,14 @@ pub fn read_meta(data: &[u8]) -> Result<Gguf, GgufError> {
 /// Reads the header of `data`, a whole GGUF file (or at least its header and every tensor's
 /// data, which is checked to be inside `data`).
 pub fn read(data: &[u8]) -> Result<Gguf, GgufError> {
+    read_head(data, data.len())
+}
+
+/// Reads the header at the start of a GGUF file of `total` bytes from `head`, its first bytes
+/// (at least the whole header, else [`GgufError::Truncated`]): every tensor's data is checked to
+/// be inside the file.
+pub fn read_head(head: &[u8], total: usize) -> Result<Gguf, GgufError> {
+    let data = head;
     let mut r = Reader { data, pos: 0 };
     let (n_tensors, meta) = header(&mut r)?;
     let mut infos = Vec::with_capacity(n_tensors);
@@ -306,7 +314,7 @@ pub fn read(data: &[u8]) -> Result<Gguf, GgufError> {
         let start = usize::try_from(offset)
             .ok()
             .and_then(|o| base.checked_add(o))
-            .filter(|s| s.checked_add(len).is_some_and(|e| e <= data.len()))
+            .filter(|s| s.checked_add(len).is_some_and(|e| e <= total))
             .ok_or_else(|| {
                 GgufError::Tensor(name.clone(), "its data is outside the file".into())
             })?;

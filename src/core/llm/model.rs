@@ -123,19 +123,28 @@ fn usize_of(g: &Gguf, key: &str) -> Result<usize, GgufError> {
     usize::try_from(g.u(key)?).map_err(|_| GgufError::Missing(key.into()))
 }
 
-impl Model {
-    /// Reads the model from `data`, a whole GGUF file of a `llama` model with `Q4_1`/`Q8_0`/`F32`
-    /// tensors.
-    pub fn load(data: Vec<u8>) -> Result<Model, GgufError> {
-        let g = super::gguf::read(&data)?;
+/// Where a model's tensors are in its file, with their shapes and types checked.
+struct Plan {
+    cfg: Config,
+    embd: Mat,
+    out_norm: usize,
+    /// Per layer: where its two norms start, and its seven matrices.
+    layers: Vec<(usize, usize, [Mat; 7])>,
+}
+
+impl Plan {
+    /// Checks `g` (a GGUF header with its tensors) against what the forward pass needs: a `llama`
+    /// model with `Q4_1`/`Q8_0` matrices, f32 norms and a `Q8_0` embedding tied to the output.
+    /// Reads no tensor data, so a file can be checked from its header alone.
+    fn of(g: &Gguf) -> Result<Plan, GgufError> {
         if g.s("general.architecture")? != "llama" {
             return Err(GgufError::Missing("general.architecture = llama".into()));
         }
-        let n_embd = usize_of(&g, "llama.embedding_length")?;
-        let n_head = usize_of(&g, "llama.attention.head_count")?;
-        let n_head_kv = usize_of(&g, "llama.attention.head_count_kv")?;
-        let n_ff = usize_of(&g, "llama.feed_forward_length")?;
-        let n_layer = usize_of(&g, "llama.block_count")?;
+        let n_embd = usize_of(g, "llama.embedding_length")?;
+        let n_head = usize_of(g, "llama.attention.head_count")?;
+        let n_head_kv = usize_of(g, "llama.attention.head_count_kv")?;
+        let n_ff = usize_of(g, "llama.feed_forward_length")?;
+        let n_layer = usize_of(g, "llama.block_count")?;
         let vocab = g.strs("tokenizer.ggml.tokens")?.len();
         if n_head == 0
             || n_head_kv == 0
@@ -168,14 +177,11 @@ impl Model {
             vocab,
             rope_base: g.f("llama.rope.freq_base").unwrap_or(10_000.0) as f32,
             eps: g.f("llama.attention.layer_norm_rms_epsilon")? as f32,
-            train_ctx: usize_of(&g, "llama.context_length")?,
+            train_ctx: usize_of(g, "llama.context_length")?,
         };
         let (e, kv) = (n_embd as u64, (n_head_kv * head_dim) as u64);
         let mats = [DType::Q4_1, DType::Q8_0];
-        let norm = |name: &str| -> Result<Vec<f32>, GgufError> {
-            let t = g.tensor(name, &[e], &[DType::F32])?;
-            Ok(quant::f32s(&data[t.start..t.start + t.len]))
-        };
+        let norm = |name: &str| Ok(g.tensor(name, &[e], &[DType::F32])?.start);
         let mat = |name: &str, cols: u64, rows: u64| -> Result<Mat, GgufError> {
             let t = g.tensor(name, &[cols, rows], &mats)?;
             Mat::of(t).map_err(|e| match e {
@@ -186,20 +192,22 @@ impl Model {
         let mut layers = Vec::with_capacity(n_layer);
         for i in 0..n_layer {
             let p = |s: &str| format!("blk.{i}.{s}");
-            layers.push(Layer {
-                attn_norm: norm(&p("attn_norm.weight"))?,
-                ffn_norm: norm(&p("ffn_norm.weight"))?,
-                q: mat(&p("attn_q.weight"), e, e)?,
-                k: mat(&p("attn_k.weight"), e, kv)?,
-                v: mat(&p("attn_v.weight"), e, kv)?,
-                o: mat(&p("attn_output.weight"), e, e)?,
-                gate: mat(&p("ffn_gate.weight"), e, n_ff as u64)?,
-                up: mat(&p("ffn_up.weight"), e, n_ff as u64)?,
-                down: mat(&p("ffn_down.weight"), n_ff as u64, e)?,
-            });
+            let f = n_ff as u64;
+            layers.push((
+                norm(&p("attn_norm.weight"))?,
+                norm(&p("ffn_norm.weight"))?,
+                [
+                    mat(&p("attn_q.weight"), e, e)?,
+                    mat(&p("attn_k.weight"), e, kv)?,
+                    mat(&p("attn_v.weight"), e, kv)?,
+                    mat(&p("attn_output.weight"), e, e)?,
+                    mat(&p("ffn_gate.weight"), e, f)?,
+                    mat(&p("ffn_up.weight"), e, f)?,
+                    mat(&p("ffn_down.weight"), f, e)?,
+                ],
+            ));
         }
-        let embd_t = g.tensor("token_embd.weight", &[e, vocab as u64], &[DType::Q8_0])?;
-        let embd = Mat::of(embd_t)?;
+        let embd = Mat::of(g.tensor("token_embd.weight", &[e, vocab as u64], &[DType::Q8_0])?)?;
         if g.tensors.contains_key("output.weight") {
             return Err(GgufError::Tensor(
                 "output.weight".into(),
@@ -207,10 +215,48 @@ impl Model {
             ));
         }
         let out_norm = norm("output_norm.weight")?;
-        Ok(Model {
+        Ok(Plan {
             cfg,
-            data,
             embd,
+            out_norm,
+            layers,
+        })
+    }
+}
+
+impl Model {
+    /// Checks that a model file with header `g` (its tensors placed, [`super::gguf::read_head`])
+    /// can be loaded, without its weights: the shape it would have.
+    pub fn check(g: &Gguf) -> Result<Config, GgufError> {
+        Plan::of(g).map(|p| p.cfg)
+    }
+
+    /// Reads the model from `data`, a whole GGUF file of a `llama` model with `Q4_1`/`Q8_0`/`F32`
+    /// tensors.
+    pub fn load(data: Vec<u8>) -> Result<Model, GgufError> {
+        let plan = Plan::of(&super::gguf::read(&data)?)?;
+        let width = plan.cfg.n_embd * 4;
+        let norm = |start: usize| quant::f32s(&data[start..start + width]);
+        let layers = plan
+            .layers
+            .iter()
+            .map(|&(attn, ffn, [q, k, v, o, gate, up, down])| Layer {
+                attn_norm: norm(attn),
+                ffn_norm: norm(ffn),
+                q,
+                k,
+                v,
+                o,
+                gate,
+                up,
+                down,
+            })
+            .collect();
+        let out_norm = norm(plan.out_norm);
+        Ok(Model {
+            cfg: plan.cfg,
+            data,
+            embd: plan.embd,
             out_norm,
             layers,
         })

@@ -6,7 +6,7 @@ use crate::adapters::fetch::get_models;
 use crate::adapters::storage::Store;
 use crate::core::key_binding::{key_save, plain_http_remote, KeyField, KeySave, SettingsSaved};
 use crate::core::persist::{self, ApiKeyRecord};
-use crate::core::settings::{models_url, preset, Settings, PRESETS};
+use crate::core::settings::{models_url, preset, Settings, IN_BROWSER_ID, PRESETS};
 use crate::ui::components::mcp_settings::{McpEdit, McpSection};
 use crate::ui::components::modal::Modal;
 use crate::ui::error_text::describe_storage;
@@ -270,6 +270,7 @@ pub fn SettingsDialog(
                             .collect_view()}
                     </select>
                 </label>
+                {move || provider.with(|p| p == IN_BROWSER_ID).then(|| view! { <ModelFileSection error=error /> })}
                 <label>
                     "API base URL"
                     <input
@@ -389,6 +390,97 @@ pub fn SettingsDialog(
                 </div>
             </form>
         </Modal>
+    }
+}
+
+/// The in-browser model's file: the built-in one, or a GGUF file picked from disk, which takes
+/// its place at once (like the language, not on "Save") and is kept in this browser.
+#[component]
+fn ModelFileSection(error: RwSignal<String>) -> impl IntoView {
+    use crate::adapters::modules::local_model;
+    let note = RwSignal::new(String::new());
+    let picked = RwSignal::new(false);
+    // Shows the file in use after `action` (and what went wrong, if anything).
+    let run = move |action: &'static str, file: Option<web_sys::File>| {
+        leptos::task::spawn_local(async move {
+            let mut result = local_model(action, file).await;
+            if let Err(e) = &result {
+                error.try_set(e.clone());
+                result = local_model("which", None).await;
+            }
+            // The dialog may have closed meanwhile.
+            match result {
+                Ok(info) => {
+                    picked.try_set(info.is_some());
+                    note.try_set(model_note(info.as_deref()));
+                }
+                Err(e) => {
+                    note.try_set(e);
+                }
+            }
+        });
+    };
+    run("which", None);
+    let on_pick = move |ev: leptos::ev::Event| {
+        use wasm_bindgen::JsCast;
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        input.set_value("");
+        error.set(String::new());
+        note.set(format!("Checking “{}”…", file.name()));
+        run("pick", Some(file));
+    };
+    view! {
+        <fieldset class="model-settings">
+            <legend>"In-browser model"</legend>
+            <p class="hint" role="status">{move || note.get()}</p>
+            <label>
+                "Model file (GGUF)"
+                <input type="file" accept=".gguf" on:change=on_pick />
+            </label>
+            <p class="hint">"A GGUF file of the SmolLM2 family (Q4_1 or Q8_0) runs instead of the built-in model. It is read from this computer, never uploaded."</p>
+            <button type="button" class:hidden=move || !picked.get() on:click=move |_| {
+                error.set(String::new());
+                run("forget", None);
+            }>"Use the built-in model"</button>
+        </fieldset>
+    }
+}
+
+/// The model file in use, said for the Settings dialog: `info` is its description (JSON from
+/// `llm-local.js`), `None` the built-in model.
+pub fn model_note(info: Option<&str>) -> String {
+    #[derive(serde::Deserialize)]
+    struct Info {
+        name: String,
+        bytes: f64,
+        kept: bool,
+        layers: u32,
+        width: u32,
+    }
+    let Some(info) = info else {
+        return "Model: the built-in SmolLM2-135M.".into();
+    };
+    match serde_json::from_str::<Info>(info) {
+        Ok(i) => format!(
+            "Model: “{}”, {} MB, {} layers of {}. {}",
+            i.name,
+            (i.bytes / 1e6).round(),
+            i.layers,
+            i.width,
+            match i.kept {
+                true => "Kept in this browser.",
+                false => "For this visit only: the browser did not keep it (not enough storage).",
+            }
+        ),
+        Err(_) => "Model: a file picked from disk.".into(),
     }
 }
 
