@@ -56,17 +56,17 @@ pub fn remember_sent(session_id: String, report: String) {
     });
 }
 
-/// Start loading the context module (when the user starts typing), so the first send does not
-/// wait for it; with the in-browser model (`base_url`), also its weights, if they are stored
-/// already (`src/web/llm-local.js` answers `GET {base}/warm`; it never downloads for this).
+/// Start loading the context module (when the user types), so the first send does not wait for
+/// it; with the in-browser model (`base_url`), also its weights, if they are stored already
+/// (`src/web/llm-local.js` answers `GET {base}/warm` once per worker, so a worker started anew
+/// is warmed too; it never downloads for this).
 pub fn warm(base_url: &str) {
     if !modules::loaded(Module::Context) {
         leptos::task::spawn_local(async {
             let _ = modules::load(Module::Context).await;
         });
     }
-    thread_local!(static MODEL_WARMED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
-    if crate::core::settings::in_browser(base_url) && !MODEL_WARMED.replace(true) {
+    if crate::core::settings::in_browser(base_url) {
         if let Ok(request) = web_sys::Request::new_with_str(&format!("{base_url}/warm")) {
             let _ = modules::local_fetch(&request);
         }

@@ -37,7 +37,12 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
         }
         | ApiError::Http {
             message: Some(m), ..
-        } if ctx.base_url == crate::core::settings::IN_BROWSER_URL => m.clone(),
+        }
+        | ApiError::InStream { message: m }
+            if ctx.base_url == crate::core::settings::IN_BROWSER_URL =>
+        {
+            m.clone()
+        }
         ApiError::Auth { status, message } => with_server_message(
             format!("The server refused the API key ({status}). Check the key in Settings."),
             message,
@@ -503,6 +508,9 @@ mod tests {
             ApiError::Http {
                 status: 400,
                 message: Some(said.into()),
+            },
+            ApiError::InStream {
+                message: said.into(),
             },
         ] {
             assert_eq!(describe(&err, &local), said);

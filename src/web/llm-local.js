@@ -135,9 +135,12 @@ export async function fetchLocal(request) {
       return json(200, { object: 'list', data: [{ id: MODEL, object: 'model', owned_by: 'satori' }] });
     }
     if (method === 'GET' && path.endsWith('/warm')) {
-      // The user started typing: read the model into memory now if it is stored (never a
-      // download), so the answer does not wait for it.
-      getWorker().postMessage({ type: 'warm' });
+      // The user is typing: read the model into memory now if it is stored (never a download),
+      // so the answer does not wait for it. Once per worker: a new one (after a failure or a
+      // change of model file) is warmed on the next keystroke.
+      const w = getWorker();
+      if (!w.warmed) w.postMessage({ type: 'warm' });
+      w.warmed = true;
       return new Response(null, { status: 204 });
     }
     if (method === 'GET' && path.endsWith('/props')) {

@@ -266,6 +266,11 @@ test('a host without the model says so; a GGUF file picked from disk answers ins
         { timeout: 60_000, message: `the picked file named (${await note.innerText()})` });
       assert.equal(await error.isVisible(), false, 'the earlier error is gone');
       await dialog.getByRole('button', byName('Cancel')).click();
+      // The worker was started anew with the file: typing reads it into memory before any send.
+      await watchProgress(page);
+      await page.getByRole('textbox', byName('Message')).fill('N');
+      await poll(async () => (await page.evaluate(() => window.__progress)).some((p) => p.label === 'Loading the in-browser model'),
+        { timeout: 60_000, message: 'the picked model read in while typing' });
       await answered('Name a color.');
       assert.deepEqual(fromModel().slice(asked), [], 'nothing asked of model/ once the file was picked');
 
@@ -279,6 +284,58 @@ test('a host without the model says so; a GGUF file picked from disk answers ins
       await poll(async () => (await dialog.getByRole('status').filter({ hasText: /^Model:/ }).innerText()) === 'Model: the built-in SmolLM2-135M.', { message: 'the built-in model again' });
       await dialog.getByRole('button', byName('Cancel')).click();
       await refused();
+    });
+  } finally {
+    await web.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('the in-browser model: a damaged piece is refused and fetched again on the next send; once stored, the model answers offline', async (t) => {
+  // A copy of dist/ whose third piece has one byte changed, as a broken proxy or disk might.
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satori-damaged-'));
+  fs.cpSync(DIST, root, { recursive: true });
+  const damaged = path.join(root, 'model', MANIFEST.pieces[2].file);
+  const good = fs.readFileSync(damaged);
+  const bad = Buffer.from(good);
+  bad[bad.length >> 1] ^= 0xff;
+  fs.writeFileSync(damaged, bad);
+  const web = await startStatic({ root, prefix: '/' });
+  try {
+    await withApp(e2e.browser, web.url, t, async (app) => {
+      const { page, context } = app;
+      const status = async () => waitForStatus(lastAssistant(page), ['complete', 'incomplete', 'error', 'stopped']);
+      await configure(page, { provider: PROVIDER, maxTokens: 8 });
+      await sendMessage(page, 'Hello!', { timeout: 60_000 });
+      await alerts(page).first().waitFor({ timeout: 180_000 });
+      await waitIdle(page, { timeout: 60_000 });
+      assert.equal((await alerts(page).first().innerText()).split('\n')[0],
+        'A piece of the in-browser model arrived damaged (its hash is wrong). Send again to download it again.');
+      const before = modelPieces(app);
+      assert.ok(before.some((u) => u.endsWith(MANIFEST.pieces[2].file)), `the damaged piece was fetched: ${before}`);
+      assert.ok(!before.some((u) => u.endsWith(MANIFEST.pieces[3].file)), 'nothing after it');
+
+      // Repaired on the host: the next send fetches only what was not kept, and answers.
+      fs.writeFileSync(damaged, good);
+      await sendMessage(page, 'Hello again!', { timeout: 60_000 });
+      await waitIdle(page, { timeout: 180_000 });
+      assert.equal(await status(), 'complete', `alerts: ${await alerts(page).allInnerTexts()}`);
+      const again = modelPieces(app).slice(before.length);
+      assert.deepEqual(again.map((u) => path.basename(u)), MANIFEST.pieces.slice(2).map((p) => p.file),
+        'only the damaged piece and the ones after it');
+
+      // Offline, once the service worker keeps the app: the stored model answers after a reload.
+      await poll(() => page.evaluate(async () => Boolean(navigator.serviceWorker.controller)
+        && (await caches.keys()).some((n) => n.startsWith('satori:'))), { timeout: 30_000, message: 'the app kept by its service worker' });
+      const fetched = modelPieces(app).length;
+      await context.setOffline(true);
+      await reload(page);
+      await sendMessage(page, 'Name a color.', { timeout: 60_000 });
+      await waitIdle(page, { timeout: 180_000 });
+      assert.equal(await status(), 'complete', `offline: ${await alerts(page).allInnerTexts()}`);
+      assert.ok((await textOf(lastAssistant(page))).trim().length > 0);
+      assert.equal(modelPieces(app).length, fetched, 'no model bytes asked for offline');
+      await context.setOffline(false);
     });
   } finally {
     await web.close();
