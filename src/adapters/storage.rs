@@ -181,6 +181,48 @@ impl Store {
         }
     }
 
+    /// Removes the part records no head has named, unchanged, for [`persist::SWEEP_AFTER_MS`]
+    /// ([`persist::sweep`]) and notes the others in [`persist::KEY_SWEEP`] for a later sweep.
+    /// Two looks a minute apart, so a save under way in another tab (parts first, then the head)
+    /// is never taken for a crash's leftovers. Returns how many were removed.
+    pub fn sweep_parts(&self, now: i64) -> Result<usize, StorageError> {
+        let mut declared = std::collections::BTreeMap::new();
+        let mut seen = Vec::new();
+        for key in self.keys(persist::PART_PREFIX)? {
+            let Some((id, _)) = persist::part_of_key(&key) else {
+                continue;
+            };
+            if !declared.contains_key(id) {
+                let parts = self
+                    .get(&persist::session_key(id))?
+                    .map(|text| persist::head_of(&text).map_or(0, |(parts, _)| parts));
+                declared.insert(id.to_string(), parts);
+            }
+            if persist::is_unnamed(&key, |id| declared.get(id).copied().flatten()) {
+                if let Some(text) = self.get(&key)? {
+                    seen.push(persist::Unnamed::new(key, &text, now));
+                }
+            }
+        }
+        let noted: Vec<persist::Unnamed> = self
+            .get(persist::KEY_SWEEP)?
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default();
+        let (remove, keep) = persist::sweep(&noted, seen, now);
+        for key in &remove {
+            self.remove(key)?;
+        }
+        match keep.is_empty() {
+            true if noted.is_empty() => {}
+            true => self.remove(persist::KEY_SWEEP)?,
+            false => self.set(
+                persist::KEY_SWEEP,
+                &serde_json::to_string(&keep).unwrap_or_default(),
+            )?,
+        }
+        Ok(remove.len())
+    }
+
     /// Every part record stored under chat `id` (also any no head names).
     pub fn parts_stored(&self, id: &str) -> Vec<String> {
         self.keys(persist::PART_PREFIX)

@@ -105,7 +105,17 @@ pub fn learn_window(base_url: &str, model: &str, window: u32) {
     context_shell::learn_window(base_url, model, window);
 }
 
-fn main() {}
+/// Runs when the module arrives (the user started typing, or a request is built): once per page,
+/// after the app is up, the part records that no head has named for a minute are swept away
+/// (`Store::sweep_parts`).
+fn main() {
+    let store = satori::adapters::storage::Store::local();
+    if let Err(e) = store.sweep_parts(satori::adapters::clock::now_ms()) {
+        web_sys::console::warn_1(
+            &format!("Satori: stored chat parts could not be swept ({e}).").into(),
+        );
+    }
+}
 
 /// The tools the agent module offers, loading it first.
 async fn offered() -> Result<serde_json::Value, satori::adapters::modules::ModuleError> {

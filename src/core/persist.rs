@@ -442,6 +442,83 @@ pub fn decode_draft(text: &str) -> Result<String, DecodeError> {
     decode::<Draft>(text).map(|d| d.text)
 }
 
+/// Where part records that no head names are noted until they are removed ([`sweep`]).
+pub const KEY_SWEEP: &str = "satori.sweep";
+
+/// How long a part record must stay unnamed, unchanged, before [`sweep`] removes it, ms: far
+/// longer than any save (another tab writes a chat's parts, then its head, in one task).
+pub const SWEEP_AFTER_MS: i64 = 60_000;
+
+/// Chat `id` and part number of a part record's key (`satori.part.<id>.<k>`).
+pub fn part_of_key(key: &str) -> Option<(&str, usize)> {
+    let rest = key.strip_prefix(PART_PREFIX)?;
+    let (id, k) = rest.rsplit_once('.')?;
+    if id.is_empty() || k.is_empty() || !k.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((id, k.parse().ok()?))
+}
+
+/// A part record no head names: of a chat with no record, or beyond the parts its head declares
+/// (an older single or packed record declares none). Left by a crash between a save's writes in
+/// an older Satori; a save in another tab makes one for a moment (parts first, then the head).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unnamed {
+    /// The record's key.
+    pub key: String,
+    /// Its text's length: a record written anew since is not the one noted.
+    pub len: usize,
+    /// Its text's FNV-1a hash, for the same reason (53 bits: exact as a JSON number, which
+    /// JavaScript reads as a double).
+    pub hash: u64,
+    /// When it was first seen unnamed (ms since the epoch).
+    pub at: i64,
+}
+
+impl Unnamed {
+    /// Part record `key` with `text`, seen unnamed at `at`.
+    pub fn new(key: String, text: &str, at: i64) -> Unnamed {
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        }) & ((1 << 53) - 1);
+        Unnamed {
+            key,
+            len: text.len(),
+            hash,
+            at,
+        }
+    }
+}
+
+/// Whether part record `key` is named by no head: `declared(id)` is how many parts chat `id`'s
+/// record declares (`None`: there is no record of that chat).
+pub fn is_unnamed(key: &str, declared: impl Fn(&str) -> Option<usize>) -> bool {
+    part_of_key(key).is_some_and(|(id, k)| declared(id).is_none_or(|parts| k >= parts))
+}
+
+/// What a sweep does at `now`, given the parts noted before (`noted`) and those unnamed now
+/// (`seen`, each with `at == now`): the keys to remove — those noted at least
+/// [`SWEEP_AFTER_MS`] ago and unchanged since — and the note to keep (the rest of `seen`, each
+/// with the time it was first noted). A part named again, or written anew, is forgotten.
+pub fn sweep(noted: &[Unnamed], seen: Vec<Unnamed>, now: i64) -> (Vec<String>, Vec<Unnamed>) {
+    let mut remove = Vec::new();
+    let mut keep = Vec::new();
+    for mut u in seen {
+        match noted
+            .iter()
+            .find(|n| n.key == u.key && n.len == u.len && n.hash == u.hash)
+        {
+            Some(n) if now - n.at >= SWEEP_AFTER_MS => remove.push(u.key),
+            Some(n) => {
+                u.at = n.at;
+                keep.push(u);
+            }
+            None => keep.push(u),
+        }
+    }
+    (remove, keep)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,6 +558,77 @@ mod tests {
         s
     }
 
+    #[test]
+    fn part_keys_name_their_chat_and_number() {
+        for (key, want) in [
+            ("satori.part.a.0", Some(("a", 0))),
+            ("satori.part.a.b.12", Some(("a.b", 12))),
+            ("satori.part.a.", None),
+            ("satori.part..3", None),
+            ("satori.part.a.1x", None),
+            ("satori.session.a", None),
+        ] {
+            assert_eq!(part_of_key(key), want, "{key}");
+        }
+    }
+
+    #[test]
+    fn unnamed_parts_are_those_no_head_declares() {
+        // Chat "a" declares 2 parts; "p" is a packed or single record (none); "gone" has no record.
+        let declared = |id: &str| match id {
+            "a" => Some(2),
+            "p" => Some(0),
+            _ => None,
+        };
+        for (key, unnamed) in [
+            ("satori.part.a.0", false),
+            ("satori.part.a.1", false),
+            ("satori.part.a.2", true),
+            ("satori.part.p.0", true),
+            ("satori.part.gone.0", true),
+            ("satori.index", false),
+        ] {
+            assert_eq!(is_unnamed(key, declared), unnamed, "{key}");
+        }
+    }
+
+    #[test]
+    fn a_sweep_removes_only_parts_unnamed_and_unchanged_for_a_minute() {
+        let u = |key: &str, text: &str, at: i64| Unnamed::new(key.into(), text, at);
+        let minute = SWEEP_AFTER_MS;
+        let noted = vec![
+            u("satori.part.old.0", "[1]", 0),
+            u("satori.part.recent.0", "[2]", minute - 1),
+            u("satori.part.rewritten.0", "[3]", 0),
+            u("satori.part.named.0", "[4]", 0),
+        ];
+        let seen = vec![
+            u("satori.part.old.0", "[1]", minute),
+            u("satori.part.recent.0", "[2]", minute),
+            u("satori.part.rewritten.0", "[3, 4]", minute),
+            u("satori.part.new.0", "[5]", minute),
+        ];
+        let (remove, keep) = sweep(&noted, seen, minute);
+        assert_eq!(remove, ["satori.part.old.0"]);
+        let kept: Vec<(&str, i64)> = keep.iter().map(|k| (k.key.as_str(), k.at)).collect();
+        assert_eq!(
+            kept,
+            [
+                ("satori.part.recent.0", minute - 1),
+                ("satori.part.rewritten.0", minute),
+                ("satori.part.new.0", minute),
+            ]
+        );
+        // Same length, other bytes: written anew.
+        assert_ne!(
+            Unnamed::new("k".into(), "ab", 0).hash,
+            Unnamed::new("k".into(), "ba", 0).hash
+        );
+        // Nothing noted before: nothing removed, everything noted.
+        let (remove, keep) = sweep(&[], vec![u("satori.part.x.0", "[]", 5)], 5);
+        assert!(remove.is_empty());
+        assert_eq!(keep.len(), 1);
+    }
     #[test]
     fn session_round_trips_with_version() {
         let s = sample();

@@ -22,6 +22,7 @@ import {
   localStorageEntries,
   byName,
   sleep,
+  storedChat,
 } from './support/browser.mjs';
 
 // Some tests make the app's own files fail: no service worker may answer for them.
@@ -503,5 +504,52 @@ test('a saved chat opens at its latest message, after a reload and when chosen i
     // Still there a moment later (rendered markdown changes heights).
     await sleep(500);
     assert.ok(await lastInView('long-b message 79'));
+  });
+});
+
+test('part records a crash left behind are swept a minute after they were first seen; a chat\'s own parts and a record written anew stay', async (t) => {
+  await e2e.open(t, async (app) => {
+    const { page } = app;
+    await setup(page);
+    await sendMessage(page, 'Order 4711 ships to Kyoto');
+    await waitIdle(page);
+    await waitForStatus(lastAssistant(page), 'complete');
+    const chat = await storedChat(page);
+    // What a crash between a save's writes leaves: parts of a chat whose head never came, and a
+    // part beyond those the open chat's head declares.
+    const lost = 'satori.part.lost-chat.0';
+    const beyond = `satori.part.${chat.id}.7`;
+    await page.evaluate(([a, b]) => {
+      localStorage.setItem(a, '[{"content":"lost"}]');
+      localStorage.setItem(b, '[]');
+    }, [lost, beyond]);
+    const stored = (key) => page.evaluate((k) => localStorage.getItem(k), key);
+    const noted = async () => JSON.parse((await stored('satori.sweep')) ?? '[]');
+    // The context module arrives when the user types: it looks, and notes what no head names.
+    const look = async () => {
+      await reload(page);
+      await messageBox(page).fill('h');
+    };
+    await look();
+    await poll(async () => (await noted()).length === 2, { message: 'the leftovers noted' });
+    assert.deepEqual((await noted()).map((n) => n.key).sort(), [beyond, lost].sort());
+    assert.notEqual(await stored(lost), null, 'noted, not removed yet');
+    assert.notEqual(await stored(beyond), null, 'noted, not removed yet');
+    // A minute later (the note aged here, as the clock would), with one leftover written anew
+    // meanwhile: only the unchanged one goes.
+    await page.evaluate((k) => {
+      const note = JSON.parse(localStorage.getItem('satori.sweep'));
+      for (const n of note) n.at -= 61_000;
+      localStorage.setItem('satori.sweep', JSON.stringify(note));
+      localStorage.setItem(k, '[{"content":"written anew"}]');
+    }, lost);
+    await look();
+    await poll(async () => (await stored(beyond)) === null, { message: 'the unchanged leftover removed' });
+    assert.equal(await stored(lost), '[{"content":"written anew"}]');
+    assert.deepEqual((await noted()).map((n) => n.key), [lost], 'the rewritten one noted afresh');
+    // The chat itself is whole: every message, stored and on screen.
+    const after = await storedChat(page, chat.id);
+    assert.deepEqual(after.messages.map((m) => m.content), chat.messages.map((m) => m.content));
+    assert.equal(await textOf(lastUser(page)), 'Order 4711 ships to Kyoto');
   });
 });
