@@ -170,7 +170,9 @@ const pickedStore = () => (typeof caches === 'undefined' ? Promise.resolve(null)
 // The file picked from disk, if any: the one kept in the cache, else the one the page holds.
 async function getPicked() {
   if (picked === undefined) {
-    const cache = await pickedStore();
+    // Looked up without creating the cache when nothing was ever picked.
+    const has = typeof caches !== 'undefined' && (await caches.has(PICKED).catch(() => false));
+    const cache = has ? await pickedStore() : null;
     const r = cache && (await cache.match(pickedKey()).catch(() => null));
     if (r) {
       const info = JSON.parse(decodeURIComponent(r.headers.get('x-satori-model') ?? '%7B%7D'));
