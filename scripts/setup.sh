@@ -61,6 +61,13 @@ if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then
     sudo_if_needed apt-get update -qq
     sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-noto-cjk
   fi
+  # Firefox ESR: the in-browser model's test in a second engine (tests/e2e/firefox.test.mjs,
+  # driven over WebDriver BiDi, which stock Firefox speaks).
+  if ! have firefox-esr; then
+    log "installing firefox-esr"
+    sudo_if_needed apt-get update -qq
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends firefox-esr
+  fi
   # The README's nginx and Caddy recipes are served by the deploy tests (never started as
   # system services: the tests run them on 127.0.0.1 with their own configuration).
   # (Checked by file: Debian puts nginx in /usr/sbin, not on every user's PATH.)

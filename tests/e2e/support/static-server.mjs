@@ -155,7 +155,9 @@ export async function startStatic({ root, prefix = '/', port = 0, host = '127.0.
     stream.pipe(res);
   }
 
+  const requests = []; // every request's path and query, in order (for browsers Playwright does not drive)
   const server = http.createServer((req, res) => {
+    requests.push(req.url);
     handle(req, res).catch(() => {
       if (!res.headersSent) plain(res, 500, 'Internal Server Error\n');
       else res.destroy();
@@ -178,6 +180,7 @@ export async function startStatic({ root, prefix = '/', port = 0, host = '127.0.
     port: addr.port,
     origin,
     url: origin + pfx,
+    requests,
     async close() {
       const closed = new Promise((resolve) => server.close(() => resolve()));
       for (const s of sockets) s.destroy();

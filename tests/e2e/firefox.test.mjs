@@ -1,0 +1,160 @@
+// The model in the tab in a second engine: Debian's Firefox ESR (installed by scripts/setup.sh),
+// headless, on plain static hosting (not cross-origin isolated), driven over WebDriver BiDi —
+// the protocol stock Firefox speaks (Playwright drives only its own patched Firefox). No server:
+// the first message gets the first-run offer, the click downloads the model and the answer
+// streams in; a second visit answers from the Cache API.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { startStatic } from './support/static-server.mjs';
+import { freePort, requireDist } from './support/env.mjs';
+
+const { ws: WebSocket } = createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
+const FIREFOX = process.env.SATORI_FIREFOX ?? 'firefox-esr';
+
+let web = null;
+let firefox = null;
+let profile = null;
+let bidi = null;
+
+/** Firefox with its WebDriver BiDi endpoint; resolves to `call(method, params)`. */
+async function startFirefox() {
+  try {
+    execFileSync(FIREFOX, ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error(`${FIREFOX} not found: run scripts/setup.sh (installs Debian's firefox-esr) or set SATORI_FIREFOX`);
+  }
+  profile = fs.mkdtempSync(path.join(os.tmpdir(), 'satori-firefox-'));
+  const port = await freePort();
+  firefox = spawn(FIREFOX, ['--headless', '--no-remote', '--profile', profile, '--remote-debugging-port', String(port)],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Firefox did not open its BiDi port: ${said.slice(-500)}`)), 60_000);
+    firefox.stderr.on('data', (d) => {
+      said += d;
+      if (said.includes('WebDriver BiDi listening')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    firefox.on('exit', (code) => reject(new Error(`Firefox exited (${code}): ${said.slice(-500)}`)));
+  });
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/session`);
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  let next = 0;
+  const pending = new Map();
+  socket.on('message', (data) => {
+    const m = JSON.parse(String(data));
+    if (m.id !== undefined && pending.has(m.id)) {
+      pending.get(m.id)(m);
+      pending.delete(m.id);
+    }
+  });
+  const call = (method, params) => new Promise((resolve, reject) => {
+    const id = ++next;
+    pending.set(id, (m) => (m.type === 'error' ? reject(new Error(`${method}: ${m.error}: ${m.message}`)) : resolve(m.result)));
+    socket.send(JSON.stringify({ id, method, params }));
+  });
+  call.close = () => socket.close();
+  await call('session.new', { capabilities: {} });
+  return call;
+}
+
+before(async () => {
+  web = await startStatic({ root: requireDist(), prefix: '/' });
+  bidi = await startFirefox();
+});
+
+after(async () => {
+  bidi?.close();
+  if (firefox && firefox.exitCode === null) {
+    const exited = new Promise((resolve) => firefox.once('exit', resolve));
+    firefox.kill();
+    await exited;
+  }
+  if (profile) fs.rmSync(profile, { recursive: true, force: true });
+  await web?.close();
+});
+
+/** Runs `fn` (a function's source, no arguments, may be async) in the page; its JSON result. */
+async function run(context, fn) {
+  const r = await bidi('script.evaluate', { expression: `(${fn})().then(JSON.stringify)`, target: { context }, awaitPromise: true });
+  if (r.type === 'exception') throw new Error(`in Firefox: ${JSON.stringify(r.exceptionDetails).slice(0, 800)}`);
+  return JSON.parse(r.result.value);
+}
+
+// In the page: type `text`, press Send, optionally click the first-run offer, and wait for the
+// new answer's end. Written as source: it runs in Firefox.
+const ask = (text, offer) => `async () => {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const until = async (f, what, ms = 240000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = f();
+      if (v) return v;
+      if (Date.now() > end) throw new Error('timed out waiting for ' + what);
+      await sleep(200);
+    }
+  };
+  const box = await until(() => document.querySelector('#composer-input'), 'the composer');
+  const answers = () => document.querySelectorAll('article[data-role="assistant"]');
+  const before = answers().length;
+  Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, ${JSON.stringify(text)});
+  box.dispatchEvent(new Event('input', { bubbles: true }));
+  await sleep(100);
+  [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Send').click();
+  let offered = null;
+  if (${Boolean(offer)}) {
+    const button = await until(() => [...document.querySelectorAll('button')].find((b) => b.textContent.startsWith('Use the in-browser model')), 'the offer');
+    offered = button.textContent;
+    button.click();
+  }
+  const done = ['complete', 'incomplete', 'error', 'stopped'];
+  const reply = await until(() => {
+    const a = answers();
+    const last = a[a.length - 1];
+    return a.length > before && done.includes(last.dataset.status) ? last : null;
+  }, 'the answer');
+  return {
+    offered,
+    status: reply.dataset.status,
+    text: reply.querySelector('.content, .markdown, .plain')?.textContent ?? reply.innerText,
+    alerts: [...document.querySelectorAll('[role="alert"]')].map((a) => a.innerText).filter(Boolean),
+    isolated: self.crossOriginIsolated,
+    provider: JSON.parse(localStorage.getItem('satori.settings') ?? '{}').provider,
+  };
+}`;
+
+test('Firefox ESR, no server, not cross-origin isolated: the in-browser model is offered, downloads, answers, and answers from the cache on a second visit', async () => {
+  const { contexts } = await bidi('browsingContext.getTree', {});
+  const context = contexts[0].context;
+  await bidi('browsingContext.navigate', { context, url: web.url, wait: 'complete' });
+  const first = await run(context, ask('What is the capital of France?', true));
+  assert.match(first.offered ?? '', /^Use the in-browser model \(\d+ MB download\)$/);
+  assert.equal(first.isolated, false);
+  assert.equal(first.status, 'complete', `the answer: ${JSON.stringify(first)}`);
+  assert.ok(first.text.trim().length > 0, 'the model said something');
+  assert.deepEqual(first.alerts, []);
+  assert.equal(first.provider, 'browser');
+  const kept = await run(context, 'async () => (await caches.keys()).filter((k) => k === "satori-model")');
+  assert.deepEqual(kept, ['satori-model'], 'the pieces kept in the Cache API');
+  const pieces = () => web.requests.filter((u) => /\/model\/[^/]+\.bin$/.test(u));
+  const fetched = pieces();
+  assert.ok(fetched.length >= 2, `the model's pieces downloaded: ${fetched}`);
+  assert.equal(new Set(fetched).size, fetched.length, 'each piece once');
+
+  await bidi('browsingContext.navigate', { context, url: web.url, wait: 'complete' });
+  const second = await run(context, ask('Name a color.', false));
+  assert.equal(second.status, 'complete', `the answer after a reload: ${JSON.stringify(second)}`);
+  assert.ok(second.text.trim().length > 0);
+  assert.deepEqual(second.alerts, []);
+  assert.deepEqual(pieces().slice(fetched.length), [], 'no model bytes on the second visit');
+});
