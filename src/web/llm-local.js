@@ -20,6 +20,7 @@ const streams = new Set(); // send(comment) of every open stream: the model's lo
 let persisted = false;
 let alive = 0; // when the worker last said it is running (performance.now())
 let memoryFile = null; // a model file picked this visit that the browser would not keep
+let changing = Promise.resolve(); // the model-file change under way
 
 function getWorker() {
   if (worker) return worker;
@@ -115,14 +116,26 @@ const failed = (status, message) => json(status, { error: { message, type: statu
  * vocab, context}) or null for the built-in model; rejects with the reason a file cannot be used.
  * A change starts a new worker: the model in memory is dropped, answers under way end.
  */
-export async function modelFile(action, file) {
-  const never = new AbortController().signal;
-  const r = await ask({ type: action, file }, never);
-  if (action !== 'which') {
-    memoryFile = action === 'pick' && !r.info.kept ? file : null;
-    restart('The model was changed in Settings. Send again to use it.');
-  }
-  return r.info ? JSON.stringify(r.info) : null;
+export function modelFile(action, file) {
+  // One change at a time: a second pick waits for the first to be kept (or refused).
+  const run = changing.then(async () => {
+    const never = new AbortController().signal;
+    let r;
+    try {
+      r = await ask({ type: action, file }, never);
+    } catch (e) {
+      // A refused file may have left a large header read in this worker's memory.
+      if (action === 'pick') restart('The in-browser model was restarted.');
+      throw e;
+    }
+    if (action !== 'which') {
+      memoryFile = action === 'pick' && !r.info.kept ? file : null;
+      restart('The model was changed in Settings. Send again to use it.');
+    }
+    return r.info ? JSON.stringify(r.info) : null;
+  });
+  changing = run.catch(() => {});
+  return run;
 }
 
 /** Answers `request` (a Request the app made for the in-browser model). */

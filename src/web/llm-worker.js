@@ -24,6 +24,7 @@ const WINDOW = 2048;
 const CACHE = 'satori-model';
 const PICKED = 'satori-model-file'; // the cache of a file picked from disk
 const SLICE = 16 << 20; // bytes read from a picked file at a time
+const MAX_FILE = 2 ** 31; // the largest picked file: it and the model's state share 4 GB
 // The smallest module with a SIMD instruction (i8x16.splat): browsers without WebAssembly SIMD
 // refuse it.
 const SIMD_TEST = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
@@ -31,9 +32,9 @@ const SIMD_TEST = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1
 let manifestUrl = null;
 let manifest = null; // {name, bytes, pieces: [{file, bytes, integrity}]}
 let appBase = null; // the app's address: the picked file is kept under it
-// The picked file: undefined until looked up, null for none, else {info, head, blob} (blob: the
-// kept copy, or the File itself when the browser would not keep it).
-let picked;
+// The picked file: a Promise, made when first asked, of null for none, else {info, head, blob}
+// (blob: the kept copy, or the File itself when the browser would not keep it).
+let picked; // (a Promise of it)
 let memoryFile = null; // a picked file the browser did not keep, handed over by the page
 let wasm = null; // Promise of the initialised module
 let counter = null; // Promise<Counter>
@@ -169,27 +170,33 @@ const pickedStore = () => (typeof caches === 'undefined' ? Promise.resolve(null)
 
 // The file picked from disk, if any: the one kept in the cache, else the one the page holds.
 async function getPicked() {
-  if (picked === undefined) {
+  // One lookup per worker, shared by the warm-up, counting and answers that ask at once.
+  if (picked) return picked;
+  const p = (async () => {
     // Looked up without creating the cache when nothing was ever picked.
     const has = typeof caches !== 'undefined' && (await caches.has(PICKED).catch(() => false));
     const cache = has ? await pickedStore() : null;
     const r = cache && (await cache.match(pickedKey()).catch(() => null));
     if (r) {
       const info = JSON.parse(decodeURIComponent(r.headers.get('x-satori-model') ?? '%7B%7D'));
-      picked = { info: { ...info, kept: true }, head: info.head, blob: await r.blob() };
-    } else if (memoryFile) {
-      picked = await checked(memoryFile, false);
-    } else {
-      picked = null;
+      return { info: { ...info, kept: true }, head: info.head, blob: await r.blob() };
     }
-  }
-  return picked;
+    return memoryFile ? checked(memoryFile, false) : null;
+  })();
+  picked = p;
+  // A lookup that failed is tried again by the next ask.
+  p.catch(() => { if (picked === p) picked = undefined; });
+  return p;
 }
 
 // Checks `file` from its header (read in growing slices): {info, head, blob}, or a Failure that
 // says why the engine cannot run it.
 async function checked(file, kept) {
   await module();
+  // The file and the model's working memory must fit in 4 GB of wasm memory.
+  if (file.size > MAX_FILE) {
+    throw new Failure(400, `“${file.name}” cannot run in the browser: it is ${Math.round(file.size / 1e6)} MB, and at most ${MAX_FILE / 2 ** 20} MB fit in its memory.`);
+  }
   for (let n = 4 << 20; ; n *= 4) {
     const head = await read(file, 0, Math.min(n, file.size));
     let shape;
@@ -203,8 +210,8 @@ async function checked(file, kept) {
       const info = { name: file.name, bytes: file.size, kept, head: head.length, ...JSON.parse(shape) };
       return { info, head: head.length, blob: file };
     }
-    if (head.length >= file.size || n >= 256 << 20) {
-      throw new Failure(400, `“${file.name}” cannot run in the browser: its header is larger than 256 MB.`);
+    if (head.length >= file.size || n >= 64 << 20) {
+      throw new Failure(400, `“${file.name}” cannot run in the browser: its header is larger than 64 MB.`);
     }
   }
 }
@@ -237,7 +244,8 @@ async function pick(file) {
 }
 
 async function forget() {
-  const cache = await pickedStore();
+  const has = typeof caches !== 'undefined' && (await caches.has(PICKED).catch(() => false));
+  const cache = has ? await pickedStore() : null;
   if (cache) await cache.delete(pickedKey());
 }
 

@@ -45,6 +45,12 @@ const MANIFEST = (() => {
 const MB = Math.round(MANIFEST.bytes / 1e6);
 const e2e = useApp({ fake: false });
 
+// Picks `files` in Settings' model file input once it takes one (it waits while a change runs).
+async function pickFile(input, files) {
+  await poll(() => input.isEnabled(), { message: 'the model file input enabled' });
+  await input.setInputFiles(files);
+}
+
 const modelPieces = (app) => app.requests.filter((u) => /\/model\/[^/]+\.bin$/.test(u));
 
 /** Records, in the page, whether the download bar ever appeared and what it said. */
@@ -253,14 +259,14 @@ test('a host without the model says so; a GGUF file picked from disk answers ins
       const note = dialog.getByRole('status').filter({ hasText: /^Model:/ });
       await poll(async () => (await note.innerText().catch(() => '')) === 'Model: the built-in SmolLM2-135M.', { message: 'the built-in model named' });
       const file = dialog.getByLabel('Model file (GGUF)');
-      await file.setInputFiles({ name: 'notes.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('# not a model\n'.repeat(50)) });
+      await pickFile(file, { name: 'notes.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('# not a model\n'.repeat(50)) });
       const error = dialog.getByRole('alert');
       await poll(async () => /“notes\.gguf” cannot run in the browser/.test(await error.innerText().catch(() => '')), { message: 'the file refused' });
       await poll(async () => (await note.innerText()) === 'Model: the built-in SmolLM2-135M.', { message: 'nothing changed' });
       assert.equal(await dialog.getByRole('button', byName('Use the built-in model')).isVisible(), false);
 
       // The real model file: checked, kept, in use at once.
-      await file.setInputFiles(gguf);
+      await pickFile(file, gguf);
       const mb = Math.round(fs.statSync(gguf).size / 1e6);
       await poll(async () => (await note.innerText()) === `Model: “${path.basename(gguf)}”, ${mb} MB, 30 layers of 576. Kept in this browser.`,
         { timeout: 60_000, message: `the picked file named (${await note.innerText()})` });
@@ -336,6 +342,42 @@ test('the in-browser model: a damaged piece is refused and fetched again on the 
       assert.ok((await textOf(lastAssistant(page))).trim().length > 0);
       assert.equal(modelPieces(app).length, fetched, 'no model bytes asked for offline');
       await context.setOffline(false);
+    });
+  } finally {
+    await web.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a GGUF file picked where the browser will not keep it runs for this visit, handed to each new worker', async (t) => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satori-nomodel-'));
+  fs.cpSync(DIST, root, { recursive: true, filter: (src) => !src.startsWith(path.join(DIST, 'model')) });
+  const web = await startStatic({ root, prefix: '/' });
+  const gguf = await smollm2Gguf();
+  try {
+    await withApp(e2e.browser, web.url, t, async (app) => {
+      const { page, context } = app;
+      // A quota far below the file: the Cache API refuses to keep it.
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin: app.origin, quotaSize: 1_000_000 });
+      await configure(page, { provider: PROVIDER, maxTokens: 8 });
+      await page.getByRole('button', byName('Settings')).first().click();
+      const dialog = page.getByRole('dialog', byName('Settings'));
+      const note = dialog.getByRole('status').filter({ hasText: /^Model:/ });
+      await poll(async () => (await note.innerText().catch(() => '')) === 'Model: the built-in SmolLM2-135M.', { message: 'the built-in model named' });
+      await pickFile(dialog.getByLabel('Model file (GGUF)'), gguf);
+      await poll(async () => /For this visit only: the browser did not keep it/.test(await note.innerText()),
+        { timeout: 60_000, message: 'the file not kept, said so' });
+      await dialog.getByRole('button', byName('Cancel')).click();
+      // The worker was replaced after the pick: the new one has the file from the page.
+      await sendMessage(page, 'Name a color.', { timeout: 60_000 });
+      await waitIdle(page, { timeout: 180_000 });
+      assert.equal(await waitForStatus(lastAssistant(page), ['complete', 'incomplete', 'error', 'stopped']), 'complete',
+        `alerts: ${await alerts(page).allInnerTexts()}`);
+      assert.ok((await textOf(lastAssistant(page))).trim().length > 0);
+      const kept = await page.evaluate(async () => (await caches.keys()).includes('satori-model-file')
+        && (await (await caches.open('satori-model-file')).keys()).length);
+      assert.ok(!kept, 'nothing half-kept in the cache');
     });
   } finally {
     await web.close();

@@ -400,8 +400,11 @@ fn ModelFileSection(error: RwSignal<String>) -> impl IntoView {
     use crate::adapters::modules::local_model;
     let note = RwSignal::new(String::new());
     let picked = RwSignal::new(false);
+    // A change under way: the controls wait for it (one change at a time).
+    let busy = RwSignal::new(true);
     // Shows the file in use after `action` (and what went wrong, if anything).
     let run = move |action: &'static str, file: Option<web_sys::File>| {
+        busy.set(true);
         leptos::task::spawn_local(async move {
             let mut result = local_model(action, file).await;
             if let Err(e) = &result {
@@ -415,9 +418,12 @@ fn ModelFileSection(error: RwSignal<String>) -> impl IntoView {
                     note.try_set(model_note(info.as_deref()));
                 }
                 Err(e) => {
+                    // A file that cannot be read any more: going back must stay possible.
+                    picked.try_set(true);
                     note.try_set(e);
                 }
             }
+            busy.try_set(false);
         });
     };
     run("which", None);
@@ -443,10 +449,10 @@ fn ModelFileSection(error: RwSignal<String>) -> impl IntoView {
             <p class="hint" role="status">{move || note.get()}</p>
             <label>
                 "Model file (GGUF)"
-                <input type="file" accept=".gguf" on:change=on_pick />
+                <input type="file" accept=".gguf" on:change=on_pick prop:disabled=move || busy.get() />
             </label>
             <p class="hint">"A GGUF file of the SmolLM2 family (Q4_1 or Q8_0) runs instead of the built-in model. It is read from this computer, never uploaded."</p>
-            <button type="button" class:hidden=move || !picked.get() on:click=move |_| {
+            <button type="button" class:hidden=move || !picked.get() prop:disabled=move || busy.get() on:click=move |_| {
                 error.set(String::new());
                 run("forget", None);
             }>"Use the built-in model"</button>
@@ -477,7 +483,7 @@ pub fn model_note(info: Option<&str>) -> String {
             i.width,
             match i.kept {
                 true => "Kept in this browser.",
-                false => "For this visit only: the browser did not keep it (not enough storage).",
+                false => "For this visit only: the browser did not keep it (its storage is full, or the page is not on https).",
             }
         ),
         Err(_) => "Model: a file picked from disk.".into(),
