@@ -23,6 +23,15 @@ pub enum StorageError {
     Failed(String),
 }
 
+/// What [`Store::sweep_parts`] did.
+#[derive(Debug, Default)]
+pub struct Swept {
+    /// How many part records it removed.
+    pub removed: usize,
+    /// The note storage was too full to keep: the page looks again with it a minute later.
+    pub unstored: Vec<persist::Unnamed>,
+}
+
 fn to_error(e: JsValue) -> StorageError {
     let e = JsError::from(e);
     match e.name.as_str() {
@@ -184,43 +193,71 @@ impl Store {
     /// Removes the part records no head has named, unchanged, for [`persist::SWEEP_AFTER_MS`]
     /// ([`persist::sweep`]) and notes the others in [`persist::KEY_SWEEP`] for a later sweep.
     /// Two looks a minute apart, so a save under way in another tab (parts first, then the head)
-    /// is never taken for a crash's leftovers. Returns how many were removed.
-    pub fn sweep_parts(&self, now: i64) -> Result<usize, StorageError> {
-        let mut declared = std::collections::BTreeMap::new();
+    /// is never taken for a crash's leftovers; each head is read again just before its parts go.
+    /// `held`: the note of an earlier look in this page that storage could not keep (it was
+    /// full), used when storage has none.
+    pub fn sweep_parts(
+        &self,
+        now: i64,
+        held: Vec<persist::Unnamed>,
+    ) -> Result<Swept, StorageError> {
+        let named = |id: &str| -> Result<usize, StorageError> {
+            Ok(persist::parts_named(
+                self.get(&persist::session_key(id))?.as_deref(),
+            ))
+        };
+        let mut heads = std::collections::BTreeMap::new();
         let mut seen = Vec::new();
         for key in self.keys(persist::PART_PREFIX)? {
             let Some((id, _)) = persist::part_of_key(&key) else {
                 continue;
             };
-            if !declared.contains_key(id) {
-                let parts = self
-                    .get(&persist::session_key(id))?
-                    .map(|text| persist::head_of(&text).map_or(0, |(parts, _)| parts));
-                declared.insert(id.to_string(), parts);
+            if !heads.contains_key(id) {
+                heads.insert(id.to_string(), named(id)?);
             }
-            if persist::is_unnamed(&key, |id| declared.get(id).copied().flatten()) {
+            if persist::is_unnamed(&key, |id| heads.get(id).copied().unwrap_or(usize::MAX)) {
                 if let Some(text) = self.get(&key)? {
                     seen.push(persist::Unnamed::new(key, &text, now));
                 }
             }
         }
-        let noted: Vec<persist::Unnamed> = self
-            .get(persist::KEY_SWEEP)?
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default();
+        let noted = match self.get(persist::KEY_SWEEP)? {
+            Some(text) => serde_json::from_str(&text).unwrap_or_default(),
+            None => held,
+        };
         let (remove, keep) = persist::sweep(&noted, seen, now);
+        let mut removed = 0;
         for key in &remove {
-            self.remove(key)?;
+            // Named since it was looked at (another tab saved meanwhile): it stays.
+            let Some((id, _)) = persist::part_of_key(key) else {
+                continue;
+            };
+            let named_now = named(id)?;
+            if persist::is_unnamed(key, |_| named_now) {
+                self.remove(key)?;
+                removed += 1;
+            }
         }
-        match keep.is_empty() {
-            true if noted.is_empty() => {}
-            true => self.remove(persist::KEY_SWEEP)?,
+        let stored = match keep.is_empty() {
+            true if noted.is_empty() => Ok(()),
+            true => self.remove(persist::KEY_SWEEP),
             false => self.set(
                 persist::KEY_SWEEP,
                 &serde_json::to_string(&keep).unwrap_or_default(),
-            )?,
+            ),
+        };
+        match stored {
+            Ok(()) => Ok(Swept {
+                removed,
+                unstored: Vec::new(),
+            }),
+            // Full: the note is held by the page for a second look a minute later.
+            Err(StorageError::QuotaExceeded) => Ok(Swept {
+                removed,
+                unstored: keep,
+            }),
+            Err(e) => Err(e),
         }
-        Ok(remove.len())
     }
 
     /// Every part record stored under chat `id` (also any no head names).

@@ -109,11 +109,22 @@ pub fn learn_window(base_url: &str, model: &str, window: u32) {
 /// after the app is up, the part records that no head has named for a minute are swept away
 /// (`Store::sweep_parts`).
 fn main() {
+    sweep(Vec::new());
+}
+
+/// One look for part records no head names; when storage is too full to keep the note, the
+/// page keeps it and looks again a minute later (the leftovers may be what fills it).
+fn sweep(held: Vec<satori::core::persist::Unnamed>) {
     let store = satori::adapters::storage::Store::local();
-    if let Err(e) = store.sweep_parts(satori::adapters::clock::now_ms()) {
-        web_sys::console::warn_1(
+    match store.sweep_parts(satori::adapters::clock::now_ms(), held) {
+        Ok(swept) if !swept.unstored.is_empty() => {
+            let after = satori::core::persist::SWEEP_AFTER_MS as u32 + 1_000;
+            gloo_timers::callback::Timeout::new(after, move || sweep(swept.unstored)).forget();
+        }
+        Ok(_) => {}
+        Err(e) => web_sys::console::warn_1(
             &format!("Satori: stored chat parts could not be swept ({e}).").into(),
-        );
+        ),
     }
 }
 

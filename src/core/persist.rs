@@ -490,10 +490,22 @@ impl Unnamed {
     }
 }
 
-/// Whether part record `key` is named by no head: `declared(id)` is how many parts chat `id`'s
-/// record declares (`None`: there is no record of that chat).
-pub fn is_unnamed(key: &str, declared: impl Fn(&str) -> Option<usize>) -> bool {
-    part_of_key(key).is_some_and(|(id, k)| declared(id).is_none_or(|parts| k >= parts))
+/// How many of its chat's parts session record `record` names, for a sweep (parts from that
+/// number on are unnamed): none without a record, or for a single record (version 1, written
+/// before parts) or a packed one; the head's count for a head. Any other record — unreadable,
+/// a head whose numbers disagree, or a newer version — may name any part: all are left alone.
+pub fn parts_named(record: Option<&str>) -> usize {
+    match record {
+        None => 0,
+        Some(text) if is_packed(text) || text.starts_with("{\"v\":1,") => 0,
+        Some(text) => head_of(text).map_or(usize::MAX, |(parts, _)| parts),
+    }
+}
+
+/// Whether part record `key` is named by no head: `named(id)` is [`parts_named`] of chat `id`'s
+/// record.
+pub fn is_unnamed(key: &str, named: impl Fn(&str) -> usize) -> bool {
+    part_of_key(key).is_some_and(|(id, k)| k >= named(id))
 }
 
 /// What a sweep does at `now`, given the parts noted before (`noted`) and those unnamed now
@@ -573,22 +585,50 @@ mod tests {
     }
 
     #[test]
+    fn parts_named_by_each_kind_of_record() {
+        let head = |parts: usize, count: usize| {
+            format!("{{\"v\":2,\"parts\":{parts},\"count\":{count},\"id\":\"a\"}}")
+        };
+        for (record, named) in [
+            (None, 0),
+            (Some("{\"v\":1,\"data\":{}}".to_string()), 0),
+            (Some(format!("{PACKED_MARK}AAAA")), 0),
+            (Some(head(2, 40)), 2),
+            (Some(head(0, 0)), 0),
+            // A head whose numbers disagree, a newer version, a damaged or empty record: any
+            // part may be its own.
+            (Some(head(1, 40)), usize::MAX),
+            (
+                Some("{\"v\":3,\"parts\":1,\"count\":1}".to_string()),
+                usize::MAX,
+            ),
+            (Some("{\"v\":2,\"parts\":".to_string()), usize::MAX),
+            (Some("{\"data\":{}}".to_string()), usize::MAX),
+            (Some(String::new()), usize::MAX),
+        ] {
+            assert_eq!(parts_named(record.as_deref()), named, "{record:?}");
+        }
+    }
+
+    #[test]
     fn unnamed_parts_are_those_no_head_declares() {
-        // Chat "a" declares 2 parts; "p" is a packed or single record (none); "gone" has no record.
-        let declared = |id: &str| match id {
-            "a" => Some(2),
-            "p" => Some(0),
-            _ => None,
+        // Chat "a" names 2 parts; "p" is a packed or single record or none (0); "bad" cannot be
+        // read (all).
+        let named = |id: &str| match id {
+            "a" => 2,
+            "bad" => usize::MAX,
+            _ => 0,
         };
         for (key, unnamed) in [
             ("satori.part.a.0", false),
             ("satori.part.a.1", false),
             ("satori.part.a.2", true),
             ("satori.part.p.0", true),
-            ("satori.part.gone.0", true),
+            ("satori.part.bad.0", false),
+            ("satori.part.bad.99", false),
             ("satori.index", false),
         ] {
-            assert_eq!(is_unnamed(key, declared), unnamed, "{key}");
+            assert_eq!(is_unnamed(key, named), unnamed, "{key}");
         }
     }
 

@@ -507,7 +507,7 @@ test('a saved chat opens at its latest message, after a reload and when chosen i
   });
 });
 
-test('part records a crash left behind are swept a minute after they were first seen; a chat\'s own parts and a record written anew stay', async (t) => {
+test('part records a crash left behind are swept a minute after they were first seen; a chat\'s own parts, parts of a record that cannot be read, and a record written anew stay', async (t) => {
   await e2e.open(t, async (app) => {
     const { page } = app;
     await setup(page);
@@ -515,41 +515,97 @@ test('part records a crash left behind are swept a minute after they were first 
     await waitIdle(page);
     await waitForStatus(lastAssistant(page), 'complete');
     const chat = await storedChat(page);
-    // What a crash between a save's writes leaves: parts of a chat whose head never came, and a
-    // part beyond those the open chat's head declares.
+    // What a crash between a save's writes leaves: parts of a chat whose head never came, a part
+    // beyond those the open chat's head declares, and parts of a chat since packed (a packed
+    // record names none).
     const lost = 'satori.part.lost-chat.0';
     const beyond = `satori.part.${chat.id}.7`;
-    await page.evaluate(([a, b]) => {
+    const packed = 'satori.part.packed-chat.0';
+    // Records the sweep cannot read: a head whose numbers disagree, and a newer version's head.
+    // Any part may be theirs: none is touched.
+    const theirs = ['satori.part.odd-head.0', 'satori.part.odd-head.3', 'satori.part.newer-head.0'];
+    await page.evaluate(([a, b, c, d]) => {
       localStorage.setItem(a, '[{"content":"lost"}]');
       localStorage.setItem(b, '[]');
-    }, [lost, beyond]);
+      localStorage.setItem('satori.session.packed-chat', 'z1:AAAA');
+      localStorage.setItem(c, '[{"content":"packed"}]');
+      localStorage.setItem('satori.session.odd-head', '{"v":2,"parts":1,"count":40,"id":"odd-head"}');
+      localStorage.setItem('satori.session.newer-head', '{"v":3,"parts":9,"count":300,"id":"newer-head"}');
+      for (const k of d) localStorage.setItem(k, '[{"content":"theirs"}]');
+    }, [lost, beyond, packed, theirs]);
     const stored = (key) => page.evaluate((k) => localStorage.getItem(k), key);
     const noted = async () => JSON.parse((await stored('satori.sweep')) ?? '[]');
+    // The note aged by `ms`, as the clock would.
+    const age = (ms) => page.evaluate((ms) => {
+      const note = JSON.parse(localStorage.getItem('satori.sweep'));
+      for (const n of note) n.at -= ms;
+      localStorage.setItem('satori.sweep', JSON.stringify(note));
+    }, ms);
     // The context module arrives when the user types: it looks, and notes what no head names.
     const look = async () => {
       await reload(page);
       await messageBox(page).fill('h');
     };
+    const allStored = async () => {
+      for (const k of [lost, beyond, packed, ...theirs]) assert.notEqual(await stored(k), null, `${k} is still stored`);
+    };
     await look();
-    await poll(async () => (await noted()).length === 2, { message: 'the leftovers noted' });
-    assert.deepEqual((await noted()).map((n) => n.key).sort(), [beyond, lost].sort());
-    assert.notEqual(await stored(lost), null, 'noted, not removed yet');
-    assert.notEqual(await stored(beyond), null, 'noted, not removed yet');
-    // A minute later (the note aged here, as the clock would), with one leftover written anew
-    // meanwhile: only the unchanged one goes.
-    await page.evaluate((k) => {
-      const note = JSON.parse(localStorage.getItem('satori.sweep'));
-      for (const n of note) n.at -= 61_000;
-      localStorage.setItem('satori.sweep', JSON.stringify(note));
-      localStorage.setItem(k, '[{"content":"written anew"}]');
-    }, lost);
+    await poll(async () => (await noted()).length === 3, { message: 'the leftovers noted' });
+    assert.deepEqual((await noted()).map((n) => n.key).sort(), [beyond, lost, packed].sort());
+    await allStored();
+    // Half a minute later: too soon, nothing goes, and each keeps the time it was first noted.
+    const first = (await noted()).map((n) => n.at);
+    await age(30_000);
     await look();
-    await poll(async () => (await stored(beyond)) === null, { message: 'the unchanged leftover removed' });
-    assert.equal(await stored(lost), '[{"content":"written anew"}]');
+    await sleep(1_000);
+    await allStored();
+    assert.deepEqual((await noted()).map((n) => n.at), first.map((at) => at - 30_000));
+    // A minute after the first look, with one leftover written anew meanwhile (same length, other
+    // bytes): only the unchanged ones go.
+    await age(31_000);
+    await page.evaluate((k) => localStorage.setItem(k, '[{"content":"LOST"}]'), lost);
+    await look();
+    await poll(async () => (await stored(beyond)) === null && (await stored(packed)) === null,
+      { message: 'the unchanged leftovers removed' });
+    assert.equal(await stored(lost), '[{"content":"LOST"}]');
     assert.deepEqual((await noted()).map((n) => n.key), [lost], 'the rewritten one noted afresh');
+    for (const k of theirs) assert.equal(await stored(k), '[{"content":"theirs"}]', `${k} left alone`);
     // The chat itself is whole: every message, stored and on screen.
     const after = await storedChat(page, chat.id);
     assert.deepEqual(after.messages.map((m) => m.content), chat.messages.map((m) => m.content));
     assert.equal(await textOf(lastUser(page)), 'Order 4711 ships to Kyoto');
+  });
+});
+
+test('with storage full, the sweep keeps its note in the page and removes the leftovers a minute later', async (t) => {
+  await e2e.open(t, async (app) => {
+    const { page } = app;
+    await setup(page);
+    await chat(page, 'Order 4711 ships to Kyoto');
+    const lost = 'satori.part.lost-chat.0';
+    await page.evaluate((k) => {
+      localStorage.setItem(k, JSON.stringify([{ content: 'x'.repeat(100_000) }]));
+      // Fill the rest of the quota (real localStorage, real QuotaExceededError).
+      let size = 1 << 20;
+      for (let i = 0; size >= 16; i++) {
+        try { localStorage.setItem(`filler.${i}`, 'x'.repeat(size)); } catch { size = size >> 1; }
+      }
+    }, lost);
+    // The page's clock is controlled from here (Date and timers), so "a minute later" is exact.
+    await page.clock.install();
+    await reload(page);
+    await messageBox(page).fill('h');
+    const stored = (key) => page.evaluate((k) => localStorage.getItem(k), key);
+    await sleep(1_500);
+    assert.equal(await stored('satori.sweep'), null, 'no room for the note');
+    assert.notEqual(await stored(lost), null, 'first look: nothing removed');
+    await page.clock.fastForward(30_000);
+    await sleep(500);
+    assert.notEqual(await stored(lost), null, 'half a minute later: nothing removed');
+    await page.clock.fastForward(32_000);
+    await poll(async () => (await stored(lost)) === null, { message: 'the leftover removed a minute later' });
+    assert.equal(await stored('satori.sweep'), null, 'nothing left to note');
+    assert.equal(await textOf(lastUser(page)), 'Order 4711 ships to Kyoto');
+    await page.evaluate(() => { for (const k of Object.keys(localStorage)) if (k.startsWith('filler.')) localStorage.removeItem(k); });
   });
 });
