@@ -251,11 +251,15 @@ impl Store {
                 removed,
                 unstored: Vec::new(),
             }),
-            // Full: the note is held by the page for a second look a minute later.
-            Err(StorageError::QuotaExceeded) => Ok(Swept {
-                removed,
-                unstored: keep,
-            }),
+            // Full: the note is held by the page for a second look a minute later, and an older
+            // one is removed (that always fits) so that look reads the page's.
+            Err(StorageError::QuotaExceeded) => {
+                let _ = self.remove(persist::KEY_SWEEP);
+                Ok(Swept {
+                    removed,
+                    unstored: keep,
+                })
+            }
             Err(e) => Err(e),
         }
     }

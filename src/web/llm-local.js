@@ -124,8 +124,9 @@ export function modelFile(action, file) {
     try {
       r = await ask({ type: action, file }, never);
     } catch (e) {
-      // A refused file may have left a large header read in this worker's memory.
-      if (action === 'pick') restart('The in-browser model was restarted.');
+      // A refused file may have left a large header read in this worker's memory: a new worker
+      // frees it, unless an answer is under way (it is not ended for a file that was refused).
+      if (action === 'pick' && jobs.size === 0) restart('The in-browser model was restarted.');
       throw e;
     }
     if (action !== 'which') {

@@ -195,7 +195,7 @@ async function checked(file, kept) {
   await module();
   // The file and the model's working memory must fit in 4 GB of wasm memory.
   if (file.size > MAX_FILE) {
-    throw new Failure(400, `“${file.name}” cannot run in the browser: it is ${Math.round(file.size / 1e6)} MB, and at most ${MAX_FILE / 2 ** 20} MB fit in its memory.`);
+    throw new Failure(400, `“${file.name}” cannot run in the browser: it is ${Math.ceil(file.size / 1e6)} MB, and at most ${Math.floor(MAX_FILE / 1e6)} MB fit in its memory.`);
   }
   for (let n = 4 << 20; ; n *= 4) {
     const head = await read(file, 0, Math.min(n, file.size));

@@ -541,10 +541,21 @@ test('part records a crash left behind are swept a minute after they were first 
       for (const n of note) n.at -= ms;
       localStorage.setItem('satori.sweep', JSON.stringify(note));
     }, ms);
+    // Counts the sweep's writes of its note in this page: a look that changed nothing still
+    // writes it, so a test can wait for the look to have happened.
+    await page.addInitScript(() => {
+      const set = Storage.prototype.setItem;
+      window.sweepWrites = 0;
+      Storage.prototype.setItem = function (k, v) {
+        if (k === 'satori.sweep') window.sweepWrites += 1;
+        return set.call(this, k, v);
+      };
+    });
     // The context module arrives when the user types: it looks, and notes what no head names.
     const look = async () => {
       await reload(page);
       await messageBox(page).fill('h');
+      await poll(() => page.evaluate(() => window.sweepWrites > 0), { message: 'the sweep looked' });
     };
     const allStored = async () => {
       for (const k of [lost, beyond, packed, ...theirs]) assert.notEqual(await stored(k), null, `${k} is still stored`);
@@ -557,7 +568,6 @@ test('part records a crash left behind are swept a minute after they were first 
     const first = (await noted()).map((n) => n.at);
     await age(30_000);
     await look();
-    await sleep(1_000);
     await allStored();
     assert.deepEqual((await noted()).map((n) => n.at), first.map((at) => at - 30_000));
     // A minute after the first look, with one leftover written anew meanwhile (same length, other
@@ -585,6 +595,9 @@ test('with storage full, the sweep keeps its note in the page and removes the le
     const lost = 'satori.part.lost-chat.0';
     await page.evaluate((k) => {
       localStorage.setItem(k, JSON.stringify([{ content: 'x'.repeat(100_000) }]));
+      // An older note, shorter than the one the sweep will want to write: it must not stand in
+      // for the note the page keeps.
+      localStorage.setItem('satori.sweep', '[]');
       // Fill the rest of the quota (real localStorage, real QuotaExceededError).
       let size = 1 << 20;
       for (let i = 0; size >= 16; i++) {
@@ -597,7 +610,7 @@ test('with storage full, the sweep keeps its note in the page and removes the le
     await messageBox(page).fill('h');
     const stored = (key) => page.evaluate((k) => localStorage.getItem(k), key);
     await sleep(1_500);
-    assert.equal(await stored('satori.sweep'), null, 'no room for the note');
+    assert.equal(await stored('satori.sweep'), null, 'no room for the note; the older one removed');
     assert.notEqual(await stored(lost), null, 'first look: nothing removed');
     await page.clock.fastForward(30_000);
     await sleep(500);
