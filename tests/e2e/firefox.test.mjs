@@ -2,7 +2,8 @@
 // headless, on plain static hosting (not cross-origin isolated), driven over WebDriver BiDi —
 // the protocol stock Firefox speaks (Playwright drives only its own patched Firefox). No server:
 // the first message gets the first-run offer, the click downloads the model and the answer
-// streams in; a second visit answers from the Cache API.
+// streams in; a second visit answers from the Cache API. On a host without the model, a GGUF file
+// picked in Settings (set over BiDi's input.setFiles) is kept and answers.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { startStatic } from './support/static-server.mjs';
 import { freePort, requireDist } from './support/env.mjs';
+import { smollm2Gguf } from './support/llama.mjs';
 
 const { ws: WebSocket } = createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
 const FIREFOX = process.env.SATORI_FIREFOX ?? 'firefox-esr';
@@ -157,4 +159,78 @@ test('Firefox ESR, no server, not cross-origin isolated: the in-browser model is
   assert.ok(second.text.trim().length > 0);
   assert.deepEqual(second.alerts, []);
   assert.deepEqual(pieces().slice(fetched.length), [], 'no model bytes on the second visit');
+});
+
+test('Firefox ESR: on a host without the model, a GGUF file picked in Settings is checked, kept and answers, with nothing fetched from model/', async () => {
+  // The same build with model/ left out, on its own origin (its own storage).
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satori-ff-nomodel-'));
+  const dist = requireDist();
+  fs.cpSync(dist, root, { recursive: true, filter: (src) => !src.startsWith(path.join(dist, 'model')) });
+  const bare = await startStatic({ root, prefix: '/' });
+  const gguf = await smollm2Gguf();
+  try {
+    const { contexts } = await bidi('browsingContext.getTree', {});
+    const context = contexts[0].context;
+    await bidi('browsingContext.navigate', { context, url: bare.url, wait: 'complete' });
+    // The offer is taken; the copy says it is served without the model.
+    const refused = await run(context, `async () => {
+      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+      const until = async (f, what) => {
+        for (const end = Date.now() + 120000; ; await sleep(200)) {
+          const v = f();
+          if (v) return v;
+          if (Date.now() > end) throw new Error('timed out waiting for ' + what);
+        }
+      };
+      const box = await until(() => document.querySelector('#composer-input'), 'the composer');
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, 'Hello?');
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      await sleep(100);
+      [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Send').click();
+      (await until(() => [...document.querySelectorAll('button')].find((b) => b.textContent.startsWith('Use the in-browser model')), 'the offer')).click();
+      const said = () => [...document.querySelectorAll('[role="alert"]')].map((a) => a.innerText).find((t) => t.includes('served without'));
+      return await until(said, 'the copy to say it has no model');
+    }`);
+    assert.equal(refused.split('\n')[0], 'This copy of Satori is served without the in-browser model.');
+    // Settings → "Model file (GGUF)": the file set over BiDi, as a user's pick.
+    await run(context, `async () => {
+      [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Settings').click();
+      return true;
+    }`);
+    const input = await bidi('script.evaluate', {
+      expression: `new Promise((resolve) => { const t = setInterval(() => {
+        const i = document.querySelector('.model-settings input[type=file]');
+        if (i && !i.disabled) { clearInterval(t); resolve(i); }
+      }, 100); })`,
+      target: { context }, awaitPromise: true, resultOwnership: 'root',
+    });
+    assert.equal(input.type, 'success', JSON.stringify(input).slice(0, 500));
+    await bidi('input.setFiles', { context, element: { sharedId: input.result.sharedId }, files: [gguf] });
+    const note = await run(context, `async () => {
+      const end = Date.now() + 120000;
+      for (;;) {
+        const n = [...document.querySelectorAll('.model-settings [role="status"]')].map((s) => s.textContent).find((t) => / MB, /.test(t));
+        if (n) return n;
+        const refused = [...document.querySelectorAll('dialog [role="alert"], [role="dialog"] [role="alert"]')].map((a) => a.textContent.trim()).filter(Boolean).join(' ');
+        if (refused || Date.now() > end) return 'not picked: ' + refused;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }`);
+    const mb = Math.round(fs.statSync(gguf).size / 1e6);
+    assert.equal(note, `Model: “${path.basename(gguf)}”, ${mb} MB, 30 layers of 576. Kept in this browser.`);
+    await run(context, `async () => {
+      [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Cancel').click();
+      return true;
+    }`);
+    const answer = await run(context, ask('Name a color.', false));
+    assert.equal(answer.status, 'complete', `the picked file's answer: ${JSON.stringify(answer)}`);
+    assert.ok(answer.text.trim().length > 0);
+    assert.deepEqual(answer.alerts, []);
+    assert.deepEqual(bare.requests.filter((u) => /\/model\/[^/]+\.bin$/.test(u)), [], 'no model piece asked for');
+    const kept = await run(context, 'async () => (await caches.keys()).filter((k) => k === "satori-model-file")');
+    assert.deepEqual(kept, ['satori-model-file'], 'the picked file kept in the Cache API');
+  } finally {
+    await bare.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });
