@@ -209,13 +209,13 @@ impl Store {
         let mut heads = std::collections::BTreeMap::new();
         let mut seen = Vec::new();
         for key in self.keys(persist::PART_PREFIX)? {
-            let Some((id, _)) = persist::part_of_key(&key) else {
+            let Some((id, k)) = persist::part_of_key(&key) else {
                 continue;
             };
             if !heads.contains_key(id) {
                 heads.insert(id.to_string(), named(id)?);
             }
-            if persist::is_unnamed(&key, |id| heads.get(id).copied().unwrap_or(usize::MAX)) {
+            if k >= heads[id] {
                 if let Some(text) = self.get(&key)? {
                     seen.push(persist::Unnamed::new(key, &text, now));
                 }

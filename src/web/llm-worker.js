@@ -34,7 +34,7 @@ let manifest = null; // {name, bytes, pieces: [{file, bytes, integrity}]}
 let appBase = null; // the app's address: the picked file is kept under it
 // The picked file: a Promise, made when first asked, of null for none, else {info, head, blob}
 // (blob: the kept copy, or the File itself when the browser would not keep it).
-let picked; // (a Promise of it)
+let picked;
 let memoryFile = null; // a picked file the browser did not keep, handed over by the page
 let wasm = null; // Promise of the initialised module
 let counter = null; // Promise<Counter>
@@ -167,15 +167,15 @@ async function piece(i, progress) {
 
 const pickedKey = () => new URL('satori-model-file.gguf', appBase ?? self.location.href).href;
 const pickedStore = () => (typeof caches === 'undefined' ? Promise.resolve(null) : caches.open(PICKED).catch(() => null));
+// That cache if a file was ever kept there (looked up without creating it), else null.
+const keptStore = async () => (typeof caches !== 'undefined' && (await caches.has(PICKED).catch(() => false)) ? pickedStore() : null);
 
 // The file picked from disk, if any: the one kept in the cache, else the one the page holds.
 async function getPicked() {
   // One lookup per worker, shared by the warm-up, counting and answers that ask at once.
   if (picked) return picked;
   const p = (async () => {
-    // Looked up without creating the cache when nothing was ever picked.
-    const has = typeof caches !== 'undefined' && (await caches.has(PICKED).catch(() => false));
-    const cache = has ? await pickedStore() : null;
+    const cache = await keptStore();
     const r = cache && (await cache.match(pickedKey()).catch(() => null));
     if (r) {
       const info = JSON.parse(decodeURIComponent(r.headers.get('x-satori-model') ?? '%7B%7D'));
@@ -192,11 +192,11 @@ async function getPicked() {
 // Checks `file` from its header (read in growing slices): {info, head, blob}, or a Failure that
 // says why the engine cannot run it.
 async function checked(file, kept) {
-  await module();
   // The file and the model's working memory must fit in 4 GB of wasm memory.
   if (file.size > MAX_FILE) {
     throw new Failure(400, `“${file.name}” cannot run in the browser: it is ${Math.ceil(file.size / 1e6)} MB, and at most ${Math.floor(MAX_FILE / 1e6)} MB fit in its memory.`);
   }
+  await module();
   for (let n = 4 << 20; ; n *= 4) {
     const head = await read(file, 0, Math.min(n, file.size));
     let shape;
@@ -244,8 +244,7 @@ async function pick(file) {
 }
 
 async function forget() {
-  const has = typeof caches !== 'undefined' && (await caches.has(PICKED).catch(() => false));
-  const cache = has ? await pickedStore() : null;
+  const cache = await keptStore();
   if (cache) await cache.delete(pickedKey());
 }
 
