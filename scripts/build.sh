@@ -18,10 +18,11 @@ export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
 cd "$ROOT"
 trunk build --release --offline "$@"
 
-# build_module BIN PREFIX [CSS]: a separate wasm module (src/bin/BIN.rs) into dist/PREFIX-<hash>/,
-# with the stylesheet of the UI it draws (as style.css), if any.
+# build_module BIN PREFIX [CSS] [WORKER]: a separate wasm module (src/bin/BIN.rs) into
+# dist/PREFIX-<hash>/, with the stylesheet of the UI it draws (as style.css), if any, or the worker
+# that runs it (as worker.js, then the path the page names).
 build_module() {
-  local bin="$1" prefix="$2" css="${3:-}" stage="$ROOT/target/module-$1"
+  local bin="$1" prefix="$2" css="${3:-}" worker="${4:-}" stage="$ROOT/target/module-$1"
   rm -rf "$stage" && mkdir -p "$stage"
   cargo build --release --target wasm32-unknown-unknown --bin "$bin"
   wasm-bindgen --target web --no-typescript --out-dir "$stage" \
@@ -34,11 +35,13 @@ build_module() {
     "$stage/${bin}_bg.wasm" -o "$stage/${bin}_bg.wasm"
   STYLE_PATH=""
   if [ -n "$css" ]; then cp "$ROOT/$css" "$stage/style.css"; fi
+  if [ -n "$worker" ]; then cp "$ROOT/$worker" "$stage/worker.js"; fi
   local hash
   hash="$(find "$stage" -type f -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
   rm -rf "$ROOT"/dist/"$prefix"-*
   cp -r "$stage" "$ROOT/dist/$prefix-$hash"
   MODULE_PATH="$prefix-$hash/$bin.js"
+  if [ -n "$worker" ]; then MODULE_PATH="$prefix-$hash/worker.js"; fi
   if [ -n "$css" ]; then STYLE_PATH="$prefix-$hash/style.css"; fi
 }
 
@@ -50,6 +53,11 @@ while read -r -u 3 name prefix bin css; do
   NAMED+=("$name=$MODULE_PATH")
   if [ -n "$STYLE_PATH" ]; then NAMED+=("style:$name=$STYLE_PATH"); fi
 done 3< "$ROOT/scripts/modules.txt"
+# The packed chat records' codec (src/bin/satori-pack.rs: bzip2) with the worker that runs it
+# (src/web/pack-worker.js), into dist/pack-<hash>/; the page names the worker in
+# <meta name="satori-module:pack"> (src/adapters/compression.js starts it).
+build_module satori-pack pack "" src/web/pack-worker.js
+NAMED+=("pack=$MODULE_PATH")
 # The in-browser model (src/bin/satori-llm.rs): built with SIMD128 in a target folder of its own
 # (the other modules keep theirs), with the worker that runs it (src/web/llm-worker.js) and the
 # page side that answers the app's requests like a server (src/web/llm-local.js), into

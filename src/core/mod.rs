@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod bpe;
+pub mod bzpack;
 pub mod chat_start;
 pub mod context;
 pub mod key_binding;

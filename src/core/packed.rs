@@ -1,32 +1,50 @@
-//! Packed chat records: a chat's JSON record, deflated (zlib, RFC 1950: DEFLATE with an Adler-32
-//! checksum, so damage is found, never read as another chat) and packed 15
-//! bits to a character, so browser storage — which counts UTF-16 characters — holds several times
-//! more history. A packed record is one header line, then the packed bytes:
+//! Packed chat records: a chat's JSON record, compressed and written into characters, so browser
+//! storage — which counts UTF-16 characters — holds several times more history. A packed record
+//! is one header line, then the packed bytes:
 //!
 //! ```text
-//! z1:<deflated bytes>,<JSON bytes>:<the chat's line in the chat list, as JSON>
+//! z2:<compressed bytes>,<JSON bytes>:<the chat's line in the chat list, as JSON>
 //! <packed bytes>
 //! ```
 //!
-//! `z1` is the format's version; the chat list line ([`IndexEntry`]) lets the list be rebuilt
-//! without unpacking anything. Characters carry 15 bits each as `0x20 + value` (U+0020…U+801F):
-//! never a control character, never a surrogate, so the text survives every storage and every
+//! The mark is the format's version; the chat list line ([`IndexEntry`]) lets the list be rebuilt
+//! without unpacking anything. Two versions are read:
+//! - `z2` (written): bzip2, 63 bits to every 4 characters ([`crate::core::bzpack`]); compressed
+//!   and checked in a worker (`src/web/pack-worker.js`), so a large chat never holds the page.
+//! - `z1` (read; written only where the worker cannot run): zlib (RFC 1950: DEFLATE with an
+//!   Adler-32 checksum) by the browser's compression streams, 15 bits to a character as
+//!   `0x20 + value` (U+0020…U+801F).
+//!
+//! Both checksums find damage, so a damaged record is never read as another chat; neither
+//! alphabet has a control character or a surrogate, so the text survives every storage and every
 //! JSON round trip; the byte count drops the last character's spare bits exactly.
 
+use crate::core::bzpack;
 use crate::core::persist::IndexEntry;
-pub use crate::core::persist::{is_packed, PACKED_MARK as MARK};
+pub use crate::core::persist::{is_packed, PACKED_MARK as MARK, PACKED_MARK_BZ as MARK_BZ};
 
 const BASE: u32 = 0x20;
+
+/// How a packed record's bytes are compressed and written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    /// `z1`: zlib, 15 bits to a character.
+    Deflate,
+    /// `z2`: bzip2, 63 bits to 4 characters.
+    Bzip2,
+}
 
 /// What a packed record says about itself, readable without unpacking it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
+    /// How its bytes are compressed and written.
+    pub codec: Codec,
     /// The chat's line in the chat list: id, title, last change.
     pub entry: IndexEntry,
     /// Length of the JSON record, bytes (UTF-8).
     pub json: usize,
-    /// Length of the deflated record, bytes.
-    pub deflated: usize,
+    /// Length of the compressed record, bytes.
+    pub compressed: usize,
 }
 
 /// Why a packed record cannot be read.
@@ -41,39 +59,85 @@ pub enum PackedError {
     Data,
 }
 
-/// A packed record: `header` and the `deflated` bytes of the JSON record it names.
-pub fn record(header: &Header, deflated: &[u8]) -> String {
+/// A packed record: `header`'s line, then `body` (the bytes already written as characters).
+pub fn record_with(header: &Header, body: &str) -> String {
     let entry = serde_json::to_string(&header.entry).unwrap_or_default();
-    let mut out = format!("{MARK}{},{}:{entry}\n", header.deflated, header.json);
-    out.reserve(deflated.len() * 8 / 15 * 3 + 3);
-    pack_into(deflated, &mut out);
+    let mark = match header.codec {
+        Codec::Deflate => MARK,
+        Codec::Bzip2 => MARK_BZ,
+    };
+    let mut out = format!("{mark}{},{}:{entry}\n", header.compressed, header.json);
+    out.push_str(body);
     out
+}
+
+/// A `z1` packed record: `header` and the `deflated` bytes of the JSON record it names.
+pub fn record(header: &Header, deflated: &[u8]) -> String {
+    let mut body = String::with_capacity(deflated.len() * 8 / 15 * 3 + 3);
+    pack_into(deflated, &mut body);
+    record_with(
+        &Header {
+            codec: Codec::Deflate,
+            ..header.clone()
+        },
+        &body,
+    )
+}
+
+/// A `z2` packed record of chat `entry`'s JSON record `json`, compressed here (in the pack worker;
+/// the library's tests and the dialogs module).
+pub fn pack_bz(entry: IndexEntry, json: &str) -> String {
+    let (body, compressed) = bzpack::pack(json);
+    let header = Header {
+        codec: Codec::Bzip2,
+        entry,
+        json: json.len(),
+        compressed,
+    };
+    record_with(&header, &body)
 }
 
 /// The header of a packed record and its packed part.
 pub fn split(text: &str) -> Result<(Header, &str), PackedError> {
-    let rest = text.strip_prefix(MARK).ok_or(PackedError::Header)?;
+    let (codec, rest) = if let Some(rest) = text.strip_prefix(MARK_BZ) {
+        (Codec::Bzip2, rest)
+    } else {
+        (
+            Codec::Deflate,
+            text.strip_prefix(MARK).ok_or(PackedError::Header)?,
+        )
+    };
     let (head, body) = rest.split_once('\n').ok_or(PackedError::Header)?;
     let (sizes, entry) = head.split_once(':').ok_or(PackedError::Header)?;
-    let (deflated, json) = sizes.split_once(',').ok_or(PackedError::Header)?;
+    let (compressed, json) = sizes.split_once(',').ok_or(PackedError::Header)?;
     let header = Header {
+        codec,
         entry: serde_json::from_str(entry).map_err(|_| PackedError::Header)?,
         json: json.parse().map_err(|_| PackedError::Header)?,
-        deflated: deflated.parse().map_err(|_| PackedError::Header)?,
+        compressed: compressed.parse().map_err(|_| PackedError::Header)?,
     };
     Ok((header, body))
 }
 
-/// The deflated bytes of a packed record.
+/// The deflated bytes of a `z1` packed record (a `z2` one is not: [`PackedError::Header`]).
 pub fn deflated(text: &str) -> Result<(Header, Vec<u8>), PackedError> {
     let (header, body) = split(text)?;
-    let bytes = unpack(body, header.deflated)?;
+    if header.codec != Codec::Deflate {
+        return Err(PackedError::Header);
+    }
+    let bytes = unpack(body, header.compressed)?;
     Ok((header, bytes))
 }
 
-/// The header and JSON record of a packed record, inflated here (the dialogs module reads every
-/// chat this way; the app itself uses the browser's decompression stream, which is async).
+/// The header and JSON record of a packed record, unpacked here (the dialogs module reads every
+/// chat this way; the app unpacks in the browser's decompression stream or the pack worker).
 pub fn json(text: &str) -> Result<(Header, String), PackedError> {
+    let (header, body) = split(text)?;
+    if header.codec == Codec::Bzip2 {
+        let json =
+            bzpack::unpack(body, header.compressed, header.json).map_err(|_| PackedError::Data)?;
+        return Ok((header, json));
+    }
     let (header, bytes) = deflated(text)?;
     let json = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&bytes, header.json)
         .map_err(|_| PackedError::Data)?;
@@ -171,7 +235,8 @@ mod tests {
         let header = Header {
             entry: entry("c1", "t"),
             json: json.len(),
-            deflated: bytes.len(),
+            compressed: bytes.len(),
+            codec: Codec::Deflate,
         };
         let text = record(&header, &bytes);
         assert!(text.encode_utf16().count() * 4 < json.encode_utf16().count());
@@ -192,11 +257,62 @@ mod tests {
     }
 
     #[test]
+    fn a_bzip2_record_unpacks_into_the_same_json_and_is_denser() {
+        // Real Chinese prose with English in it: Satori's own interface texts, as one message.
+        let text = include_str!("../web/zh-CN.json");
+        let json = format!(
+            r#"{{"v":1,"id":"c1","title":"订单 ORD-1","messages":[{{"content":{}}}]}}"#,
+            serde_json::to_string(text).unwrap()
+        );
+        let text = pack_bz(entry("c1", "订单"), &json);
+        assert!(is_packed(&text) && text.starts_with("z2:"), "{text}");
+        let (header, body) = split(&text).unwrap();
+        assert_eq!(
+            (header.codec, &header.entry, header.json),
+            (Codec::Bzip2, &entry("c1", "订单"), json.len())
+        );
+        assert_eq!(body.chars().count(), bzpack::chars_for(header.compressed));
+        assert_eq!(super::json(&text), Ok((header.clone(), json.clone())));
+        // z2 has no deflated bytes to give; its damage is found like z1's.
+        assert_eq!(deflated(&text), Err(PackedError::Header));
+        let wrong = record_with(
+            &Header {
+                json: json.len() + 1,
+                ..header.clone()
+            },
+            body,
+        );
+        assert_eq!(super::json(&wrong), Err(PackedError::Data));
+        let mut chars: Vec<char> = body.chars().collect();
+        let mid = chars.len() / 2;
+        chars[mid] = if chars[mid] == ' ' { '!' } else { ' ' };
+        let flipped = record_with(&header, &chars.into_iter().collect::<String>());
+        assert_eq!(super::json(&flipped).map(|_| ()), Err(PackedError::Data));
+        // Against the same record in z1 (DEFLATE, 15 bits a character): fewer characters.
+        let bytes = miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), 6);
+        let z1 = record(
+            &Header {
+                codec: Codec::Deflate,
+                compressed: bytes.len(),
+                ..header
+            },
+            &bytes,
+        );
+        assert!(
+            text.chars().count() < z1.chars().count(),
+            "{} / {}",
+            text.chars().count(),
+            z1.chars().count()
+        );
+    }
+
+    #[test]
     fn records_carry_their_header_and_damage_is_an_error() {
         let header = Header {
             entry: entry("c1", "订单\n\"x\""),
             json: 10,
-            deflated: 3,
+            compressed: 3,
+            codec: Codec::Deflate,
         };
         let text = record(&header, &[1, 2, 3]);
         assert!(

@@ -33,12 +33,14 @@ pub const KEY_LANGUAGE: &str = "satori.language";
 /// Key of the MCP bearer tokens record (the only place they are stored).
 pub const KEY_MCP_TOKENS: &str = "satori.mcp_tokens";
 
-/// How a packed chat record starts ([`crate::core::packed`]; its version is the `1`).
+/// How a packed chat record of the first version starts ([`crate::core::packed`]: DEFLATE).
 pub const PACKED_MARK: &str = "z1:";
+/// How a packed chat record of the second version starts (bzip2, denser characters).
+pub const PACKED_MARK_BZ: &str = "z2:";
 
-/// Whether `text` is a packed chat record.
+/// Whether `text` is a packed chat record (of either version).
 pub fn is_packed(text: &str) -> bool {
-    text.starts_with(PACKED_MARK)
+    text.starts_with(PACKED_MARK) || text.starts_with(PACKED_MARK_BZ)
 }
 
 /// Storage key of one session.
@@ -593,6 +595,7 @@ mod tests {
             (None, 0),
             (Some("{\"v\":1,\"data\":{}}".to_string()), 0),
             (Some(format!("{PACKED_MARK}AAAA")), 0),
+            (Some(format!("{PACKED_MARK_BZ}AAAA")), 0),
             (Some(head(2, 40)), 2),
             (Some(head(0, 0)), 0),
             // A head whose numbers disagree, a newer version, a damaged or empty record: any

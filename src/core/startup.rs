@@ -508,7 +508,8 @@ mod tests {
                     updated_at: session.updated_at,
                 },
                 json: json.len(),
-                deflated: bytes.len(),
+                compressed: bytes.len(),
+                codec: crate::core::packed::Codec::Deflate,
             },
             &bytes,
         )

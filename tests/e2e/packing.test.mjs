@@ -1,13 +1,15 @@
-// Packed chat records: chats that rest are deflated and packed a moment after a request (the
-// context module does it), verified before they replace their JSON; they open, search, export
-// and take new messages like any other chat; a reply that ends in a chat packed meanwhile is
-// kept. The packed format is also written here independently (Node's zlib, packing in JS), so
-// the app is checked against a second implementation of it.
+// Packed chat records: chats that rest are compressed and packed a moment after a request (the
+// context module does it, with bzip2 in the pack worker, or DEFLATE where that is shorter),
+// verified before they replace their JSON; they open, search, export and take new messages like
+// any other chat; a reply that ends in a chat packed meanwhile is kept. Both packed formats are
+// also written and read here independently (Node's zlib, Python's bz2, the characters in JS), so
+// the app is checked against a second implementation of each.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { execFileSync } from 'node:child_process';
 import { useApp } from './support/app.mjs';
 import { repoRoot } from './support/env.mjs';
 import {
@@ -51,6 +53,99 @@ function pack(json) {
   return `z1:${bytes.length},${Buffer.byteLength(json)}:${entry}\n${out}`;
 }
 
+/** `bytes` through Python's bz2 (`compress` at the block size Satori uses, or `decompress`). */
+function bz2(op, bytes) {
+  const level = Math.min(9, Math.max(1, Math.ceil(bytes.length / 100_000)));
+  const code = `import bz2,sys;d=sys.stdin.buffer.read();sys.stdout.buffer.write(bz2.${op}(d${op === 'compress' ? `,${level}` : ''}))`;
+  return execFileSync('python3', ['-c', code], { input: bytes, maxBuffer: 1 << 28 });
+}
+
+// z2's characters: 63 bits to every 4 of U+0020…U+D7FF, big-endian; the last bits in the fewest.
+const RADIX = 0xd800n - 0x20n;
+const tailChars = (bits) => {
+  let held = 1n;
+  let n = 0;
+  while (held < 1n << bits) { held *= RADIX; n += 1; }
+  return n;
+};
+function writeChars(bytes) {
+  const digits = (v, n) => Array.from({ length: n }, (_, i) => String.fromCharCode(0x20 + Number((v / RADIX ** BigInt(n - 1 - i)) % RADIX))).join('');
+  let out = '';
+  let acc = 0n;
+  let bits = 0n;
+  for (const b of bytes) {
+    acc = (acc << 8n) | BigInt(b);
+    bits += 8n;
+    if (bits >= 63n) {
+      bits -= 63n;
+      out += digits(acc >> bits, 4);
+      acc &= (1n << bits) - 1n;
+    }
+  }
+  return bits > 0n ? out + digits(acc, tailChars(bits)) : out;
+}
+function readChars(text, len) {
+  const total = BigInt(len) * 8n;
+  const widths = [...Array(Number(total / 63n)).fill([4, 63n]), ...(total % 63n ? [[tailChars(total % 63n), total % 63n]] : [])];
+  let at = 0;
+  let acc = 0n;
+  for (const [n, width] of widths) {
+    let v = 0n;
+    for (let i = 0; i < n; i++) v = v * RADIX + BigInt(text.charCodeAt(at++) - 0x20);
+    acc = (acc << width) | v;
+  }
+  assert.equal(at, text.length, 'every character read');
+  return Buffer.from(acc.toString(16).padStart(len * 2, '0'), 'hex');
+}
+
+/** `json` (a chat record) packed as z2: `z2:<bzip2 bytes>,<json bytes>:<list line>\n<body>`. */
+function packBz(json) {
+  const chat = JSON.parse(json);
+  const bytes = bz2('compress', Buffer.from(json, 'utf8'));
+  const entry = JSON.stringify({ id: chat.id, title: chat.title || 'Untitled chat', updated_at: chat.updated_at });
+  return `z2:${bytes.length},${Buffer.byteLength(json)}:${entry}\n${writeChars(bytes)}`;
+}
+
+/** The JSON record in a packed record of either format, read without the app. */
+function unpackAny(record) {
+  const nl = record.indexOf('\n');
+  const [head, body] = [record.slice(0, nl), record.slice(nl + 1)];
+  const [compressed, json] = head.slice(3).split(':')[0].split(',').map(Number);
+  if (head.startsWith('z2:')) {
+    const text = bz2('decompress', readChars(body, compressed)).toString('utf8');
+    assert.equal(Buffer.byteLength(text), json);
+    return text;
+  }
+  assert.ok(head.startsWith('z1:'), head);
+  const bytes = [];
+  let acc = 0;
+  let bits = 0;
+  for (const ch of body) {
+    acc = (acc << 15) | (ch.charCodeAt(0) - 0x20);
+    bits += 15;
+    while (bits >= 8 && bytes.length < compressed) {
+      bits -= 8;
+      bytes.push((acc >> bits) & 0xff);
+    }
+    acc &= (1 << bits) - 1;
+  }
+  return zlib.inflateSync(Buffer.from(bytes)).toString('utf8');
+}
+
+/** A resting chat record of `n` messages of real Chinese prose (Satori's own interface texts). */
+function chineseChat(id, n) {
+  const prose = Object.values(JSON.parse(fs.readFileSync(path.join(repoRoot, 'src', 'web', 'zh-CN.json'), 'utf8'))).join('');
+  const messages = [];
+  let parent;
+  for (let i = 0; i < n; i++) {
+    const m = { id: `${id}-${i}`, role: i % 2 ? 'assistant' : 'user', content: prose.slice(i * 700, i * 700 + 700), status: 'complete', created_at: 1764000000000 + i };
+    if (parent) m.parent = parent;
+    parent = m.id;
+    messages.push(m);
+  }
+  return JSON.stringify({ v: 1, id, title: '长对话', role: '', created_at: 1764000000000, updated_at: 1764000000000 + n, messages, leaf: parent });
+}
+
 async function download(page, click) {
   const [file] = await Promise.all([page.waitForEvent('download'), click()]);
   return JSON.parse(fs.readFileSync(await file.path(), 'utf8'));
@@ -58,9 +153,14 @@ async function download(page, click) {
 
 test('resting chats are packed after a request, verified; they open, search, export and take new messages like any other', async (t) => {
   await e2e.open(t, async ({ page }) => {
+    // With the fixture's chats, a longer one in Chinese (about 30 KB: packed as z2).
+    const long = chineseChat('c-long', 40);
+    const index = JSON.parse(V1['satori.index']);
+    index.sessions.push({ id: 'c-long', title: '长对话', updated_at: 1764000000040 });
+    const records = { ...V1, 'satori.session.c-long': long, 'satori.index': JSON.stringify(index) };
     await page.evaluate((records) => {
       for (const [k, v] of Object.entries(records)) localStorage.setItem(k, v);
-    }, V1);
+    }, records);
     await reload(page);
     e2e.fake.reset();
     await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
@@ -71,35 +171,34 @@ test('resting chats are packed after a request, verified; they open, search, exp
     let stored = {};
     await poll(async () => {
       stored = await localStorageEntries(page);
-      return stored['satori.session.c-en']?.startsWith('z1:') && stored['satori.session.c-zh']?.startsWith('z1:');
-    }, { message: 'the two resting chats packed', timeout: 20_000 });
+      return ['c-en', 'c-zh', 'c-long'].every((id) => /^z[12]:/.test(stored[`satori.session.${id}`] ?? ''));
+    }, { message: 'the three resting chats packed', timeout: 20_000 });
     assert.ok(stored['satori.session.c-active'].startsWith('{"v":2,"parts":'), 'the open chat is not packed: saved in parts');
     assert.equal(stored['satori.session.c-broken'], V1['satori.session.c-broken'], 'an unreadable record is left byte for byte');
-    for (const id of ['c-en', 'c-zh']) {
+    for (const [id, json] of [['c-en', V1['satori.session.c-en']], ['c-zh', V1['satori.session.c-zh']], ['c-long', long]]) {
       const key = `satori.session.${id}`;
-      assert.ok(stored[key].length < V1[key].length, `${id}: ${stored[key].length} characters packed, ${V1[key].length} as JSON`);
+      assert.ok(stored[key].length < json.length, `${id}: ${stored[key].length} characters packed, ${json.length} as JSON`);
+      // Packed by the app, read by Node (and Python's bz2): the very same JSON, and the same
+      // list line as Node writes.
+      assert.equal(unpackAny(stored[key]), json, id);
+      assert.equal(pack(json).split('\n')[0].split(':').slice(2).join(':'), stored[key].split('\n')[0].split(':').slice(2).join(':'));
     }
-    // Packed by the browser, read by Node: the very same JSON.
-    const [head, body] = stored['satori.session.c-zh'].split('\n');
-    assert.equal(pack(V1['satori.session.c-zh']).split('\n')[0].split(':').slice(2).join(':'), head.split(':').slice(2).join(':'));
-    const [deflated] = head.slice(3).split(':')[0].split(',').map(Number);
-    const bytes = [];
-    let acc = 0;
-    let bits = 0;
-    for (const ch of body) {
-      acc = (acc << 15) | (ch.charCodeAt(0) - 0x20);
-      bits += 15;
-      while (bits >= 8 && bytes.length < deflated) {
-        bits -= 8;
-        bytes.push((acc >> bits) & 0xff);
-      }
-      acc &= (1 << bits) - 1;
+    // The long one is bzip2 (z2), and shorter than DEFLATE at 15 bits a character would be; the
+    // fixture's short chats are whichever is shorter.
+    assert.ok(stored['satori.session.c-long'].startsWith('z2:'), stored['satori.session.c-long'].slice(0, 40));
+    assert.ok(stored['satori.session.c-long'].length < pack(long).length, `${stored['satori.session.c-long'].length} < ${pack(long).length}`);
+    for (const id of ['c-en', 'c-zh']) {
+      const json = V1[`satori.session.${id}`];
+      assert.ok(stored[`satori.session.${id}`].length <= Math.min(pack(json).length, packBz(json).length), id);
     }
-    assert.equal(zlib.inflateSync(Buffer.from(bytes)).toString('utf8'), V1['satori.session.c-zh']);
+    // A chat packed as z2 opens.
+    const log = page.getByRole('log', byName('Conversation'));
+    await chatEntry(page, '长对话').click();
+    const longChat = JSON.parse(long);
+    await poll(async () => (await log.innerText()).includes(longChat.messages[39].content.slice(0, 40)), { message: 'the z2 chat on screen' });
 
     // A packed chat opens.
     await chatEntry(page, 'Shipping question').click();
-    const log = page.getByRole('log', byName('Conversation'));
     await poll(async () => /1Z999AA10123456784/.test(await log.innerText()), { message: 'the packed chat on screen' });
 
     // Search reads packed chats too, and opens one at the message.
@@ -138,6 +237,20 @@ test('resting chats are packed after a request, verified; they open, search, exp
     }, [key, pack(JSON.stringify(after))]);
     await reload(page);
     await poll(async () => /谢谢！/.test(await log.innerText()), { message: 'the packed chat open after a reload' });
+
+    // The same as z2 written by Node and Python: it opens after a reload too; then damaged (one
+    // character changed), it is reported and left byte for byte.
+    const z2 = packBz(JSON.stringify(after));
+    await page.evaluate(([k, v]) => localStorage.setItem(k, v), [key, z2]);
+    await reload(page);
+    await poll(async () => /谢谢！/.test(await log.innerText()), { message: 'the z2 chat written by Node open after a reload' });
+    const at = z2.length - 20;
+    const damaged = z2.slice(0, at) + String.fromCharCode(((z2.charCodeAt(at) - 0x20 + 1) % 0xd7e0) + 0x20) + z2.slice(at + 1);
+    await page.evaluate(([k, v]) => localStorage.setItem(k, v), [key, damaged]);
+    await reload(page);
+    await page.getByRole('alert').filter({ hasText: 'That chat could not be opened: its packed data is damaged.' }).first().waitFor();
+    assert.equal(await page.evaluate((k) => localStorage.getItem(k), key), damaged, 'the damaged record is left as it was');
+    assert.equal(await log.innerText().then((t) => t.includes('谢谢！')), false, 'the damaged chat is not shown');
   });
 });
 
@@ -213,7 +326,7 @@ test('full storage: the other chats are packed at once to make room, the chat on
     await waitIdle(page);
     await poll(async () => {
       const all = await localStorageEntries(page);
-      const packed = Object.keys(all).filter((k) => k.startsWith('satori.session.big') && all[k].startsWith('z1:')).length;
+      const packed = Object.keys(all).filter((k) => k.startsWith('satori.session.big') && /^z[12]:/.test(all[k])).length;
       const mine = Object.keys(all).find((k) => k.startsWith('satori.session.') && !k.startsWith('satori.session.big')
         && JSON.stringify(chatFrom(all, k.slice('satori.session.'.length))?.messages ?? []).includes('Order 4711 for 99.50'));
       return packed === 12 && mine;
