@@ -7,6 +7,8 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     #[wasm_bindgen(js_name = startLanguage)]
     async fn start_language();
+    #[wasm_bindgen(js_name = appDrawn)]
+    fn app_drawn();
     #[wasm_bindgen(js_name = formatNumber)]
     fn format_number(n: f64) -> String;
 }
@@ -14,6 +16,11 @@ extern "C" {
 /// Take the saved or the browser's language (loading its texts) before the app draws.
 pub async fn start() {
     start_language().await;
+}
+
+/// The app has drawn its first screen: the rest of the language's texts may be fetched.
+pub fn drawn() {
+    app_drawn();
 }
 
 /// `n` with the digit grouping of the page's language (`Intl.NumberFormat`).

@@ -320,13 +320,31 @@ fn decode<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
     decode_up_to(text, SCHEMA_VERSION)
 }
 
+/// The version a record states first (`{"v":2,…`, as Satori writes every record), read without
+/// scanning the rest — a long chat is then parsed once, not twice. `None` when the record does
+/// not start so; its version is then looked for in the whole record.
+fn leading_version(text: &str) -> Option<u32> {
+    let rest = text.strip_prefix("{\"v\":")?;
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    if !(1..=9).contains(&end) || !matches!(rest.as_bytes()[end], b',' | b'}') {
+        return None;
+    }
+    rest[..end].parse().ok()
+}
+
 fn decode_up_to<T: DeserializeOwned>(text: &str, newest: u32) -> Result<T, DecodeError> {
     if is_packed(text) {
         return Err(DecodeError::Packed);
     }
-    let version: VersionOnly =
-        serde_json::from_str(text).map_err(|e| DecodeError::Invalid(e.to_string()))?;
-    match version.v {
+    let v = match leading_version(text) {
+        Some(v) => Some(v),
+        None => {
+            serde_json::from_str::<VersionOnly>(text)
+                .map_err(|e| DecodeError::Invalid(e.to_string()))?
+                .v
+        }
+    };
+    match v {
         None => Err(DecodeError::MissingVersion),
         Some(v) if v > newest => Err(DecodeError::TooNew(v)),
         Some(_) => serde_json::from_str(text).map_err(|e| DecodeError::Invalid(e.to_string())),
@@ -912,6 +930,46 @@ mod tests {
             decode_index("[1,2]"),
             Err(DecodeError::Invalid(_))
         ));
+    }
+
+    /// The version read from a record's start is the one a full scan finds, and a record that
+    /// does not start with it is scanned whole.
+    #[test]
+    fn the_leading_version_agrees_with_a_full_scan() {
+        let cases: &[(&str, Option<u32>)] = &[
+            ("{\"v\":2,\"id\":\"x\"}", Some(2)),
+            ("{\"v\":1}", Some(1)),
+            ("{\"v\":123456789,\"id\":\"x\"}", Some(123456789)),
+            // Not at the start, or not plainly written: scanned.
+            ("{\"id\":\"x\",\"v\":2}", None),
+            ("{ \"v\":2}", None),
+            ("{\"v\": 2}", None),
+            ("{\"v\":2.5}", None),
+            ("{\"v\":-1}", None),
+            ("{\"v\":}", None),
+            ("{\"v\":1234567890,\"id\":\"x\"}", None),
+            ("{\"v\":2", None),
+            ("{\"v\":", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(leading_version(text), *want, "{text}");
+            if let Some(v) = want {
+                let scanned: VersionOnly = serde_json::from_str(text).unwrap();
+                assert_eq!(scanned.v, Some(*v), "{text}");
+            }
+        }
+        // Both ways give the same answers on whole records.
+        assert_eq!(
+            decode_session("{\"id\":\"x\",\"v\":99}").unwrap_err(),
+            DecodeError::TooNew(99)
+        );
+        assert_eq!(
+            decode_session("{\"v\":99,\"id\":\"x\"}").unwrap_err(),
+            DecodeError::TooNew(99)
+        );
+        let s = sample();
+        assert_eq!(decode_session(&encode_session(&s)), Ok(s));
     }
 
     /// Saving Settings writes two records: `satori.settings` (from [`encode_settings`]) and

@@ -29,6 +29,12 @@ export function chosenLanguage() {
   return 'en';
 }
 
+/** The app has drawn its first screen: what waits for it (the rest of a language's table) goes on. */
+export function appDrawn() {
+  globalThis.__satoriDrawn = true;
+  dispatchEvent(new Event('satori:drawn'));
+}
+
 /** `n` formatted for the page's language (digit grouping); any module's copy of this file agrees. */
 let numbers = null; // [language, its Intl.NumberFormat]
 export function formatNumber(n) {

@@ -87,9 +87,15 @@ async function fetchTable(lang, rest) {
   return response.json();
 }
 
+// The app's first screen is drawn (src/web/i18n.js `appDrawn`, called by the app once mounted).
+const drawn = new Promise((done) => {
+  if (globalThis.__satoriDrawn) done();
+  else globalThis.addEventListener?.('satori:drawn', done, { once: true }); // none in Node (tests)
+});
+
 // The texts of `lang` on the first screen (what the page waits for), then the rest (dialogs,
 // errors, the lazy modules' texts), fetched once the first part is in and the app has drawn with
-// it (a macrotask later), added when it arrives; a rest that could not be fetched is tried again
+// it (a macrotask after it says so), added when it arrives; a rest that could not be fetched is tried again
 // (three times, 5 s apart).
 function table(lang) {
   let p = tables.get(lang);
@@ -101,7 +107,7 @@ function table(lang) {
         throw e;
       });
     p = fetchTable(lang, '').then((first) => {
-      setTimeout(() =>
+      drawn.then(() => setTimeout(() =>
         rest(3)
           .then((others) => {
             const all = compile({ ...first, ...others });
@@ -113,7 +119,7 @@ function table(lang) {
             translateTree(document.body);
           })
           .catch(() => {}),
-      );
+      ));
       return compile(first);
     });
     tables.set(lang, p);

@@ -23,6 +23,8 @@ const LINE: f64 = 24.0;
 const FRAME: f64 = 70.0;
 /// Average width of a character of message text, in pixels.
 const CHAR: f64 = 7.6;
+/// A chat with at least this many messages is drawn a task after the page (see `ready`).
+const LONG: usize = 200;
 /// Consecutive re-plans without the drawn rows settling, before waiting for the next scroll.
 const MAX_REPLANS: u8 = 8;
 
@@ -313,7 +315,16 @@ pub fn Conversation() -> impl IntoView {
     let chats = expect_context::<Chats>();
     let turn = expect_context::<LiveTurn>();
     let overlay = expect_context::<Overlay>();
+    // A long chat's rows come a task after the page: its start-up is then two tasks, neither
+    // long (the rest of the page first, then the rows, before the next frame or the one after).
+    let ready = RwSignal::new(chats.session.with_untracked(|s| s.messages.len() < LONG));
+    if !ready.get_untracked() {
+        set_timeout(move || ready.set(true), std::time::Duration::ZERO);
+    }
     let rows = Memo::new(move |_| {
+        if !ready.get() {
+            return Vec::new();
+        }
         chats.session.with(|s| {
             let branch = s.branch();
             let n = branch.len();
@@ -341,8 +352,12 @@ pub fn Conversation() -> impl IntoView {
     on_cleanup(|| LIST.set(None));
 
     // The rows changed: another chat opened (draw its end), or messages came or went.
-    Effect::new(move |prev: Option<(String, usize)>| {
+    Effect::new(move |prev: Option<(String, bool, usize)>| {
         let id = chats.session.with(|s| s.id.clone());
+        let ready = ready.get();
+        if !ready {
+            return (id, false, 0); // nothing to draw yet (measuring the view would cost a layout)
+        }
         let n = rows.with(|r| {
             list.sizes.update_value(|s| {
                 if s.width == 0.0 {
@@ -355,7 +370,7 @@ pub fn Conversation() -> impl IntoView {
             r.len()
         });
         match &prev {
-            Some((was, old)) if *was == id => {
+            Some((was, true, old)) if *was == id => {
                 list.draw(
                     list.drawn
                         .with_untracked(|d| window::follow(&d.rows, *old, n)),
@@ -371,7 +386,7 @@ pub fn Conversation() -> impl IntoView {
                 list.draw_end();
             }
         }
-        (id, n)
+        (id, ready, n)
     });
     // A reply starts: show the end. Text arrives or the formatting changes the heights: stay at
     // the end if the view was there.
