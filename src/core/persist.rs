@@ -324,12 +324,16 @@ fn decode<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
 /// scanning the rest — a long chat is then parsed once, not twice. `None` when the record does
 /// not start so; its version is then looked for in the whole record.
 fn leading_version(text: &str) -> Option<u32> {
-    let rest = text.strip_prefix("{\"v\":")?;
-    let end = rest.find(|c: char| !c.is_ascii_digit())?;
-    if !(1..=9).contains(&end) || !matches!(rest.as_bytes()[end], b',' | b'}') {
-        return None;
+    let rest = text.strip_prefix("{\"v\":")?.as_bytes();
+    let mut v = 0u32;
+    for (k, &b) in rest.iter().enumerate().take(10) {
+        match b {
+            b'0'..=b'9' if k < 9 => v = v * 10 + u32::from(b - b'0'),
+            b',' | b'}' if k > 0 => return Some(v),
+            _ => return None,
+        }
     }
-    rest[..end].parse().ok()
+    None
 }
 
 fn decode_up_to<T: DeserializeOwned>(text: &str, newest: u32) -> Result<T, DecodeError> {

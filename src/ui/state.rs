@@ -362,7 +362,7 @@ thread_local! {
 /// takes what was read (and reads anew when nothing was).
 pub fn preload() {
     let loaded = startup::load(&store());
-    PRELOADED.with(|p| *p.borrow_mut() = Some(loaded));
+    PRELOADED.set(Some(loaded));
 }
 
 impl AppState {
@@ -370,7 +370,10 @@ impl AppState {
     /// fatal.
     pub fn load() -> Self {
         let s = store();
-        let loaded = PRELOADED.take().unwrap_or_else(|| startup::load(&s));
+        if PRELOADED.with_borrow(Option::is_none) {
+            preload();
+        }
+        let loaded = PRELOADED.take().unwrap_or_default();
         let mut problems: Vec<String> = Vec::new();
         if !s.is_available() {
             problems.push(describe_storage(&StorageError::Unavailable));
