@@ -19,6 +19,8 @@ step "native tests"
 # The exact tokenizer's tests read the token tables the build makes from npm's js-tiktoken.
 node scripts/bpe-tables.mjs "$ROOT/target/bpe"
 cargo test
+# The vendored markdown parser's own tests (its entity table is Satori's: src/vendor/pulldown-cmark/VENDORED.md).
+cargo test -p pulldown-cmark --lib
 step "the in-browser model against llama.cpp's greedy answers (release: a forward pass per token)"
 cargo test --release --test llm
 step "the in-browser model's SIMD128 kernels against the plain ones (wasm, in Node)"

@@ -6,6 +6,11 @@
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
+// talc, as in the app (src/lib.rs): smaller than dlmalloc.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 #[allow(dead_code)]
 #[path = "../core/markdown.rs"]
 mod markdown;

@@ -901,6 +901,13 @@ mod tests {
             ),
             ("# Title {#id .cls}", "<h1>Title {#id .cls}</h1>\n".into()),
             ("a & b < c > d \"e\"", "<p>a &amp; b &lt; c &gt; d \"e\"</p>\n".into()),
+            // Named entities (the parser's table, src/vendor/pulldown-cmark), first and last of
+            // it, two characters, one that decodes to `;`; unknown names and code stay as written.
+            (
+                "&AElig; &copy; &fjlig; &NotNestedGreaterGreater; &semi; &zwnj;| &bogus; `&copy;`",
+                "<p>\u{C6} \u{A9} fj \u{2AA2}\u{338} ; \u{200C}| &amp;bogus; <code>&amp;copy;</code></p>\n"
+                    .into(),
+            ),
             ("- one\n- two", "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n".into()),
             ("> quote", "<blockquote>\n<p>quote</p>\n</blockquote>\n".into()),
             (
