@@ -185,6 +185,27 @@ test('an edit in progress survives its message scrolling out of the drawn rows a
   });
 });
 
+test('the keyboard focus in a message that scrolls out of the drawn rows moves to the conversation, not the page', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await seedLongChat(page);
+    const last = lastUser(page);
+    const id = await last.getAttribute('data-message');
+    const edit = last.getByRole('button', byName('Edit'));
+    await edit.focus();
+    assert.equal(await edit.evaluate((b) => document.activeElement === b), true, 'the button has the focus');
+    await conversation(page).evaluate((log) => { log.scrollTop = 0; });
+    await poll(async () => (await conversation(page).locator(`article[data-message="${id}"]`).count()) === 0, { message: 'the message no longer drawn' });
+    const focused = await page.evaluate(() => {
+      const a = document.activeElement;
+      return a ? { role: a.getAttribute('role'), label: a.getAttribute('aria-label') } : null;
+    });
+    assert.deepEqual(focused, { role: 'log', label: 'Conversation' }, 'the focus is on the conversation');
+    // The keyboard goes on from there: End brings the latest messages back.
+    await page.keyboard.press('End');
+    await poll(() => onScreen(page, `m${N - 1}`), { message: 'End from the conversation shows the latest message' });
+  });
+});
+
 test('scrolling up while a reply arrives keeps the view where the user put it; "Jump to latest" follows the reply again', async (t) => {
   await e2e.open(t, async ({ page }) => {
     await seedLongChat(page, { n: 40 });

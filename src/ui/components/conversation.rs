@@ -134,7 +134,33 @@ impl List {
             rows,
         });
         if self.drawn.with_untracked(|now| *now != d) {
+            self.keep_focus(&d.rows);
             self.drawn.set(d);
+        }
+    }
+
+    /// The keyboard focus is in a message about to be taken out of the drawn rows: it moves to
+    /// the conversation itself, so the keyboard stays there instead of falling to the page.
+    fn keep_focus(self, next: &Range<usize>) {
+        let (Some(log), Some(active)) = (self.log.get_untracked(), document().active_element())
+        else {
+            return;
+        };
+        let Some(id) = active
+            .closest("article[data-message]")
+            .ok()
+            .flatten()
+            .filter(|a| log.contains(Some(a)))
+            .and_then(|a| a.get_attribute("data-message"))
+        else {
+            return;
+        };
+        let stays = self.rows.with_untracked(|r| {
+            r.get(next.start..next.end.min(r.len()))
+                .is_some_and(|drawn| drawn.iter().any(|row| row.msg.id == id))
+        });
+        if !stays {
+            let _ = log.focus();
         }
     }
 
