@@ -337,6 +337,14 @@ fn leading_version(text: &str) -> Option<u32> {
 }
 
 fn decode_up_to<T: DeserializeOwned>(text: &str, newest: u32) -> Result<T, DecodeError> {
+    check_version(text, newest)?;
+    serde_json::from_str(text).map_err(invalid)
+}
+
+/// Whether `text` is a record of a version up to `newest` (not generic: one copy for every
+/// record type).
+#[inline(never)]
+fn check_version(text: &str, newest: u32) -> Result<(), DecodeError> {
     if is_packed(text) {
         return Err(DecodeError::Packed);
     }
@@ -344,15 +352,20 @@ fn decode_up_to<T: DeserializeOwned>(text: &str, newest: u32) -> Result<T, Decod
         Some(v) => Some(v),
         None => {
             serde_json::from_str::<VersionOnly>(text)
-                .map_err(|e| DecodeError::Invalid(e.to_string()))?
+                .map_err(invalid)?
                 .v
         }
     };
     match v {
         None => Err(DecodeError::MissingVersion),
         Some(v) if v > newest => Err(DecodeError::TooNew(v)),
-        Some(_) => serde_json::from_str(text).map_err(|e| DecodeError::Invalid(e.to_string())),
+        Some(_) => Ok(()),
     }
+}
+
+#[inline(never)]
+fn invalid(e: serde_json::Error) -> DecodeError {
+    DecodeError::Invalid(e.to_string())
 }
 
 /// Decode any versioned record into `T` (fields `T` does not name are ignored).

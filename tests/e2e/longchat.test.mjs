@@ -206,6 +206,42 @@ test('the keyboard focus in a message that scrolls out of the drawn rows moves t
   });
 });
 
+/** The live-region setting Chromium's accessibility tree gives the conversation (`log`). */
+async function liveOfLog(page) {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('Accessibility.enable');
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    const log = nodes.find((n) => n.role?.value === 'log' && n.name?.value === 'Conversation');
+    return log?.properties?.find((p) => p.name === 'live')?.value?.value ?? null;
+  } finally {
+    await cdp.detach();
+  }
+}
+
+test('the conversation stays a polite live region: after older messages were drawn (quietly) and "Jump to latest", a reply arriving is announced', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await seedLongChat(page, { n: 40 });
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
+    const log = conversation(page);
+    assert.equal(await liveOfLog(page), 'polite', 'live from the start');
+    // Older messages drawn above the view (redraws bring back messages already there: quiet).
+    await log.evaluate((el) => { el.scrollTop = 0; });
+    await poll(() => onScreen(page, 'm0'), { message: 'the first message drawn' });
+    await page.getByRole('button', byName('Jump to latest')).click();
+    await poll(() => onScreen(page, 'm39'), { message: 'the latest message again' });
+    await sendMessage(page, Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '));
+    await poll(async () => /word5\b/.test(await log.locator('article[data-status="streaming"]').innerText().catch(() => '')), {
+      message: 'the reply arriving',
+      timeout: 20_000,
+    });
+    assert.equal(await liveOfLog(page), 'polite', 'live while the reply arrives');
+    assert.equal(await log.locator('article[data-status="streaming"]').count(), 1, 'the reply is inside the live region');
+    await waitIdle(page);
+  });
+});
+
 test('scrolling up while a reply arrives keeps the view where the user put it; "Jump to latest" follows the reply again', async (t) => {
   await e2e.open(t, async ({ page }) => {
     await seedLongChat(page, { n: 40 });
