@@ -7,7 +7,7 @@
 use wasm_bindgen::prelude::wasm_bindgen;
 
 // talc, as in the app (src/lib.rs): smaller than dlmalloc.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 

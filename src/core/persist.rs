@@ -328,7 +328,8 @@ fn leading_version(text: &str) -> Option<u32> {
     let mut v = 0u32;
     for (k, &b) in rest.iter().enumerate().take(10) {
         match b {
-            b'0'..=b'9' if k < 9 => v = v * 10 + u32::from(b - b'0'),
+            // No leading zero (JSON has none: `{"v":02` is left to the full parse to refuse).
+            b'0'..=b'9' if k < 9 && (k == 0 || v > 0) => v = v * 10 + u32::from(b - b'0'),
             b',' | b'}' if k > 0 => return Some(v),
             _ => return None,
         }
@@ -963,6 +964,8 @@ mod tests {
             ("{\"v\": 2}", None),
             ("{\"v\":2.5}", None),
             ("{\"v\":-1}", None),
+            ("{\"v\":02,\"id\":\"x\"}", None),
+            ("{\"v\":0,\"id\":\"x\"}", Some(0)),
             ("{\"v\":}", None),
             ("{\"v\":1234567890,\"id\":\"x\"}", None),
             ("{\"v\":2", None),

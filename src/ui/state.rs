@@ -352,17 +352,31 @@ pub async fn start_of(role: &RoleRef, vars: &Vars) -> StartAnswer {
     }
 }
 
+/// What [`preload`] read, whether another tab wrote since (its `storage` events come before the
+/// app listens), and the listener that notes it.
+type Preloaded = (
+    startup::Loaded,
+    std::rc::Rc<std::cell::Cell<bool>>,
+    WindowListenerHandle,
+);
+
 thread_local! {
-    /// What [`preload`] read, for [`AppState::load`].
-    static PRELOADED: std::cell::RefCell<Option<startup::Loaded>> = const { std::cell::RefCell::new(None) };
+    static PRELOADED: std::cell::RefCell<Option<Preloaded>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Read every stored record now, so the app's mount (a task later) does not: a long chat's
 /// start-up is then two tasks instead of one twice as long. Pure reading; [`AppState::load`]
-/// takes what was read (and reads anew when nothing was).
+/// takes what was read, or reads anew when nothing was or another tab wrote in between (what it
+/// wrote would otherwise be missed, and overwritten by the first save).
 pub fn preload() {
+    if let Some((_, _, old)) = PRELOADED.take() {
+        old.remove();
+    }
+    let changed = std::rc::Rc::new(std::cell::Cell::new(false));
+    let seen = changed.clone();
+    let listener = window_event_listener(leptos::ev::storage, move |_| seen.set(true));
     let loaded = startup::load(&store());
-    PRELOADED.set(Some(loaded));
+    PRELOADED.set(Some((loaded, changed, listener)));
 }
 
 impl AppState {
@@ -370,10 +384,17 @@ impl AppState {
     /// fatal.
     pub fn load() -> Self {
         let s = store();
-        if PRELOADED.with_borrow(Option::is_none) {
+        if PRELOADED.with_borrow(|p| p.as_ref().is_none_or(|(_, changed, _)| changed.get())) {
             preload();
         }
-        let loaded = PRELOADED.take().unwrap_or_default();
+        // The app's own listener takes over from here (same task).
+        let loaded = match PRELOADED.take() {
+            Some((loaded, _, listener)) => {
+                listener.remove();
+                loaded
+            }
+            None => startup::Loaded::default(),
+        };
         let mut problems: Vec<String> = Vec::new();
         if !s.is_available() {
             problems.push(describe_storage(&StorageError::Unavailable));

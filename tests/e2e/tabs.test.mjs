@@ -131,3 +131,34 @@ test('the Prompts dialog never overwrites templates another tab saved while it w
     assert.deepEqual((await keys()).sort(), ['froma', 'fromb']);
   });
 });
+
+test('what another tab writes while this one starts (after its records were read, before it listens) is not lost', async (t) => {
+  await e2e.open(t, async (app) => {
+    const a = app.page;
+    const chat = (title) => ({ v: 1, id: 'c1', title, role: '', created_at: 1764000000000, updated_at: 1764000000000, messages: [{ id: 'u1', role: 'user', content: 'Hello', status: 'complete', created_at: 1764000000000 }], leaf: 'u1' });
+    const index = (title) => JSON.stringify({ v: 1, sessions: [{ id: 'c1', title, updated_at: 1764000000000 }], active: 'c1' });
+    await a.evaluate(([c, i]) => { localStorage.setItem('satori.session.c1', c); localStorage.setItem('satori.index', i); }, [JSON.stringify(chat('Before')), index('Before')]);
+    const b = await secondTab(app);
+    // A's start-up, slowed down: its steps wait 800 ms each (zero-delay timers, until the app has
+    // drawn), and the moment it reads the chat list is noted.
+    await a.addInitScript(() => {
+      const later = window.setTimeout;
+      window.setTimeout = (f, ms, ...rest) => later(f, !ms && !globalThis.__satoriDrawn ? 800 : ms, ...rest);
+      const get = Storage.prototype.getItem;
+      Storage.prototype.getItem = function (key) {
+        if (key === 'satori.index' && window.__indexRead === undefined) window.__indexRead = performance.now();
+        return get.call(this, key);
+      };
+    });
+    await a.reload({ waitUntil: 'commit' });
+    await poll(() => a.evaluate(() => window.__indexRead !== undefined), { message: 'A read its records' });
+    assert.equal(await a.evaluate(() => !!globalThis.__satoriDrawn), false, 'A has not drawn yet');
+    // B renames the chat in that moment.
+    await b.evaluate(([c, i]) => { localStorage.setItem('satori.session.c1', c); localStorage.setItem('satori.index', i); }, [JSON.stringify(chat('Renamed in B')), index('Renamed in B')]);
+    await poll(() => a.evaluate(() => !!globalThis.__satoriDrawn), { message: 'A drawn', timeout: 20_000 });
+    await poll(async () => (await chatList(a)).some((c) => c.title.includes('Renamed in B')), { message: 'A lists the chat under the name B gave it' });
+    await a.waitForTimeout(300);
+    const stored = await a.evaluate(() => JSON.parse(localStorage.getItem('satori.index')).sessions.map((s) => s.title));
+    assert.deepEqual(stored, ['Renamed in B'], 'A did not write the list it read before back over it');
+  });
+});
