@@ -80,7 +80,9 @@ pub fn decompress(bytes: &[u8], len: usize) -> Result<Vec<u8>, BodyError> {
                 return Ok(out)
             }
             bzip2::Status::StreamEnd => return Err(BodyError::Damaged),
-            _ if out.len() == out.capacity() => out.reserve((len + 1 - out.len()).min(1 << 20)),
+            _ if out.len() == out.capacity() => {
+                out.reserve(len.saturating_sub(out.len()).saturating_add(1).min(1 << 20))
+            }
             // No room was missing, yet nothing moved: the bytes end before the stream does.
             _ if (coder.total_in() as usize, out.len()) == before => {
                 return Err(BodyError::Damaged)
@@ -230,6 +232,8 @@ mod tests {
             read_chars(&(big.clone() + "    "), 8),
             Err(BodyError::Damaged)
         );
+        // The right number of characters for 8 bytes, with a first group over 63 bits.
+        assert_eq!(read_chars(&(big.clone() + " "), 8), Err(BodyError::Damaged));
         assert_eq!(read_chars("\u{1f}   ", 7), Err(BodyError::Damaged));
         assert_eq!(read_chars("\u{E000}   ", 7), Err(BodyError::Damaged));
         assert_eq!(read_chars("   ", 7), Err(BodyError::Damaged));

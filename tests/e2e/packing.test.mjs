@@ -134,7 +134,9 @@ function unpackAny(record) {
 
 /** A resting chat record of `n` messages of real Chinese prose (Satori's own interface texts). */
 function chineseChat(id, n) {
-  const prose = Object.values(JSON.parse(fs.readFileSync(path.join(repoRoot, 'src', 'web', 'zh-CN.json'), 'utf8'))).join('');
+  const texts = Object.values(JSON.parse(fs.readFileSync(path.join(repoRoot, 'src', 'web', 'zh-CN.json'), 'utf8'))).join('');
+  // Long enough for every message (the texts alone are about 19 000 characters).
+  const prose = texts.repeat(Math.ceil((n * 700) / texts.length));
   const messages = [];
   let parent;
   for (let i = 0; i < n; i++) {
@@ -153,7 +155,7 @@ async function download(page, click) {
 
 test('resting chats are packed after a request, verified; they open, search, export and take new messages like any other', async (t) => {
   await e2e.open(t, async ({ page }) => {
-    // With the fixture's chats, a longer one in Chinese (about 30 KB: packed as z2).
+    // With the fixture's chats, a longer one in Chinese (about 84 KB: packed as z2).
     const long = chineseChat('c-long', 40);
     const index = JSON.parse(V1['satori.index']);
     index.sessions.push({ id: 'c-long', title: '长对话', updated_at: 1764000000040 });
@@ -195,7 +197,10 @@ test('resting chats are packed after a request, verified; they open, search, exp
     const log = page.getByRole('log', byName('Conversation'));
     await chatEntry(page, '长对话').click();
     const longChat = JSON.parse(long);
-    await poll(async () => (await log.innerText()).includes(longChat.messages[39].content.slice(0, 40)), { message: 'the z2 chat on screen' });
+    const lastText = longChat.messages[39].content.slice(0, 40);
+    assert.equal(lastText.length, 40, 'the last message has text');
+    assert.ok(!(await log.innerText()).includes(lastText), 'not on screen before the chat is chosen');
+    await poll(async () => (await log.innerText()).includes(lastText), { message: 'the z2 chat on screen' });
 
     // A packed chat opens.
     await chatEntry(page, 'Shipping question').click();
