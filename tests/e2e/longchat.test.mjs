@@ -242,6 +242,37 @@ test('the conversation stays a polite live region: after older messages were dra
   });
 });
 
+test('rows that grow below the view after a scroll to the end, before that scroll is reported, do not leave the end', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await seedLongChat(page, { n: 40 });
+    const log = conversation(page);
+    const atEnd = () => log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 2);
+    await poll(atEnd, { message: 'the chat open at its end' });
+    await page.getByRole('button', byName('Jump to latest')).waitFor({ state: 'hidden' });
+    // In one task, as when the last message grows (a reply's text, its formatting) around the
+    // app's own scroll to the end: the scroll's event comes a frame later, when the end is
+    // already further down.
+    await log.evaluate((el) => {
+      const last = el.querySelector(':scope > article:last-of-type');
+      last.style.paddingBottom = '600px';
+      el.scrollTop = el.scrollHeight;
+      last.style.paddingBottom = '1200px';
+    });
+    await poll(atEnd, { message: 'the view back at the end' });
+    await page.waitForTimeout(300);
+    assert.ok(await atEnd(), 'still at the end');
+    assert.equal(await page.getByRole('button', byName('Jump to latest')).isVisible(), false, 'no "Jump to latest"');
+    // Moving up is the user's: the view stays there.
+    const held = await log.evaluate((el) => {
+      el.scrollTop -= 400;
+      return el.scrollTop;
+    });
+    await page.getByRole('button', byName('Jump to latest')).waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(await log.evaluate((el) => el.scrollTop), held, 'the view stayed where the user scrolled');
+  });
+});
+
 test('scrolling up while a reply arrives keeps the view where the user put it; "Jump to latest" follows the reply again', async (t) => {
   await e2e.open(t, async ({ page }) => {
     await seedLongChat(page, { n: 40 });

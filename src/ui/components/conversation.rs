@@ -51,6 +51,8 @@ struct Sizes {
     stick: bool,
     scheduled: bool,
     replans: u8,
+    /// The view's scroll position at the last scroll event, px.
+    last_top: i32,
 }
 
 impl Sizes {
@@ -310,14 +312,24 @@ impl List {
 
     fn on_scroll(self) {
         if let Some(el) = self.log.get_untracked() {
-            let at_end = el.scroll_height() - el.scroll_top() - el.client_height() < NEAR_BOTTOM;
-            if self.pinned.get_untracked() != at_end {
-                self.pinned.set(at_end);
+            let top = el.scroll_top();
+            let up = self.sizes.with_value(|f| top < f.last_top);
+            let at_end = el.scroll_height() - top - el.client_height() < NEAR_BOTTOM;
+            // Away from the end without moving up: rows grew below the view after a scroll to
+            // the end (a scroll's event comes a frame later), so the view goes on to the end.
+            // Only the user moving up leaves it.
+            let pinned = at_end || (self.pinned.get_untracked() && !up);
+            if self.pinned.get_untracked() != pinned {
+                self.pinned.set(pinned);
             }
-            // The user scrolled away from the end: a pending "stay at the end" is void.
-            if !at_end {
-                self.sizes.update_value(|f| f.stick = false);
-            }
+            self.sizes.update_value(|f| {
+                f.last_top = top;
+                if !pinned {
+                    f.stick = false; // the user scrolled away: a pending "stay at the end" is void
+                } else if !at_end {
+                    f.stick = true;
+                }
+            });
         }
         self.sizes.update_value(|f| f.replans = 0);
         self.schedule();
