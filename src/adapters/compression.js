@@ -17,6 +17,9 @@ export async function inflate(bytes) {
 }
 
 const IDLE_MS = 30_000;
+// A call not answered by then ends the worker (a module stuck in a loop, a worker the browser
+// stopped): the call fails, and the next one starts a new worker. bzip2 packs megabytes a second.
+const DEADLINE_MS = 60_000;
 const pack = (globalThis.__satoriPack ??= { worker: null, calls: new Map(), next: 0, idle: 0 });
 
 function started() {
@@ -32,6 +35,7 @@ function started() {
     const call = pack.calls.get(data.id);
     if (!call) return;
     pack.calls.delete(data.id);
+    clearTimeout(call.deadline);
     if ('error' in data) call.reject(new Error(data.error));
     else call.resolve(data.value);
     rest();
@@ -50,7 +54,10 @@ function end(worker, error) {
   if (pack.worker !== worker) return;
   worker.terminate();
   pack.worker = null;
-  for (const call of pack.calls.values()) call.reject(error);
+  for (const call of pack.calls.values()) {
+    clearTimeout(call.deadline);
+    call.reject(error);
+  }
   pack.calls.clear();
 }
 
@@ -74,7 +81,8 @@ function call(op, args) {
     }
     clearTimeout(pack.idle);
     const id = ++pack.next;
-    pack.calls.set(id, { resolve, reject });
+    const deadline = setTimeout(() => end(worker, new Error('the pack worker did not answer within a minute')), DEADLINE_MS);
+    pack.calls.set(id, { resolve, reject, deadline });
     worker.postMessage({ id, op, args });
   });
 }

@@ -1,8 +1,10 @@
 //! The body of a `z2` packed chat record ([`crate::core::packed`]): the JSON record compressed
 //! with bzip2 (block sorting: on Chinese prose about 16 % smaller than DEFLATE, on English and
 //! code about 12 %; its block and stream CRCs find damage) and written 63 bits to every 4
-//! characters, each character one of the 55 264 code points U+0020…U+D7FF (never a control
-//! character, never a surrogate, so the text survives every storage and every JSON round trip).
+//! characters, each character one of the 55 264 code points U+0020…U+D7FF: never a surrogate
+//! and never one of the C0 controls JSON escapes, so the text survives every storage and every
+//! JSON round trip as it is (DEL and the C1 controls, U+007F…U+009F, do occur: JSON and storage
+//! carry them unchanged).
 //! A character thus carries 15.75 bits where `z1`'s carried 15.
 //!
 //! Self-contained (std and `bzip2` only): the pack module (`src/bin/satori-pack.rs`, run in a

@@ -16,14 +16,21 @@
 //!   `0x20 + value` (U+0020…U+801F).
 //!
 //! Both checksums find damage, so a damaged record is never read as another chat; neither
-//! alphabet has a control character or a surrogate, so the text survives every storage and every
-//! JSON round trip; the byte count drops the last character's spare bits exactly.
+//! alphabet has a surrogate or a C0 control (JSON escapes those; DEL and the C1 controls,
+//! U+007F…U+009F, do occur and pass unchanged), so the text survives every storage and every JSON
+//! round trip; the byte count drops the last character's spare bits exactly.
 
 use crate::core::bzpack;
 use crate::core::persist::IndexEntry;
 pub use crate::core::persist::{is_packed, PACKED_MARK as MARK, PACKED_MARK_BZ as MARK_BZ};
 
 const BASE: u32 = 0x20;
+
+/// The longest JSON record a packed record may claim, bytes. A chat is stored as JSON before it
+/// is packed, and browser storage holds about 5 million UTF-16 characters (at most 15 MB of
+/// UTF-8); a header claiming more is damaged or hostile (a small body that bzip2 would expand
+/// until memory runs out), never read.
+pub const MAX_JSON: usize = 64 << 20;
 
 /// How a packed record's bytes are compressed and written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +123,9 @@ pub fn split(text: &str) -> Result<(Header, &str), PackedError> {
         json: json.parse().map_err(|_| PackedError::Header)?,
         compressed: compressed.parse().map_err(|_| PackedError::Header)?,
     };
+    if header.json > MAX_JSON {
+        return Err(PackedError::Header);
+    }
     Ok((header, body))
 }
 
@@ -283,6 +293,17 @@ mod tests {
             body,
         );
         assert_eq!(super::json(&wrong), Err(PackedError::Data));
+        // A header claiming more JSON than storage could ever have held is not read at all (a
+        // small body could otherwise expand until memory runs out).
+        let bomb = record_with(
+            &Header {
+                json: MAX_JSON + 1,
+                ..header.clone()
+            },
+            body,
+        );
+        assert_eq!(split(&bomb).map(|_| ()), Err(PackedError::Header));
+        assert_eq!(super::json(&bomb), Err(PackedError::Header));
         let mut chars: Vec<char> = body.chars().collect();
         let mid = chars.len() / 2;
         chars[mid] = if chars[mid] == ' ' { '!' } else { ' ' };
@@ -345,6 +366,11 @@ mod tests {
             (
                 "z1:1,1:{\"id\":\"c\",\"title\":\"\",\"updated_at\":0}\n\u{9000}",
                 PackedError::Data,
+            ),
+            // Claims more JSON than any browser's storage holds.
+            (
+                "z1:1,67108865:{\"id\":\"c\",\"title\":\"\",\"updated_at\":0}\n ",
+                PackedError::Header,
             ),
         ];
         for (text, err) in cases {

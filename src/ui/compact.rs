@@ -1,5 +1,6 @@
 //! Packing chats nobody is using ([`crate::core::packed`]). Each chat record that is not open
-//! (the chat list's active chat) and has not changed for ten minutes is
+//! (the chat list's active chat), holds no reply still arriving and has not changed for ten
+//! minutes is
 //! deflated, packed, **checked to unpack into the very same text, and only then switched** — and
 //! only if the record is still the text that was packed (this tab or another may have written
 //! it meanwhile). A packed record that would not be smaller, an unreadable record and a failed
@@ -45,6 +46,12 @@ pub async fn pack_resting(rest: i64, open: Option<&str>) -> Result<usize, String
         let Ok(session) = persist::decode_session(&text) else {
             continue;
         };
+        // A reply still arriving in some tab, which adds it to this record when it ends: that
+        // tab may run a version that cannot read what this one writes (a version before z2, kept
+        // by the service worker for the tabs open when the new one took over).
+        if arriving(&session) {
+            continue;
+        }
         // A chat that cannot be packed stays as it is; the others are still packed.
         let Ok(record) = compression::pack(&session, &text).await else {
             continue;
@@ -67,6 +74,15 @@ pub async fn pack_resting(rest: i64, open: Option<&str>) -> Result<usize, String
         }
     }
     Ok(done)
+}
+
+/// Whether the record holds a reply still arriving (or one a tab closed mid-reply left marked
+/// so, until the chat is opened again and the mark is cleared).
+fn arriving(session: &crate::core::session::Session) -> bool {
+    session
+        .messages
+        .iter()
+        .any(|m| m.status == crate::core::session::Status::Streaming)
 }
 
 /// Whether chat `id` is the chat list's active chat now.

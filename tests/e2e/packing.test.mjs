@@ -159,7 +159,16 @@ test('resting chats are packed after a request, verified; they open, search, exp
     const long = chineseChat('c-long', 40);
     const index = JSON.parse(V1['satori.index']);
     index.sessions.push({ id: 'c-long', title: '长对话', updated_at: 1764000000040 });
-    const records = { ...V1, 'satori.session.c-long': long, 'satori.index': JSON.stringify(index) };
+    // A chat whose reply is still arriving in another tab (its record says so): that tab adds the
+    // reply to this record when it ends, and may run a version that cannot read z2. It stays JSON.
+    // Listed before the others, so the pass has come to it when they are packed.
+    const arrivingChat = JSON.parse(chineseChat('c-arriving', 12));
+    arrivingChat.title = '回复中';
+    arrivingChat.updated_at = 1764000001500;
+    arrivingChat.messages[11].status = 'streaming';
+    const arriving = JSON.stringify(arrivingChat);
+    index.sessions.splice(1, 0, { id: 'c-arriving', title: '回复中', updated_at: arrivingChat.updated_at });
+    const records = { ...V1, 'satori.session.c-long': long, 'satori.session.c-arriving': arriving, 'satori.index': JSON.stringify(index) };
     await page.evaluate((records) => {
       for (const [k, v] of Object.entries(records)) localStorage.setItem(k, v);
     }, records);
@@ -177,6 +186,7 @@ test('resting chats are packed after a request, verified; they open, search, exp
     }, { message: 'the three resting chats packed', timeout: 20_000 });
     assert.ok(stored['satori.session.c-active'].startsWith('{"v":2,"parts":'), 'the open chat is not packed: saved in parts');
     assert.equal(stored['satori.session.c-broken'], V1['satori.session.c-broken'], 'an unreadable record is left byte for byte');
+    assert.equal(stored['satori.session.c-arriving'], arriving, 'a chat with a reply still arriving is left byte for byte');
     for (const [id, json] of [['c-en', V1['satori.session.c-en']], ['c-zh', V1['satori.session.c-zh']], ['c-long', long]]) {
       const key = `satori.session.${id}`;
       assert.ok(stored[key].length < json.length, `${id}: ${stored[key].length} characters packed, ${json.length} as JSON`);
