@@ -11,9 +11,22 @@ export async function deflate(text) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-export async function inflate(bytes) {
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
-  return new TextDecoder('utf-8', { fatal: true }).decode(await new Response(stream).arrayBuffer());
+/** `bytes` inflated into text, if that is at most `limit` bytes: inflating stops past it. */
+export async function inflate(bytes, limit) {
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate')).getReader();
+  const chunks = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.length;
+    if (length > limit) {
+      reader.cancel().catch(() => {});
+      throw new Error('its packed data is damaged');
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder('utf-8', { fatal: true }).decode(await new Blob(chunks).arrayBuffer());
 }
 
 const IDLE_MS = 30_000;

@@ -13,7 +13,7 @@ extern "C" {
     #[wasm_bindgen(js_name = deflate, catch)]
     async fn deflate_js(text: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = inflate, catch)]
-    async fn inflate_js(bytes: &[u8]) -> Result<JsValue, JsValue>;
+    async fn inflate_js(bytes: &[u8], limit: f64) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = bzPack, catch)]
     async fn bz_pack_js(text: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = bzUnpack, catch)]
@@ -28,9 +28,10 @@ pub async fn deflate(text: &str) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&bytes).to_vec())
 }
 
-/// `bytes` inflated into text (UTF-8, checked).
-pub async fn inflate(bytes: &[u8]) -> Result<String, String> {
-    inflate_js(bytes)
+/// `bytes` inflated into text (UTF-8, checked), if it is at most `limit` bytes: inflating stops
+/// there (a record's header is not trusted with memory).
+pub async fn inflate(bytes: &[u8], limit: usize) -> Result<String, String> {
+    inflate_js(bytes, limit as f64)
         .await
         .map_err(|e| JsError::from(e).message)?
         .as_string()
@@ -86,7 +87,7 @@ async fn pack_bz(entry: IndexEntry, json: &str) -> Result<String, String> {
 
 async fn pack_z1(entry: IndexEntry, json: &str) -> Result<String, String> {
     let deflated = deflate(json).await?;
-    if inflate(&deflated).await? != json {
+    if inflate(&deflated, json.len()).await? != json {
         return Err("the packed record did not unpack into the same text".into());
     }
     let header = Header {
@@ -109,7 +110,7 @@ pub async fn unpack(text: &str) -> Result<String, String> {
             .ok_or_else(|| "the record did not unpack into text".to_string())?,
         Codec::Deflate => {
             let (_, deflated) = packed::deflated(text).map_err(|e| e.to_string())?;
-            inflate(&deflated).await?
+            inflate(&deflated, header.json).await?
         }
     };
     if json.len() != header.json {

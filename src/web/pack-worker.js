@@ -19,10 +19,10 @@ self.onmessage = async ({ data: { id, op, args } }) => {
     const value = op === 'pack' ? pack(args[0]) : unpack(args[0], args[1], args[2]);
     self.postMessage({ id, value });
   } catch (e) {
-    // A trap (a panic, memory exhausted) leaves the module's memory as it was when it stopped:
-    // the page ends this worker and starts a new one for the next call. An error the module
-    // answered (a damaged record) leaves it sound.
-    const fatal = e instanceof WebAssembly.RuntimeError;
+    // A trap (a panic, memory exhausted) or a stack overflow (a RangeError) leaves the module's
+    // memory and stack as they were when it stopped: the page ends this worker and starts a new
+    // one for the next call. An error the module answered (a damaged record) leaves it sound.
+    const fatal = e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
     self.postMessage({ id, error: String(e?.message ?? e), fatal });
   }
 };

@@ -176,7 +176,7 @@ impl List {
         if moved.abs() >= 0.5 && !self.pinned.get_untracked() {
             leptos::task::spawn_local(async move {
                 if let Some(el) = self.log.get_untracked() {
-                    el.set_scroll_top(el.scroll_top() + moved.round() as i32);
+                    self.scroll_to(&el, el.scroll_top() + moved.round() as i32);
                 }
             });
         }
@@ -231,7 +231,7 @@ impl List {
             return;
         };
         if stick && !has_found(&el) {
-            el.set_scroll_top(el.scroll_height());
+            self.scroll_to(&el, el.scroll_height());
         }
         let range = self.drawn.with_untracked(|d| d.rows.clone());
         // The spacers around the articles drawn.
@@ -300,7 +300,7 @@ impl List {
                         {
                             let now = a.unchecked_into::<web_sys::HtmlElement>().offset_top()
                                 - el.scroll_top();
-                            el.set_scroll_top(el.scroll_top() + now - offset);
+                            self.scroll_to(&el, el.scroll_top() + now - offset);
                         }
                     }
                     self.schedule();
@@ -310,10 +310,19 @@ impl List {
         }
     }
 
+    /// Scroll the log to `top` (the app's own scroll): its event, a frame later, compares with
+    /// this position, so rows growing below meanwhile do not read as the user moving.
+    fn scroll_to(self, el: &web_sys::HtmlDivElement, top: i32) {
+        el.set_scroll_top(top);
+        let now = el.scroll_top();
+        self.sizes.update_value(|f| f.last_top = now);
+    }
+
     fn on_scroll(self) {
         if let Some(el) = self.log.get_untracked() {
             let top = el.scroll_top();
-            let up = self.sizes.with_value(|f| top < f.last_top);
+            // (A pixel or two is layout at fractional zoom, not the user.)
+            let up = self.sizes.with_value(|f| top < f.last_top - 2);
             let at_end = el.scroll_height() - top - el.client_height() < NEAR_BOTTOM;
             // Away from the end without moving up: rows grew below the view after a scroll to
             // the end (a scroll's event comes a frame later), so the view goes on to the end.
@@ -544,6 +553,10 @@ pub fn show_message(id: &str) {
         if let Ok(Some(el)) = doc.query_selector(&format!("article[data-message=\"{quoted}\"]")) {
             el.scroll_into_view();
             let _ = el.class_list().add_1("found");
+            if let Some(log) = list.log.get_untracked() {
+                let top = log.scroll_top();
+                list.sizes.update_value(|f| f.last_top = top);
+            }
         }
         list.schedule();
     });
