@@ -6,7 +6,8 @@
 #      paint) and the prompts module (template engine, YAML reader, on-demand dialogs);
 #   3. the OpenAI token tables go to dist/tokens/ (gzip-compressed, hashed names);
 #   4. scripts/postbuild.mjs (after step 5) moves trunk's inline loader into a file (CSP without
-#      'unsafe-inline'), names every module and the stylesheet it brings in index.html
+#      'unsafe-inline'), bundles the app's wasm-bindgen glue with the snippets it imports (one
+#      request instead of four), names every module and the stylesheet it brings in index.html
 #      (<meta name="satori-module:NAME">, <meta name="satori-style:NAME">), and minifies every
 #      script and stylesheet (esbuild), updating the page's integrity hashes;
 #   5. the Chinese interface texts go to dist/lang/ (hashed names; what the app draws before its

@@ -4,12 +4,13 @@
 // a module brings (style:NAME=PATH) in <meta name="satori-style:NAME">, and each data table
 // (arguments table:NAME=PATH) in <meta name="satori-table:NAME">. Then minifies every script and
 // stylesheet in DIST with esbuild (trunk leaves the wasm-bindgen glue and the snippets as they
-// are) and brings the page's `integrity` hashes up to date. Fails loudly if the page does not look as expected (better a
+// are; the app's glue and its snippets become one file) and brings the page's `integrity` hashes
+// up to date. Fails loudly if the page does not look as expected (better a
 // broken build than a silently weakened CSP).
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { transformSync } from 'esbuild';
+import { buildSync, transformSync } from 'esbuild';
 
 const dist = process.argv[2] ?? 'dist';
 const modules = process.argv.slice(3).map((arg) => arg.match(/^((?:table:|style:)?[a-z][a-z0-9_-]*)=([\w./-]+)$/));
@@ -24,7 +25,25 @@ if (inline.length !== 1) {
   console.error(`postbuild: expected exactly one inline module script in ${indexPath}, found ${inline.length}`);
   process.exit(1);
 }
-const [tag, body] = inline[0];
+let [tag, body] = inline[0];
+// The app's wasm-bindgen glue and the snippets it imports (src/web/i18n.js, src/adapters/*.js)
+// as one file: one request and one compressed stream instead of four (about 1 KB less gzip on
+// the first load), under a name hashed from what it holds now.
+const glue = html.match(/<link rel="modulepreload" href="\.\/(satori-[0-9a-f]+\.js)"[^>]*>/)?.[1];
+if (!glue || !body.includes(`./${glue}`)) {
+  console.error(`postbuild: the app's script is not named in ${indexPath} as expected`);
+  process.exit(1);
+}
+const [bundle] = buildSync({ entryPoints: [join(dist, glue)], bundle: true, minify: true, legalComments: 'none', format: 'esm', target: 'es2022', write: false, logLevel: 'error' }).outputFiles;
+const bundled = `satori-${createHash('sha256').update(bundle.contents).digest('hex').slice(0, 16)}.js`;
+rmSync(join(dist, glue));
+rmSync(join(dist, 'snippets'), { recursive: true, force: true });
+writeFileSync(join(dist, bundled), bundle.contents);
+body = body.replaceAll(`./${glue}`, `./${bundled}`);
+tag = tag.replaceAll(`./${glue}`, `./${bundled}`);
+html = html
+  .replaceAll(`./${glue}`, `./${bundled}`)
+  .replace(/<link rel="modulepreload" href="\.\/snippets\/[^"]+"[^>]*>\s*/g, '');
 // Plain JS modules under hashed names: `offline` (src/web/offline.js) registers the service
 // worker once the app runs; `translate` (src/web/translate.js) draws the page in a language other
 // than English (src/web/i18n.js loads it only then).

@@ -13,20 +13,15 @@ export async function deflate(text) {
 
 /** `bytes` inflated into text, if that is at most `limit` bytes: inflating stops past it. */
 export async function inflate(bytes, limit) {
-  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate')).getReader();
-  const chunks = [];
-  let length = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.length;
-    if (length > limit) {
-      reader.cancel().catch(() => {});
-      throw new Error('its packed data is damaged');
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder('utf-8', { fatal: true }).decode(await new Blob(chunks).arrayBuffer());
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate')).pipeThrough(
+    new TransformStream({
+      transform(chunk, out) {
+        if ((limit -= chunk.length) < 0) throw new Error('its packed data is damaged');
+        out.enqueue(chunk);
+      },
+    }),
+  );
+  return new TextDecoder('utf-8', { fatal: true }).decode(await new Response(stream).arrayBuffer());
 }
 
 const IDLE_MS = 30_000;
@@ -48,7 +43,6 @@ function started() {
     const call = pack.calls.get(data.id);
     if (!call) return;
     pack.calls.delete(data.id);
-    clearTimeout(call.deadline);
     if ('error' in data) call.reject(new Error(data.error));
     else call.resolve(data.value);
     rest();
@@ -67,10 +61,7 @@ function end(worker, error) {
   if (pack.worker !== worker) return;
   worker.terminate();
   pack.worker = null;
-  for (const call of pack.calls.values()) {
-    clearTimeout(call.deadline);
-    call.reject(error);
-  }
+  for (const call of pack.calls.values()) call.reject(error);
   pack.calls.clear();
 }
 
@@ -94,8 +85,9 @@ function call(op, args) {
     }
     clearTimeout(pack.idle);
     const id = ++pack.next;
-    const deadline = setTimeout(() => end(worker, new Error('the pack worker did not answer within a minute')), DEADLINE_MS);
-    pack.calls.set(id, { resolve, reject, deadline });
+    pack.calls.set(id, { resolve, reject });
+    // (Answered by then, or the worker already ended: nothing to do.)
+    setTimeout(() => pack.calls.has(id) && end(worker, new Error('the pack worker did not answer within a minute')), DEADLINE_MS);
     worker.postMessage({ id, op, args });
   });
 }
