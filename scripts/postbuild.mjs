@@ -78,7 +78,8 @@ let before = 0;
 let after = 0;
 for (const file of files(dist)) {
   const loader = file.endsWith('.js') ? 'js' : file.endsWith('.css') ? 'css' : null;
-  if (!loader) continue;
+  // (The bundle is minified already, and named after exactly these bytes.)
+  if (!loader || file === join(dist, bundled)) continue;
   const source = readFileSync(file, 'utf8');
   const { code } = transformSync(source, { loader, minify: true, format: loader === 'js' ? 'esm' : undefined, target: 'es2022', legalComments: 'none' });
   writeFileSync(file, code);

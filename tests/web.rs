@@ -380,7 +380,26 @@ async fn packed_records_round_trip_through_the_browsers_deflate() {
                 }
             })
             .collect();
-        assert!(compression::unpack(&damaged).await.is_err(), "{key}");
+        assert_eq!(
+            compression::unpack(&damaged).await,
+            Err("its packed data is damaged".into()),
+            "{key}"
+        );
+        // A header that says less than the record holds: inflating stops there, said as damage
+        // (not as the browser's "Failed to fetch").
+        let (header, body) = packed::split(&record).unwrap();
+        let short = packed::record_with(
+            &packed::Header {
+                json: header.json - 1,
+                ..header
+            },
+            body,
+        );
+        assert_eq!(
+            compression::unpack(&short).await,
+            Err("its packed data is damaged".into()),
+            "{key}"
+        );
     }
 }
 

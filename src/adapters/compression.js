@@ -16,12 +16,17 @@ export async function inflate(bytes, limit) {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate')).pipeThrough(
     new TransformStream({
       transform(chunk, out) {
-        if ((limit -= chunk.length) < 0) throw new Error('its packed data is damaged');
+        if ((limit -= chunk.length) < 0) throw 0;
         out.enqueue(chunk);
       },
     }),
   );
-  return new TextDecoder('utf-8', { fatal: true }).decode(await new Response(stream).arrayBuffer());
+  // Reading a body drops the stream's own error (Chromium says "Failed to fetch"): damaged
+  // data, or more than the header says, is said as such.
+  const body = await new Response(stream).arrayBuffer().catch(() => {
+    throw new Error('its packed data is damaged');
+  });
+  return new TextDecoder('utf-8', { fatal: true }).decode(body);
 }
 
 const IDLE_MS = 30_000;
