@@ -1,9 +1,8 @@
 //! Packing chats nobody is using ([`crate::core::packed`]). Each chat record that is not open
 //! (the chat list's active chat), holds no reply still arriving and has not changed for ten
-//! minutes is
-//! deflated, packed, **checked to unpack into the very same text, and only then switched** — and
-//! only if the record is still the text that was packed (this tab or another may have written
-//! it meanwhile). A packed record that would not be smaller, an unreadable record and a failed
+//! minutes is deflated, packed, **checked to unpack into the very same text, and only then
+//! switched** — and only if the record is still the text that was packed (this tab or another may
+//! have written it meanwhile). A packed record that would not be smaller, an unreadable record and a failed
 //! write leave the record as it was: the JSON record is kept until its packed form is verified,
 //! so nothing is ever lost. Saves never wait for this: the chat on screen is written as JSON,
 //! and packed again once it has rested.

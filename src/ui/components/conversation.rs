@@ -51,7 +51,7 @@ struct Sizes {
     stick: bool,
     scheduled: bool,
     replans: u8,
-    /// The view's scroll position at the last scroll event, px.
+    /// The view's scroll position at the last scroll event or the app's own last scroll, px.
     last_top: i32,
 }
 
@@ -314,6 +314,11 @@ impl List {
     /// this position, so rows growing below meanwhile do not read as the user moving.
     fn scroll_to(self, el: &web_sys::HtmlDivElement, top: i32) {
         el.set_scroll_top(top);
+        self.remember_top(el);
+    }
+
+    /// Where the view is now, for the next scroll event to compare with.
+    fn remember_top(self, el: &web_sys::HtmlDivElement) {
         let now = el.scroll_top();
         self.sizes.update_value(|f| f.last_top = now);
     }
@@ -554,8 +559,7 @@ pub fn show_message(id: &str) {
             el.scroll_into_view();
             let _ = el.class_list().add_1("found");
             if let Some(log) = list.log.get_untracked() {
-                let top = log.scroll_top();
-                list.sizes.update_value(|f| f.last_top = top);
+                list.remember_top(&log);
             }
         }
         list.schedule();
