@@ -166,30 +166,48 @@ fn messages_of(case: &Value) -> Vec<(&str, &str)> {
         .collect()
 }
 
-/// The greedy answers of the recorded chats, from index `from` on, by one engine (so each chat
-/// after the first reuses the cache of the system prompt they share).
-fn greedy_answers_equal_llama_cpp_from(from: usize) {
+/// The greedy answers of the recorded chats, by one engine (so a chat reuses the cache of the
+/// default system prompt it shares with the one before), compared with llama.cpp's: either of
+/// its two runs (plain, and with log-probabilities). Chats whose last message is in `unequal`
+/// are answered (for the cache) but not compared; at least three chats must be equal for all
+/// 16 tokens.
+fn greedy_answers_equal_llama_cpp_but(unequal: &[&str]) {
     let mut engine = Engine::load(model_bytes(), 512).unwrap();
     let cases = cases();
     let mut wrong = Vec::new();
-    for (i, case) in cases["greedy"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .skip(from)
-    {
+    let (mut shared, mut full) = (false, 0);
+    for (i, case) in cases["greedy"].as_array().unwrap().iter().enumerate() {
         let messages = messages_of(case);
         let started = engine.start(&messages, Some(16), GREEDY, 1).unwrap();
-        if i > from {
+        // Chats without a system message of their own share the default one.
+        let default_system = messages[0].0 != "system";
+        if i > 0 && default_system && shared {
             assert!(started.reused > 10, "{started:?}");
         }
+        shared = default_system;
         let (text, why) = answer(&mut engine);
+        if unequal.contains(&messages[messages.len() - 1].1) {
+            continue;
+        }
         let stopped = why == Finish::Stop;
-        if text != case["text"].as_str().unwrap() || stopped != (case["finish"] == "stop") {
+        let logged: String = case["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s[0].as_str().unwrap())
+            .collect();
+        let runs = [
+            (case["text"].as_str().unwrap(), &case["finish"]),
+            (logged.as_str(), &case["steps_finish"]),
+        ];
+        if runs
+            .iter()
+            .any(|(t, f)| text == *t && stopped == (*f == "stop"))
+        {
+            full += usize::from(!stopped && engine.tokenizer().encode(&text).len() == 16);
+        } else {
             wrong.push(format!(
-                "{messages:?}: {text:?} (stopped: {stopped}), llama.cpp: {}",
-                case["text"]
+                "{messages:?}: {text:?} (stopped: {stopped}), llama.cpp: {runs:?}"
             ));
         }
     }
@@ -198,6 +216,7 @@ fn greedy_answers_equal_llama_cpp_from(from: usize) {
         "greedy answers differ:\n{}",
         wrong.join("\n")
     );
+    assert!(full >= 3, "only {full} chats equal for 16 tokens");
 }
 
 /// The next turn of a chat reads only what is new, and answers exactly as a fresh engine does
@@ -248,30 +267,85 @@ fn the_next_turn_reuses_the_cache_and_answers_the_same() {
     assert!(err.prompt >= 512 && err.window == 512, "{err:?}");
 }
 
-/// The second and third chats: equal to llama.cpp for all 16 tokens (a forward pass per token:
-/// slow in a debug build, about a minute).
+/// The greedy answers of the recorded chats equal llama.cpp's for all their tokens (16, or up to
+/// the model's end), except "Tell me about the moon." (below). llama.cpp answers the first chat
+/// in two ways by itself: "La femme de France…" when asked plainly, "The capital of France is
+/// Paris." when asked for log-probabilities (it then computes the logits of every prompt token,
+/// in other batch shapes: "The" and "La" lie within 0.13 of each other). Satori's answer must be
+/// one of them. A forward pass per token: slow in a debug build, about a minute in release.
 #[test]
 #[cfg_attr(
     debug_assertions,
     ignore = "a forward pass per token: run with --release"
 )]
 fn greedy_answers_equal_llama_cpp() {
-    greedy_answers_equal_llama_cpp_from(1);
+    greedy_answers_equal_llama_cpp_but(&["Tell me about the moon."]);
 }
 
-/// Not yet true for the first chat: recorded greedily (no repetition penalty), llama.cpp starts
-/// it with "La" (log-probability −1.70) over "The" (−1.83), and Satori's pass picks "The"
-/// (−1.65 over −1.77). The prompt's 27 token ids are llama.cpp's (`/extras/tokenize`), and the
-/// plain completion of the same text gives llama.cpp's answer, so the template is not the cause.
-/// This prompt is very sensitive to rounding: leaving out only the f16 rounding of the query in
-/// attention moves "The" to −1.56 and "L" from −2.11 to −2.21. Matching more of llama.cpp's AVX2
-/// arithmetic (its vectorized `expf`, the f16 dot products' lane order) made the second chat
-/// differ, so what remains is its summation orders (tiled f16 products, fused multiply-adds).
+/// Not yet true for "Tell me about the moon.": at its 12th token llama.cpp, in both of its runs,
+/// says " and" (−2.246); Satori gives " and" −2.308 and " but" 0.008 higher, so it says " but".
+/// How far apart the two passes are there and at every other token is what
+/// `log_probabilities_equal_llama_cpps` checks (at most 0.18 over 130 tokens).
 /// Run it with `cargo test --release --test llm -- --ignored`.
 #[test]
-#[ignore = "the first greedy answer is not yet equal to llama.cpp's: see the comment"]
+#[ignore = "one chat's greedy answer is not yet equal to llama.cpp's: see the comment"]
 fn greedy_answers_equal_llama_cpp_all() {
-    greedy_answers_equal_llama_cpp_from(0);
+    greedy_answers_equal_llama_cpp_but(&[]);
+}
+
+/// Teacher-forced along llama.cpp's own answers (recorded with their log-probabilities): at every
+/// token of every recorded chat, the log-probability Satori's pass gives llama.cpp's token is
+/// within `TOLERANCE` of llama.cpp's, and no other token is more than `TOLERANCE` likelier in
+/// Satori's pass. A wrong norm, rotation or quantization moves these by whole units; llama.cpp's
+/// other summation orders (tiled f16 products, fused multiply-adds) by hundredths.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a forward pass per token: run with --release"
+)]
+fn log_probabilities_equal_llama_cpps() {
+    const TOLERANCE: f32 = 0.25;
+    let data = model_bytes();
+    let tok = Tokenizer::load(&gguf::read(&data).unwrap()).unwrap();
+    let model = Model::load(data).unwrap();
+    let cases = cases();
+    let (mut worst, mut steps) = (0f32, 0);
+    for case in cases["greedy"].as_array().unwrap() {
+        let messages = messages_of(case);
+        let recorded = case["steps"].as_array().unwrap();
+        let text: String = recorded.iter().map(|s| s[0].as_str().unwrap()).collect();
+        let answer = tok.encode(&text);
+        let pieces: Vec<String> = answer
+            .iter()
+            .map(|&id| String::from_utf8(tok.decode(&[id])).unwrap())
+            .collect();
+        let want: Vec<&str> = recorded.iter().map(|s| s[0].as_str().unwrap()).collect();
+        assert_eq!(pieces, want, "{messages:?}: the answer's tokens");
+        let mut state = model.state(512);
+        for &t in &tok.encode(&chat_prompt(&messages)) {
+            assert!(model.step(&mut state, t));
+        }
+        for (i, (&id, step)) in answer.iter().zip(recorded).enumerate() {
+            let logits = &state.logits;
+            let top = logits.iter().fold(f32::MIN, |a, &b| a.max(b));
+            let sum: f64 = logits.iter().map(|&v| f64::from(v - top).exp()).sum();
+            let ours = logits[id as usize] - top - sum.ln() as f32;
+            let theirs = step[1].as_f64().unwrap() as f32;
+            let off = (ours - theirs).abs().max(top - logits[id as usize]);
+            assert!(
+                off <= TOLERANCE,
+                "{messages:?}, token {i} {:?}: Satori {ours:.3} (its best {:.3} higher), \
+                 llama.cpp {theirs:.3}",
+                want[i],
+                top - logits[id as usize],
+            );
+            worst = worst.max((ours - theirs).abs());
+            steps += 1;
+            assert!(model.step(&mut state, id));
+        }
+    }
+    assert!(steps >= 100, "{steps} tokens compared");
+    println!("{steps} tokens: the largest difference is {worst:.4}");
 }
 
 /// A GGUF file (version 3) with `meta` (key, type, value bytes) and tensors (name, dims, GGML
