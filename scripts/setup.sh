@@ -68,6 +68,13 @@ if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then
     sudo_if_needed apt-get update -qq
     sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends firefox-esr
   fi
+  # WebKitGTK (MiniBrowser and WebKitWebDriver) on a virtual display: the in-browser model's
+  # test in Safari's engine (tests/e2e/webkit.test.mjs).
+  if ! have WebKitWebDriver || [ ! -x /usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser ] || ! have Xvfb; then
+    log "installing WebKitGTK's WebDriver and Xvfb"
+    sudo_if_needed apt-get update -qq
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends webkit2gtk-driver xvfb
+  fi
   # The README's nginx and Caddy recipes are served by the deploy tests (never started as
   # system services: the tests run them on 127.0.0.1 with their own configuration).
   # (Checked by file: Debian puts nginx in /usr/sbin, not on every user's PATH.)

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { startStatic } from './support/static-server.mjs';
 import { freePort, requireDist } from './support/env.mjs';
 import { smollm2Gguf } from './support/llama.mjs';
+import { ask } from './support/in-page.mjs';
 
 const { ws: WebSocket } = createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
 const FIREFOX = process.env.SATORI_FIREFOX ?? 'firefox-esr';
@@ -92,48 +93,6 @@ async function run(context, fn) {
   if (r.type === 'exception') throw new Error(`in Firefox: ${JSON.stringify(r.exceptionDetails).slice(0, 800)}`);
   return JSON.parse(r.result.value);
 }
-
-// In the page: type `text`, press Send, optionally click the first-run offer, and wait for the
-// new answer's end. Written as source: it runs in Firefox.
-const ask = (text, offer) => `async () => {
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = async (f, what, ms = 240000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = f();
-      if (v) return v;
-      if (Date.now() > end) throw new Error('timed out waiting for ' + what);
-      await sleep(200);
-    }
-  };
-  const box = await until(() => document.querySelector('#composer-input'), 'the composer');
-  const answers = () => document.querySelectorAll('article[data-role="assistant"]');
-  const before = answers().length;
-  Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, ${JSON.stringify(text)});
-  box.dispatchEvent(new Event('input', { bubbles: true }));
-  await sleep(100);
-  [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Send').click();
-  let offered = null;
-  if (${Boolean(offer)}) {
-    const button = await until(() => [...document.querySelectorAll('button')].find((b) => b.textContent.startsWith('Use the in-browser model')), 'the offer');
-    offered = button.textContent;
-    button.click();
-  }
-  const done = ['complete', 'incomplete', 'error', 'stopped'];
-  const reply = await until(() => {
-    const a = answers();
-    const last = a[a.length - 1];
-    return a.length > before && done.includes(last.dataset.status) ? last : null;
-  }, 'the answer');
-  return {
-    offered,
-    status: reply.dataset.status,
-    text: reply.querySelector('.content, .markdown, .plain')?.textContent ?? reply.innerText,
-    alerts: [...document.querySelectorAll('[role="alert"]')].map((a) => a.innerText).filter(Boolean),
-    isolated: self.crossOriginIsolated,
-    provider: JSON.parse(localStorage.getItem('satori.settings') ?? '{}').provider,
-  };
-}`;
 
 test('Firefox ESR, no server, not cross-origin isolated: the in-browser model is offered, downloads, answers, and answers from the cache on a second visit', async () => {
   const { contexts } = await bidi('browsingContext.getTree', {});

@@ -1,0 +1,181 @@
+// The model in the tab in WebKit, the engine of Safari: Debian's WebKitGTK (its MiniBrowser,
+// driven by WebKitWebDriver over W3C WebDriver; both installed by scripts/setup.sh) on a virtual
+// X display (Xvfb), on plain static hosting (not cross-origin isolated). No server: the first
+// message gets the first-run offer, the click downloads the model and the answer streams in; a
+// second visit answers from the Cache API with no model bytes fetched; Stop halts an answer.
+// This is WebKitGTK, not Safari itself: same engine (WebCore, JavaScriptCore and its
+// WebAssembly SIMD), other shell, newer than Safari 16.4.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { startStatic } from './support/static-server.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { artifactsDir, freePort, requireDist } from './support/env.mjs';
+import { ask } from './support/in-page.mjs';
+
+const MINIBROWSER = process.env.SATORI_MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+const DRIVER = process.env.SATORI_WEBKITDRIVER ?? 'WebKitWebDriver';
+
+let web = null;
+let xvfb = null;
+let driver = null;
+let session = null;
+
+/** Ends a process this file started (by its process id) and waits for it to exit. */
+function stop(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill();
+  return exited;
+}
+
+/** Xvfb on the first free display; resolves to its name (`:N`). */
+function startXvfb() {
+  try {
+    execFileSync('which', ['Xvfb'], { stdio: 'ignore' });
+  } catch {
+    throw new Error('Xvfb not found: run scripts/setup.sh (installs Debian\'s xvfb)');
+  }
+  xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x900x24', '-nolisten', 'tcp'],
+    { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  let said = '';
+  xvfb.stderr.on('data', (d) => { said += d; });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Xvfb did not start: ${said.slice(-500)}`)), 30_000);
+    xvfb.stdio[3].once('data', (d) => {
+      clearTimeout(timer);
+      resolve(`:${String(d).trim()}`);
+    });
+    xvfb.once('exit', (code) => reject(new Error(`Xvfb exited (${code}): ${said.slice(-500)}`)));
+  });
+}
+
+/** WebKitWebDriver on a free port, a MiniBrowser session; resolves to `call(method, path, body)`. */
+async function startWebKit(display) {
+  try {
+    execFileSync('which', [DRIVER], { stdio: 'ignore' });
+  } catch {
+    throw new Error(`${DRIVER} not found: run scripts/setup.sh (installs Debian's webkit2gtk-driver) or set SATORI_WEBKITDRIVER`);
+  }
+  const port = await freePort();
+  driver = spawn(DRIVER, [`--port=${port}`, '--host=127.0.0.1'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, DISPLAY: display },
+  });
+  let said = '';
+  driver.stderr.on('data', (d) => { said += d; });
+  const base = `http://127.0.0.1:${port}`;
+  const call = async (method, path, body) => {
+    const r = await fetch(base + path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const m = await r.json();
+    if (!r.ok) throw new Error(`${method} ${path}: ${m.value?.error}: ${m.value?.message} ${said.slice(-300)}`);
+    return m.value;
+  };
+  for (const end = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 100))) {
+    try {
+      if ((await call('GET', '/status')).ready) break;
+    } catch (e) {
+      if (Date.now() > end) throw new Error(`WebKitWebDriver did not answer: ${e.message} ${said.slice(-500)}`);
+    }
+  }
+  const created = await call('POST', '/session', {
+    capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } },
+  });
+  session = `/session/${created.sessionId}`;
+  await call('POST', `${session}/timeouts`, { script: 300_000 });
+  return call;
+}
+
+let webkit = null;
+
+before(async () => {
+  web = await startStatic({ root: requireDist(), prefix: '/' });
+  webkit = await startWebKit(await startXvfb());
+});
+
+after(async () => {
+  if (session) await webkit('DELETE', session).catch(() => {});
+  await stop(driver);
+  await stop(xvfb);
+  await web?.close();
+});
+
+/** Runs `fn` (a function's source, no arguments, may be async) in the page; its JSON result. */
+async function run(fn) {
+  const script = `const done = arguments[arguments.length - 1];
+    (${fn})().then((v) => done({ ok: JSON.stringify(v) }), (e) => done({ error: String(e) + ' at ' + (e && e.stack) }));`;
+  const r = await webkit('POST', `${session}/execute/async`, { script, args: [] });
+  if (r.error) {
+    const shot = await webkit('GET', `${session}/screenshot`).catch(() => null);
+    if (shot) fs.writeFileSync(path.join(artifactsDir(), 'webkit-failure.png'), Buffer.from(shot, 'base64'));
+    throw new Error(`in WebKit: ${r.error.slice(0, 800)}`);
+  }
+  return JSON.parse(r.ok);
+}
+
+const visit = (url) => webkit('POST', `${session}/url`, { url });
+
+test('WebKit (WebKitGTK), no server, not cross-origin isolated: the in-browser model is offered, downloads and answers; a second visit answers from the cache; Stop halts an answer', async () => {
+  await visit(web.url);
+  const engine = await run('async () => ({ ua: navigator.userAgent, simd: WebAssembly.validate(new Uint8Array([0,97,115,109,1,0,0,0,1,5,1,96,0,1,123,3,2,1,0,10,10,1,8,0,65,0,253,15,253,98,11])) })');
+  assert.match(engine.ua, /AppleWebKit\//);
+  assert.equal(engine.simd, true, 'WebAssembly SIMD in this WebKit');
+  const first = await run(ask('What is the capital of France?', true));
+  assert.match(first.offered ?? '', /^Use the in-browser model \(\d+ MB download\)$/);
+  assert.equal(first.isolated, false);
+  assert.equal(first.status, 'complete', `the answer: ${JSON.stringify(first)}`);
+  assert.ok(first.text.trim().length > 0, 'the model said something');
+  assert.deepEqual(first.alerts, []);
+  assert.equal(first.provider, 'browser');
+  const kept = await run('async () => (await caches.keys()).filter((k) => k === "satori-model")');
+  assert.deepEqual(kept, ['satori-model'], 'the pieces kept in the Cache API');
+  const pieces = () => web.requests.filter((u) => /\/model\/[^/]+\.bin$/.test(u));
+  const fetched = pieces();
+  assert.ok(fetched.length >= 2, `the model's pieces downloaded: ${fetched}`);
+  assert.equal(new Set(fetched).size, fetched.length, 'each piece once');
+
+  await visit(web.url);
+  const second = await run(ask('Name a color.', false));
+  assert.equal(second.status, 'complete', `the answer after a reload: ${JSON.stringify(second)}`);
+  assert.ok(second.text.trim().length > 0);
+  assert.deepEqual(second.alerts, []);
+  assert.deepEqual(pieces().slice(fetched.length), [], 'no model bytes on the second visit');
+
+  // Stop, as soon as the answer has text: it ends as stopped, and what came stays.
+  const stopped = await run(`async () => {
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    const until = async (f, what) => {
+      for (const end = Date.now() + 120000; ; await sleep(20)) {
+        const v = f();
+        if (v) return v;
+        if (Date.now() > end) throw new Error('timed out waiting for ' + what);
+      }
+    };
+    const box = document.querySelector('#composer-input');
+    const answers = () => document.querySelectorAll('article[data-role="assistant"]');
+    const before = answers().length;
+    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, 'Write a long story about a dragon who learns to bake bread.');
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    await sleep(100);
+    [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Send').click();
+    const last = () => {
+      const a = answers();
+      return a.length > before ? a[a.length - 1] : null;
+    };
+    const text = () => last()?.querySelector('.content, .markdown, .plain')?.textContent.trim() ?? '';
+    await until(() => text().length > 0, 'the first words');
+    (await until(() => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Stop'), 'Stop')).click();
+    await until(() => ['complete', 'incomplete', 'error', 'stopped'].includes(last()?.dataset.status), 'the end');
+    const words = text();
+    await sleep(1500);
+    return { status: last().dataset.status, words, later: text() };
+  }`);
+  assert.equal(stopped.status, 'stopped', JSON.stringify(stopped));
+  assert.ok(stopped.words.length > 0, 'what came before Stop stays');
+  assert.equal(stopped.later, stopped.words, 'nothing arrives after Stop');
+});
