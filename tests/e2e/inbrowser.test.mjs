@@ -219,7 +219,7 @@ test('the in-browser model where the browser will not keep it: it answers from m
   });
 });
 
-test('a host without the model says so; a GGUF file picked from disk answers instead, stays after a reload, and a file that is no model is refused', async (t) => {
+test('a host without the model says so; a GGUF file picked from disk answers instead, stays after a reload, and a file that is no model or over 2 GB is refused', async (t) => {
   // This copy of dist/ leaves the model's pieces out, as a host may.
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satori-nomodel-'));
   fs.cpSync(DIST, root, { recursive: true, filter: (src) => !src.startsWith(path.join(DIST, 'model')) });
@@ -264,6 +264,19 @@ test('a host without the model says so; a GGUF file picked from disk answers ins
       await poll(async () => /“notes\.gguf” cannot run in the browser/.test(await error.innerText().catch(() => '')), { message: 'the file refused' });
       await poll(async () => (await note.innerText()) === 'Model: the built-in SmolLM2-135M.', { message: 'nothing changed' });
       assert.equal(await dialog.getByRole('button', byName('Use the built-in model')).isVisible(), false);
+      // A file over 2 GB (and the model's state) would not fit in wasm's 4 GB: refused from its
+      // size, before a byte is read. Made in the page from one megabyte referenced 2 100 times.
+      await poll(() => file.isEnabled(), { message: 'the model file input enabled' });
+      await file.evaluate((input) => {
+        const mb = new Blob([new Uint8Array(1 << 20)]);
+        const data = new DataTransfer();
+        data.items.add(new File(Array(2100).fill(mb), 'huge.gguf'));
+        input.files = data.files;
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      await poll(async () => /“huge\.gguf” cannot run in the browser: it is 2203 MB, and at most 2147 MB fit in its memory\./.test(await error.innerText().catch(() => '')),
+        { message: `the huge file refused (${await error.innerText().catch(() => '')})` });
+      await poll(async () => (await note.innerText()) === 'Model: the built-in SmolLM2-135M.', { message: 'nothing changed' });
 
       // The real model file: checked, kept, in use at once.
       await pickFile(file, gguf);
