@@ -2,7 +2,8 @@
 // driven by WebKitWebDriver over W3C WebDriver; both installed by scripts/setup.sh) on a virtual
 // X display (Xvfb), on plain static hosting (not cross-origin isolated). No server: the first
 // message gets the first-run offer, the click downloads the model and the answer streams in; a
-// second visit answers from the Cache API with no model bytes fetched; Stop halts an answer.
+// second visit answers from the Cache API with no model bytes fetched; Stop halts an answer. With
+// JavaScriptCore's WebAssembly SIMD turned off, the model says this browser cannot run it.
 // This is WebKitGTK, not Safari itself: same engine (WebCore, JavaScriptCore and its
 // WebAssembly SIMD), other shell, newer than Safari 16.4.
 import { test, before, after } from 'node:test';
@@ -19,8 +20,8 @@ const DRIVER = process.env.SATORI_WEBKITDRIVER ?? 'WebKitWebDriver';
 
 let web = null;
 let xvfb = null;
-let driver = null;
-let session = null;
+let display = null;
+let webkit = null;
 
 /** Ends a process this file started (by its process id) and waits for it to exit. */
 function stop(child) {
@@ -51,17 +52,21 @@ function startXvfb() {
   });
 }
 
-/** WebKitWebDriver on a free port, a MiniBrowser session; resolves to `call(method, path, body)`. */
-async function startWebKit(display) {
+/**
+ * WebKitWebDriver on a free port with `env` added (JavaScriptCore reads `JSC_*` options from it),
+ * and a MiniBrowser session: `{ run, visit, close }`. `close` ends the session and the driver;
+ * it is safe to call after a failure halfway.
+ */
+async function openWebKit(env = {}) {
   try {
     execFileSync('which', [DRIVER], { stdio: 'ignore' });
   } catch {
     throw new Error(`${DRIVER} not found: run scripts/setup.sh (installs Debian's webkit2gtk-driver) or set SATORI_WEBKITDRIVER`);
   }
   const port = await freePort();
-  driver = spawn(DRIVER, [`--port=${port}`, '--host=127.0.0.1'], {
+  const driver = spawn(DRIVER, [`--port=${port}`, '--host=127.0.0.1'], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, DISPLAY: display },
+    env: { ...process.env, ...env, DISPLAY: display },
   });
   let said = '';
   driver.stderr.on('data', (d) => { said += d; });
@@ -76,55 +81,68 @@ async function startWebKit(display) {
     if (!r.ok) throw new Error(`${method} ${path}: ${m.value?.error}: ${m.value?.message} ${said.slice(-300)}`);
     return m.value;
   };
-  for (const end = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 100))) {
-    try {
-      if ((await call('GET', '/status')).ready) break;
-    } catch (e) {
-      if (Date.now() > end) throw new Error(`WebKitWebDriver did not answer: ${e.message} ${said.slice(-500)}`);
+  let session = null;
+  const close = async () => {
+    if (session) await call('DELETE', session).catch(() => {});
+    session = null;
+    await stop(driver);
+  };
+  try {
+    for (const end = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 100))) {
+      try {
+        if ((await call('GET', '/status')).ready) break;
+      } catch (e) {
+        if (Date.now() > end) throw new Error(`WebKitWebDriver did not answer: ${e.message} ${said.slice(-500)}`);
+      }
     }
+    const created = await call('POST', '/session', {
+      capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } },
+    });
+    session = `/session/${created.sessionId}`;
+    await call('POST', `${session}/timeouts`, { script: 300_000 });
+  } catch (e) {
+    await close();
+    throw e;
   }
-  const created = await call('POST', '/session', {
-    capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } },
-  });
-  session = `/session/${created.sessionId}`;
-  await call('POST', `${session}/timeouts`, { script: 300_000 });
-  return call;
+  /** Runs `fn` (a function's source, no arguments, may be async) in the page; its JSON result. */
+  const run = async (fn) => {
+    const script = `const done = arguments[arguments.length - 1];
+      (${fn})().then((v) => done({ ok: JSON.stringify(v) }), (e) => done({ error: String(e) + ' at ' + (e && e.stack) }));`;
+    const r = await call('POST', `${session}/execute/async`, { script, args: [] });
+    if (r.error) {
+      const shot = await call('GET', `${session}/screenshot`).catch(() => null);
+      if (shot) {
+        fs.mkdirSync(artifactsDir(), { recursive: true });
+        fs.writeFileSync(path.join(artifactsDir(), 'webkit-failure.png'), Buffer.from(shot, 'base64'));
+      }
+      throw new Error(`in WebKit: ${r.error.slice(0, 800)}`);
+    }
+    return JSON.parse(r.ok);
+  };
+  const visit = (url) => call('POST', `${session}/url`, { url });
+  return { run, visit, close };
 }
 
-let webkit = null;
+// The smallest module with a SIMD instruction (as the model's worker checks).
+const HAS_SIMD = 'async () => WebAssembly.validate(new Uint8Array([0,97,115,109,1,0,0,0,1,5,1,96,0,1,123,3,2,1,0,10,10,1,8,0,65,0,253,15,253,98,11]))';
 
 before(async () => {
   web = await startStatic({ root: requireDist(), prefix: '/' });
-  webkit = await startWebKit(await startXvfb());
+  display = await startXvfb();
+  webkit = await openWebKit();
 });
 
 after(async () => {
-  if (session) await webkit('DELETE', session).catch(() => {});
-  await stop(driver);
+  await webkit?.close();
   await stop(xvfb);
   await web?.close();
 });
 
-/** Runs `fn` (a function's source, no arguments, may be async) in the page; its JSON result. */
-async function run(fn) {
-  const script = `const done = arguments[arguments.length - 1];
-    (${fn})().then((v) => done({ ok: JSON.stringify(v) }), (e) => done({ error: String(e) + ' at ' + (e && e.stack) }));`;
-  const r = await webkit('POST', `${session}/execute/async`, { script, args: [] });
-  if (r.error) {
-    const shot = await webkit('GET', `${session}/screenshot`).catch(() => null);
-    if (shot) fs.writeFileSync(path.join(artifactsDir(), 'webkit-failure.png'), Buffer.from(shot, 'base64'));
-    throw new Error(`in WebKit: ${r.error.slice(0, 800)}`);
-  }
-  return JSON.parse(r.ok);
-}
-
-const visit = (url) => webkit('POST', `${session}/url`, { url });
-
 test('WebKit (WebKitGTK), no server, not cross-origin isolated: the in-browser model is offered, downloads and answers; a second visit answers from the cache; Stop halts an answer', async () => {
+  const { run, visit } = webkit;
   await visit(web.url);
-  const engine = await run('async () => ({ ua: navigator.userAgent, simd: WebAssembly.validate(new Uint8Array([0,97,115,109,1,0,0,0,1,5,1,96,0,1,123,3,2,1,0,10,10,1,8,0,65,0,253,15,253,98,11])) })');
-  assert.match(engine.ua, /AppleWebKit\//);
-  assert.equal(engine.simd, true, 'WebAssembly SIMD in this WebKit');
+  assert.match(await run('async () => navigator.userAgent'), /AppleWebKit\//);
+  assert.equal(await run(HAS_SIMD), true, 'WebAssembly SIMD in this WebKit');
   const first = await run(ask('What is the capital of France?', true));
   assert.match(first.offered ?? '', /^Use the in-browser model \(\d+ MB download\)$/);
   assert.equal(first.isolated, false);
@@ -178,4 +196,35 @@ test('WebKit (WebKitGTK), no server, not cross-origin isolated: the in-browser m
   assert.equal(stopped.status, 'stopped', JSON.stringify(stopped));
   assert.ok(stopped.words.length > 0, 'what came before Stop stays');
   assert.equal(stopped.later, stopped.words, 'nothing arrives after Stop');
+});
+
+test('WebKit without WebAssembly SIMD (JavaScriptCore started with useWasmSIMD off): the in-browser model says plainly that this browser cannot run it, and fetches none of it', async () => {
+  const bare = await openWebKit({ JSC_useWasmSIMD: '0' });
+  try {
+    const before = web.requests.length;
+    await bare.visit(web.url);
+    assert.equal(await bare.run(HAS_SIMD), false, 'SIMD turned off');
+    const said = await bare.run(`async () => {
+      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+      const until = async (f, what) => {
+        for (const end = Date.now() + 120000; ; await sleep(100)) {
+          const v = f();
+          if (v) return v;
+          if (Date.now() > end) throw new Error('timed out waiting for ' + what);
+        }
+      };
+      const box = await until(() => document.querySelector('#composer-input'), 'the composer');
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, 'Hello?');
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      await sleep(100);
+      [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Send').click();
+      (await until(() => [...document.querySelectorAll('button')].find((b) => b.textContent.startsWith('Use the in-browser model')), 'the offer')).click();
+      const alert = () => [...document.querySelectorAll('[role="alert"]')].map((a) => a.innerText).find((t) => t.includes('SIMD'));
+      return await until(alert, 'the alert');
+    }`);
+    assert.equal(said.split('\n')[0], 'This browser cannot run the in-browser model: it lacks WebAssembly SIMD (Chrome 91, Firefox 89 and Safari 16.4 have it). Choose a server in Settings.');
+    assert.deepEqual(web.requests.slice(before).filter((u) => /\/model\/[^/]+\.bin$/.test(u)), [], 'no model bytes fetched');
+  } finally {
+    await bare.close();
+  }
 });
