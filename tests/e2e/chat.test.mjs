@@ -101,6 +101,27 @@ test('Shift+Enter inserts a newline instead of sending', async (t) => {
   });
 });
 
+test('an Enter that picks an input method\'s word does not send: while composing, and in Safari\'s order (composition ended, key code 229)', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    const box = messageBox(page);
+    await box.fill('你好');
+    for (const init of [{ isComposing: true }, { keyCode: 229 }]) {
+      const sent = await box.evaluate((el, init) => !el.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true, ...init })), init);
+      assert.equal(sent, false, `the Enter of ${JSON.stringify(init)} left alone (not prevented)`);
+    }
+    await sleep(300); // give a wrongly sent message a chance to show up
+    assert.equal(await articles(page, 'user').count(), 0, 'the word-picking Enter must not send');
+    assert.equal(e2e.fake.chatRequests().length, 0);
+    assert.equal(await box.inputValue(), '你好');
+
+    await box.press('Enter');
+    await poll(async () => (await articles(page, 'assistant').count()) === 1, { message: 'the reply' });
+    await waitIdle(page);
+    assert.equal(e2e.fake.chatRequests().at(-1).body.messages.at(-1).content, '你好');
+  });
+});
+
 test('reasoning is shown in a collapsed "Reasoning" details, the answer outside it', async (t) => {
   await e2e.open(t, async ({ page }) => {
     await setup(page);

@@ -46,7 +46,8 @@ pub fn App() -> impl IntoView {
     // messages of a long chat that are not drawn: Ctrl+F offers "Search chats" then.
     use crate::ui::components::conversation;
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-        let free = app.overlay.dialog.get_untracked().is_none() && !ev.is_composing();
+        let free = app.overlay.dialog.get_untracked().is_none()
+            && !crate::ui::components::composer::composing(&ev);
         let find =
             (ev.ctrl_key() || ev.meta_key()) && !ev.alt_key() && ev.key().eq_ignore_ascii_case("f");
         if free && ev.key() == "Escape" && chat::is_streaming(&app) {

@@ -40,7 +40,7 @@ pub fn Composer() -> impl IntoView {
                     app.set_draft(event_target_value(&ev));
                 }
                 on:keydown=move |ev| {
-                    if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                    if ev.key() == "Enter" && !ev.shift_key() && !composing(&ev) {
                         ev.prevent_default();
                         if !streaming() {
                             submit();
@@ -59,4 +59,12 @@ pub fn Composer() -> impl IntoView {
             </Show>
         </form>
     }
+}
+
+/// Whether a key belongs to an input method's composition (Chinese, Japanese, Korean): the
+/// Enter that picks a word must not send, nor Esc that cancels one stop a reply. Safari ends the
+/// composition before that key's `keydown`, which then says `isComposing: false` but keeps the
+/// composition's key code, 229.
+pub fn composing(ev: &web_sys::KeyboardEvent) -> bool {
+    ev.is_composing() || ev.key_code() == 229
 }
