@@ -70,7 +70,7 @@ if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then
   fi
   # WebKitGTK (MiniBrowser and WebKitWebDriver) on a virtual display: the in-browser model's
   # test in Safari's engine (tests/e2e/webkit.test.mjs).
-  if ! have WebKitWebDriver || [ ! -x /usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser ] || ! have Xvfb; then
+  if ! have WebKitWebDriver || ! ls /usr/lib/*/webkit2gtk-4.1/MiniBrowser >/dev/null 2>&1 || ! have Xvfb; then
     log "installing WebKitGTK's WebDriver and Xvfb"
     sudo_if_needed apt-get update -qq
     sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends webkit2gtk-driver xvfb

@@ -169,8 +169,8 @@ fn messages_of(case: &Value) -> Vec<(&str, &str)> {
 /// The greedy answers of the recorded chats, by one engine (so a chat reuses the cache of the
 /// default system prompt it shares with the one before), compared with llama.cpp's: either of
 /// its two runs (plain, and with log-probabilities). Chats whose last message is in `unequal`
-/// are answered (for the cache) but not compared; at least three chats must be equal for all
-/// 16 tokens.
+/// are answered (for the cache) but not compared; the others must all be equal, six of them for
+/// all 16 tokens.
 fn greedy_answers_equal_llama_cpp_but(unequal: &[&str]) {
     let mut engine = Engine::load(model_bytes(), 512).unwrap();
     let cases = cases();
@@ -216,7 +216,10 @@ fn greedy_answers_equal_llama_cpp_but(unequal: &[&str]) {
         "greedy answers differ:\n{}",
         wrong.join("\n")
     );
-    assert!(full >= 3, "only {full} chats equal for 16 tokens");
+    // The haiku, photosynthesis, pancakes, rainbow, sky and cat (and the moon when it is
+    // compared); the first chat's matching run and the colors end sooner.
+    let expected = if unequal.is_empty() { 7 } else { 6 };
+    assert_eq!(full, expected, "chats equal for all 16 tokens");
 }
 
 /// The next turn of a chat reads only what is new, and answers exactly as a fresh engine does
@@ -344,7 +347,9 @@ fn log_probabilities_equal_llama_cpps() {
             assert!(model.step(&mut state, id));
         }
     }
-    assert!(steps >= 100, "{steps} tokens compared");
+    // llama-cpp-python leaves the end-of-answer token out of its log-probabilities: the two chats
+    // that end are compared up to it (the greedy test checks that they end).
+    assert_eq!(steps, 130, "tokens compared");
     println!("{steps} tokens: the largest difference is {worst:.4}");
 }
 

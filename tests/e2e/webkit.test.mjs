@@ -15,7 +15,11 @@ import path from 'node:path';
 import { artifactsDir, freePort, requireDist } from './support/env.mjs';
 import { ask } from './support/in-page.mjs';
 
-const MINIBROWSER = process.env.SATORI_MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+// Debian installs MiniBrowser under the architecture's library directory.
+const MINIBROWSER = process.env.SATORI_MINIBROWSER ?? (() => {
+  const found = fs.readdirSync('/usr/lib').map((d) => path.join('/usr/lib', d, 'webkit2gtk-4.1/MiniBrowser')).find((f) => fs.existsSync(f));
+  return found ?? 'MiniBrowser (not found under /usr/lib/*/webkit2gtk-4.1: run scripts/setup.sh or set SATORI_MINIBROWSER)';
+})();
 const DRIVER = process.env.SATORI_WEBKITDRIVER ?? 'WebKitWebDriver';
 
 let web = null;
@@ -23,12 +27,25 @@ let xvfb = null;
 let display = null;
 let webkit = null;
 
-/** Ends a process this file started (by its process id) and waits for it to exit. */
-function stop(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+/**
+ * Ends a process group this file started (by the leader's process id: WebKitWebDriver's group
+ * holds the MiniBrowser it launched and that browser's web and network processes): SIGTERM,
+ * then SIGKILL if it has not exited within 5 s.
+ */
+async function stop(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill();
-  return exited;
+  const signal = (name) => {
+    try {
+      process.kill(-child.pid, name);
+    } catch {
+      // already gone
+    }
+  };
+  signal('SIGTERM');
+  const timer = setTimeout(() => signal('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** Xvfb on the first free display; resolves to its name (`:N`). */
@@ -39,7 +56,7 @@ function startXvfb() {
     throw new Error('Xvfb not found: run scripts/setup.sh (installs Debian\'s xvfb)');
   }
   xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x900x24', '-nolisten', 'tcp'],
-    { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], detached: true });
   let said = '';
   xvfb.stderr.on('data', (d) => { said += d; });
   return new Promise((resolve, reject) => {
@@ -49,6 +66,7 @@ function startXvfb() {
       resolve(`:${String(d).trim()}`);
     });
     xvfb.once('exit', (code) => reject(new Error(`Xvfb exited (${code}): ${said.slice(-500)}`)));
+    xvfb.once('error', reject);
   });
 }
 
@@ -67,9 +85,11 @@ async function openWebKit(env = {}) {
   const driver = spawn(DRIVER, [`--port=${port}`, '--host=127.0.0.1'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, ...env, DISPLAY: display },
+    detached: true,
   });
   let said = '';
   driver.stderr.on('data', (d) => { said += d; });
+  driver.on('error', (e) => { said += `\n${e.message}`; });
   const base = `http://127.0.0.1:${port}`;
   const call = async (method, path, body) => {
     const r = await fetch(base + path, {
@@ -82,6 +102,8 @@ async function openWebKit(env = {}) {
     return m.value;
   };
   let session = null;
+  // Ending the session closes the browser; stopping the driver's process group ends whatever is
+  // left (a browser started by a session request that then failed, or a DELETE that failed).
   const close = async () => {
     if (session) await call('DELETE', session).catch(() => {});
     session = null;
@@ -99,7 +121,7 @@ async function openWebKit(env = {}) {
       capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } },
     });
     session = `/session/${created.sessionId}`;
-    await call('POST', `${session}/timeouts`, { script: 300_000 });
+    await call('POST', `${session}/timeouts`, { script: 600_000 }); // above the page's own waits
   } catch (e) {
     await close();
     throw e;
