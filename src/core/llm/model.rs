@@ -285,9 +285,12 @@ impl Model {
     }
 
     /// `out[b] = m · x[b]` for each quantized vector `x[b]` (`out` holds `x.len()` rows of
-    /// `m.rows` values). Four vectors at once share each weight row's decoding; each product is
-    /// computed exactly as alone.
+    /// `m.rows` values). Four vectors at once share each weight row's decoding, and one vector
+    /// is taken against two rows at once, which share its loads; each product is computed
+    /// exactly as alone.
     fn matmul(&self, m: &Mat, x: &[Q8], out: &mut [f32]) {
+        // Rows taken at once against one vector.
+        const ROWS: usize = 2;
         let n = x.len();
         let one = |row: &[u8], xq: &Q8| match m.dtype {
             DType::Q4_1 => quant::dot_q4_1(row, xq),
@@ -305,6 +308,19 @@ impl Model {
                 };
                 for (b, v) in four.into_iter().enumerate() {
                     out[b * m.rows + r] = v;
+                }
+            } else if n == 1 && r < m.rows / ROWS * ROWS {
+                if r % ROWS == 0 {
+                    let rows: [&[u8]; ROWS] = core::array::from_fn(|k| {
+                        &self.data
+                            [m.start + (r + k) * m.row_bytes..m.start + (r + k + 1) * m.row_bytes]
+                    });
+                    let many = match m.dtype {
+                        DType::Q4_1 => quant::dotr_q4_1(rows, &x[0]),
+                        DType::Q8_0 => quant::dotr_q8_0(rows, &x[0]),
+                        _ => unreachable!("checked at load"),
+                    };
+                    out[r..r + ROWS].copy_from_slice(&many);
                 }
             } else {
                 for (b, xq) in x.iter().enumerate() {

@@ -171,6 +171,16 @@ pub mod reference {
         x.map(|x| dot_q4_1(row, x))
     }
 
+    /// [`dot_q4_1`] of `R` rows with one vector.
+    pub fn dotr_q4_1<const R: usize>(rows: [&[u8]; R], x: &Q8) -> [f32; R] {
+        rows.map(|row| dot_q4_1(row, x))
+    }
+
+    /// [`dot_q8_0`] of `R` rows with one vector.
+    pub fn dotr_q8_0<const R: usize>(rows: [&[u8]; R], x: &Q8) -> [f32; R] {
+        rows.map(|row| dot_q8_0(row, x))
+    }
+
     /// [`dot_q8_0`] of one row with four vectors.
     pub fn dot4_q8_0(row: &[u8], x: [&Q8; 4]) -> [f32; 4] {
         x.map(|x| dot_q8_0(row, x))
@@ -178,7 +188,7 @@ pub mod reference {
 }
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-pub use reference::{dot4_q4_1, dot4_q8_0, dot_q4_1, dot_q8_0};
+pub use reference::{dot4_q4_1, dot4_q8_0, dot_q4_1, dot_q8_0, dotr_q4_1, dotr_q8_0};
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
@@ -326,6 +336,89 @@ mod simd {
         [0, 1, 2, 3].map(|b| hsum(a0[b], a1[b]))
     }
 
+    /// [`dot_q4_1`] of `R` rows with one vector (a reply's tokens, one at a time): the
+    /// activations of each block are loaded once for all rows, and each row's sums are made
+    /// exactly as [`dot_q4_1`] makes them.
+    pub fn dotr_q4_1<const R: usize>(rows: [&[u8]; R], x: &Q8) -> [f32; R] {
+        let t = f16_table();
+        let blocks = rows[0].len() / Q4_1_BYTES;
+        assert!(rows.iter().all(|r| r.len() == rows[0].len()));
+        assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks && x.s.len() >= blocks);
+        let mut a0 = [f32x4_splat(0.0); R];
+        let mut a1 = [f32x4_splat(0.0); R];
+        let mut summs = [0f32; R];
+        for i in 0..blocks {
+            // SAFETY: `x.w` holds 32 values per block (checked above); unaligned loads are
+            // allowed.
+            let y = unsafe {
+                let p = x.w.as_ptr().add(i * QK);
+                [0, 8, 16, 24].map(|k| v128_load(p.add(k) as *const v128))
+            };
+            for (r, row) in rows.iter().enumerate() {
+                let blk = &row[i * Q4_1_BYTES..(i + 1) * Q4_1_BYTES];
+                let (d, m) = (h(t, blk, 0), h(t, blk, 2));
+                summs[r] += m * x.s[i];
+                let dd = f32x4_splat(d * x.d[i]);
+                // SAFETY: a block has 16 bytes of nibbles after its 4 bytes of scales.
+                let q = unsafe { v128_load(blk.as_ptr().add(4) as *const v128) };
+                let q = i8x16_swizzle(q, PERM);
+                let lo = v128_and(q, u8x16_splat(0x0F));
+                let hi = u8x16_shr(q, 4);
+                let l0 = i32x4_add(
+                    i32x4_dot_i16x8(u16x8_extend_low_u8x16(lo), y[0]),
+                    i32x4_dot_i16x8(u16x8_extend_high_u8x16(lo), y[1]),
+                );
+                let l1 = i32x4_add(
+                    i32x4_dot_i16x8(u16x8_extend_low_u8x16(hi), y[2]),
+                    i32x4_dot_i16x8(u16x8_extend_high_u8x16(hi), y[3]),
+                );
+                a0[r] = f32x4_add(a0[r], f32x4_mul(dd, f32x4_convert_i32x4(l0)));
+                a1[r] = f32x4_add(a1[r], f32x4_mul(dd, f32x4_convert_i32x4(l1)));
+            }
+        }
+        core::array::from_fn(|r| hsum(a0[r], a1[r]) + summs[r])
+    }
+
+    /// [`dot_q8_0`] of `R` rows with one vector (see [`dotr_q4_1`]).
+    pub fn dotr_q8_0<const R: usize>(rows: [&[u8]; R], x: &Q8) -> [f32; R] {
+        let t = f16_table();
+        let blocks = rows[0].len() / Q8_0_BYTES;
+        assert!(rows.iter().all(|r| r.len() == rows[0].len()));
+        assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks);
+        let mut a0 = [f32x4_splat(0.0); R];
+        let mut a1 = [f32x4_splat(0.0); R];
+        for i in 0..blocks {
+            // SAFETY: as in `dotr_q4_1`.
+            let y = unsafe {
+                let p = x.w.as_ptr().add(i * QK);
+                [0, 8, 16, 24].map(|k| v128_load(p.add(k) as *const v128))
+            };
+            for (r, row) in rows.iter().enumerate() {
+                let blk = &row[i * Q8_0_BYTES..(i + 1) * Q8_0_BYTES];
+                let dd = f32x4_splat(h(t, blk, 0) * x.d[i]);
+                // SAFETY: a block has 32 bytes after its scale.
+                let (v0, v1) = unsafe {
+                    (
+                        v128_load(blk.as_ptr().add(2) as *const v128),
+                        v128_load(blk.as_ptr().add(18) as *const v128),
+                    )
+                };
+                let (v0, v1) = (i8x16_swizzle(v0, PERM), i8x16_swizzle(v1, PERM));
+                let l0 = i32x4_add(
+                    i32x4_dot_i16x8(i16x8_extend_low_i8x16(v0), y[0]),
+                    i32x4_dot_i16x8(i16x8_extend_high_i8x16(v0), y[1]),
+                );
+                let l1 = i32x4_add(
+                    i32x4_dot_i16x8(i16x8_extend_low_i8x16(v1), y[2]),
+                    i32x4_dot_i16x8(i16x8_extend_high_i8x16(v1), y[3]),
+                );
+                a0[r] = f32x4_add(a0[r], f32x4_mul(dd, f32x4_convert_i32x4(l0)));
+                a1[r] = f32x4_add(a1[r], f32x4_mul(dd, f32x4_convert_i32x4(l1)));
+            }
+        }
+        core::array::from_fn(|r| hsum(a0[r], a1[r]))
+    }
+
     /// ggml's `hsum_float_8` over lanes `a0` (0..4) and `a1` (4..8).
     fn hsum(a0: v128, a1: v128) -> f32 {
         let t = f32x4_add(a0, a1);
@@ -334,7 +427,7 @@ mod simd {
     }
 }
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-pub use simd::{dot4_q4_1, dot4_q8_0, dot_q4_1, dot_q8_0};
+pub use simd::{dot4_q4_1, dot4_q8_0, dot_q4_1, dot_q8_0, dotr_q4_1, dotr_q8_0};
 
 /// Row `i` of a `Q8_0` matrix with rows of `cols` values, as floats (an embedding).
 pub fn row_q8_0(data: &[u8], cols: usize, i: usize, out: &mut [f32]) {
