@@ -71,15 +71,19 @@ fn simd_dot_products_equal_the_plain_ones() {
             alone,
             "Q8_0 by four, case {case}"
         );
-        // Several rows against one vector: each as alone. The second and third rows are the
-        // first's blocks in other orders.
-        let turn = |v: &[u8], size: usize, by: usize| {
-            let mut w = v.to_vec();
-            w.rotate_left(by % blocks * size);
-            w
-        };
-        let (q4b, q4c) = (turn(&q4, Q4_1_BYTES, 1), turn(&q4, Q4_1_BYTES, 2));
-        let (q8b, q8c) = (turn(&q8, Q8_0_BYTES, 1), turn(&q8, Q8_0_BYTES, 2));
+        // Several rows against one vector: each as alone (the other rows fresh random blocks).
+        let (mut q4b, mut q4c, mut q8b, mut q8c) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..blocks {
+            for q in [&mut q4b, &mut q4c] {
+                q.extend(half_bytes(g.f(0.05)));
+                q.extend(half_bytes(g.f(0.5)));
+                q.extend((0..16).map(|_| g.next() as u8));
+            }
+            for q in [&mut q8b, &mut q8c] {
+                q.extend(half_bytes(g.f(0.05)));
+                q.extend((0..32).map(|_| g.next() as u8));
+            }
+        }
         let alone = [&q4, &q4b, &q4c].map(|r| quant::dot_q4_1(r, &xq).to_bits());
         assert_eq!(
             quant::dotr_q4_1([&q4[..], &q4b, &q4c], &xq).map(f32::to_bits),
@@ -96,6 +100,11 @@ fn simd_dot_products_equal_the_plain_ones() {
             quant::dotr_q8_0([&q8[..], &q8b, &q8c], &xq).map(f32::to_bits),
             alone,
             "Q8_0 by three rows, case {case}"
+        );
+        assert_eq!(
+            quant::dotr_q8_0([&q8[..], &q8b], &xq).map(f32::to_bits),
+            alone[..2],
+            "Q8_0 by two rows, case {case}"
         );
         let (a, b) = (quant::dot_q4_1(&q4, &xq), reference::dot_q4_1(&q4, &xq));
         assert_eq!(a.to_bits(), b.to_bits(), "Q4_1, case {case}: {a} vs {b}");

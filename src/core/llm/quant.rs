@@ -342,6 +342,7 @@ mod simd {
     pub fn dotr_q4_1<const R: usize>(rows: [&[u8]; R], x: &Q8) -> [f32; R] {
         let t = f16_table();
         let blocks = rows[0].len() / Q4_1_BYTES;
+        const { assert!(R > 0) };
         assert!(rows.iter().all(|r| r.len() == rows[0].len()));
         assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks && x.s.len() >= blocks);
         let mut a0 = [f32x4_splat(0.0); R];
@@ -383,6 +384,7 @@ mod simd {
     pub fn dotr_q8_0<const R: usize>(rows: [&[u8]; R], x: &Q8) -> [f32; R] {
         let t = f16_table();
         let blocks = rows[0].len() / Q8_0_BYTES;
+        const { assert!(R > 0) };
         assert!(rows.iter().all(|r| r.len() == rows[0].len()));
         assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks);
         let mut a0 = [f32x4_splat(0.0); R];
