@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { startStatic } from './support/static-server.mjs';
 import { freePort, requireDist } from './support/env.mjs';
 import { smollm2Gguf } from './support/llama.mjs';
-import { ask } from './support/in-page.mjs';
+import { ask, refusedAfterOffer } from './support/in-page.mjs';
 
 const { ws: WebSocket } = createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
 const FIREFOX = process.env.SATORI_FIREFOX ?? 'firefox-esr';
@@ -132,24 +132,7 @@ test('Firefox ESR: on a host without the model, a GGUF file picked in Settings i
     const context = contexts[0].context;
     await bidi('browsingContext.navigate', { context, url: bare.url, wait: 'complete' });
     // The offer is taken; the copy says it is served without the model.
-    const refused = await run(context, `async () => {
-      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-      const until = async (f, what) => {
-        for (const end = Date.now() + 120000; ; await sleep(200)) {
-          const v = f();
-          if (v) return v;
-          if (Date.now() > end) throw new Error('timed out waiting for ' + what);
-        }
-      };
-      const box = await until(() => document.querySelector('#composer-input'), 'the composer');
-      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, 'Hello?');
-      box.dispatchEvent(new Event('input', { bubbles: true }));
-      await sleep(100);
-      [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Send').click();
-      (await until(() => [...document.querySelectorAll('button')].find((b) => b.textContent.startsWith('Use the in-browser model')), 'the offer')).click();
-      const said = () => [...document.querySelectorAll('[role="alert"]')].map((a) => a.innerText).find((t) => t.includes('served without'));
-      return await until(said, 'the copy to say it has no model');
-    }`);
+    const refused = await run(context, refusedAfterOffer('served without'));
     assert.equal(refused.split('\n')[0], 'This copy of Satori is served without the in-browser model.');
     // Settings → "Model file (GGUF)": the file set over BiDi, as a user's pick.
     await run(context, `async () => {

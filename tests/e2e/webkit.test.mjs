@@ -13,7 +13,7 @@ import { startStatic } from './support/static-server.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { artifactsDir, freePort, requireDist } from './support/env.mjs';
-import { ask } from './support/in-page.mjs';
+import { ask, refusedAfterOffer, stopEarly } from './support/in-page.mjs';
 
 // Debian installs MiniBrowser under the architecture's library directory.
 const MINIBROWSER = process.env.SATORI_MINIBROWSER ?? (() => {
@@ -187,34 +187,7 @@ test('WebKit (WebKitGTK), no server, not cross-origin isolated: the in-browser m
   assert.deepEqual(pieces().slice(fetched.length), [], 'no model bytes on the second visit');
 
   // Stop, as soon as the answer has text: it ends as stopped, and what came stays.
-  const stopped = await run(`async () => {
-    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-    const until = async (f, what) => {
-      for (const end = Date.now() + 120000; ; await sleep(20)) {
-        const v = f();
-        if (v) return v;
-        if (Date.now() > end) throw new Error('timed out waiting for ' + what);
-      }
-    };
-    const box = document.querySelector('#composer-input');
-    const answers = () => document.querySelectorAll('article[data-role="assistant"]');
-    const before = answers().length;
-    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, 'Write a long story about a dragon who learns to bake bread.');
-    box.dispatchEvent(new Event('input', { bubbles: true }));
-    await sleep(100);
-    [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Send').click();
-    const last = () => {
-      const a = answers();
-      return a.length > before ? a[a.length - 1] : null;
-    };
-    const text = () => last()?.querySelector('.content, .markdown, .plain')?.textContent.trim() ?? '';
-    await until(() => text().length > 0, 'the first words');
-    (await until(() => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Stop'), 'Stop')).click();
-    await until(() => ['complete', 'incomplete', 'error', 'stopped'].includes(last()?.dataset.status), 'the end');
-    const words = text();
-    await sleep(1500);
-    return { status: last().dataset.status, words, later: text() };
-  }`);
+  const stopped = await run(stopEarly('Write a long story about a dragon who learns to bake bread.'));
   assert.equal(stopped.status, 'stopped', JSON.stringify(stopped));
   assert.ok(stopped.words.length > 0, 'what came before Stop stays');
   assert.equal(stopped.later, stopped.words, 'nothing arrives after Stop');
@@ -226,24 +199,7 @@ test('WebKit without WebAssembly SIMD (JavaScriptCore started with useWasmSIMD o
     const before = web.requests.length;
     await bare.visit(web.url);
     assert.equal(await bare.run(HAS_SIMD), false, 'SIMD turned off');
-    const said = await bare.run(`async () => {
-      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-      const until = async (f, what) => {
-        for (const end = Date.now() + 120000; ; await sleep(100)) {
-          const v = f();
-          if (v) return v;
-          if (Date.now() > end) throw new Error('timed out waiting for ' + what);
-        }
-      };
-      const box = await until(() => document.querySelector('#composer-input'), 'the composer');
-      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, 'Hello?');
-      box.dispatchEvent(new Event('input', { bubbles: true }));
-      await sleep(100);
-      [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Send').click();
-      (await until(() => [...document.querySelectorAll('button')].find((b) => b.textContent.startsWith('Use the in-browser model')), 'the offer')).click();
-      const alert = () => [...document.querySelectorAll('[role="alert"]')].map((a) => a.innerText).find((t) => t.includes('SIMD'));
-      return await until(alert, 'the alert');
-    }`);
+    const said = await bare.run(refusedAfterOffer('SIMD'));
     assert.equal(said.split('\n')[0], 'This browser cannot run the in-browser model: it lacks WebAssembly SIMD (Chrome 91, Firefox 89 and Safari 16.4 have it). Choose a server in Settings.');
     assert.deepEqual(web.requests.slice(before).filter((u) => /\/model\/[^/]+\.bin$/.test(u)), [], 'no model bytes fetched');
   } finally {
