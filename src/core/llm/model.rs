@@ -289,16 +289,33 @@ impl Model {
     /// is taken against two rows at once, which share its loads; each product is computed
     /// exactly as alone.
     fn matmul(&self, m: &Mat, x: &[Q8], out: &mut [f32]) {
-        // Rows taken at once against one vector.
-        const ROWS: usize = 2;
         let n = x.len();
         let one = |row: &[u8], xq: &Q8| match m.dtype {
             DType::Q4_1 => quant::dot_q4_1(row, xq),
             DType::Q8_0 => quant::dot_q8_0(row, xq),
             _ => unreachable!("checked at load"),
         };
+        let data = &self.data[m.start..m.start + m.rows * m.row_bytes];
+        if n == 1 {
+            let (pairs, rest) = data.split_at(m.rows / 2 * 2 * m.row_bytes);
+            for (two, o) in pairs
+                .chunks_exact(2 * m.row_bytes)
+                .zip(out.chunks_exact_mut(2))
+            {
+                let rows = [&two[..m.row_bytes], &two[m.row_bytes..]];
+                o.copy_from_slice(&match m.dtype {
+                    DType::Q4_1 => quant::dotr_q4_1(rows, &x[0]),
+                    DType::Q8_0 => quant::dotr_q8_0(rows, &x[0]),
+                    _ => unreachable!("checked at load"),
+                });
+            }
+            if !rest.is_empty() {
+                out[m.rows - 1] = one(rest, &x[0]);
+            }
+            return;
+        }
         for r in 0..m.rows {
-            let row = &self.data[m.start + r * m.row_bytes..m.start + (r + 1) * m.row_bytes];
+            let row = &data[r * m.row_bytes..(r + 1) * m.row_bytes];
             if n == 4 {
                 let xs = [&x[0], &x[1], &x[2], &x[3]];
                 let four = match m.dtype {
@@ -308,19 +325,6 @@ impl Model {
                 };
                 for (b, v) in four.into_iter().enumerate() {
                     out[b * m.rows + r] = v;
-                }
-            } else if n == 1 && r < m.rows / ROWS * ROWS {
-                if r % ROWS == 0 {
-                    let rows: [&[u8]; ROWS] = core::array::from_fn(|k| {
-                        &self.data
-                            [m.start + (r + k) * m.row_bytes..m.start + (r + k + 1) * m.row_bytes]
-                    });
-                    let many = match m.dtype {
-                        DType::Q4_1 => quant::dotr_q4_1(rows, &x[0]),
-                        DType::Q8_0 => quant::dotr_q8_0(rows, &x[0]),
-                        _ => unreachable!("checked at load"),
-                    };
-                    out[r..r + ROWS].copy_from_slice(&many);
                 }
             } else {
                 for (b, xq) in x.iter().enumerate() {
