@@ -1,4 +1,4 @@
-// The satori-tokens wasm module as a tokenizer for /work/shared/bench/tokbench/bench.mjs
+// The satori-tokens wasm module as a tokenizer for ../shared/bench/tokbench/bench.mjs
 // (`--extra`; the interface is documented at the top of bench.mjs). tokens-o200k.mjs and
 // tokens-cl100k.mjs pick the encoding. Expects, next to this file (tests/bench/tokens.sh lays
 // them out): pkg/ (wasm-bindgen --target web output of satori-tokens, after wasm-opt) and

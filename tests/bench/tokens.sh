@@ -4,13 +4,13 @@
 # load time, then runs the tokenizer benchmark (headless Chromium) for each encoding against
 # gpt-tokenizer and js-tiktoken. Extra arguments go to bench.mjs (e.g. --runs 3 --no-kinds).
 #   tests/bench/tokens.sh [bench.mjs args...]
-#   env: BENCH (default /work/shared/bench/tokbench/bench.mjs), OUT (results folder, default
+#   env: BENCH (default ../shared/bench/tokbench/bench.mjs beside the checkout), OUT (results folder, default
 #        target/tokbench-extra/results), CARGO_TARGET_DIR (default target)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
 cd "$ROOT"
-BENCH="${BENCH:-/work/shared/bench/tokbench/bench.mjs}"
+BENCH="${BENCH:-$ROOT/../shared/bench/tokbench/bench.mjs}"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 DIR="$ROOT/target/tokbench-extra"
 OUT="${OUT:-$DIR/results}"
