@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Writes the token tables of Satori's token counter (src/core/bpe/) from the ranks shipped by the
+// Writes the token tables of Satori's token counter (crates/core/src/bpe/) from the ranks shipped by the
 // npm package js-tiktoken (pinned in package.json; no network at run time):
 //
 //   node scripts/bpe-tables.mjs OUTDIR      ->  OUTDIR/o200k_base.bpe, OUTDIR/cl100k_base.bpe
 //
-// The format is documented in src/core/bpe/table.rs (the reader); in short: a header, the Unicode
+// The format is documented in crates/core/src/bpe/table.rs (the reader); in short: a header, the Unicode
 // general-category runs the pre-tokenizer needs (made here with JavaScript `\p{…}` / `\s`
 // regexes, so they are ECMAScript's — the same classes js-tiktoken and gpt-tokenizer match with),
 // then every token, by rank, as a single byte or as two earlier tokens whose bytes it joins,
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const FORMAT_VERSION = 1;
-// Split pattern ids (src/core/bpe/pretok.rs `Pattern`) and the exact js-tiktoken pattern each
+// Split pattern ids (crates/core/src/bpe/pretok.rs `Pattern`) and the exact js-tiktoken pattern each
 // stands for: the generator refuses to write a table whose pattern it does not know.
 const PATTERNS = {
   1: String.raw`('s|'S|'t|'T|'re|'rE|'Re|'RE|'ve|'vE|'Ve|'VE|'m|'M|'ll|'lL|'Ll|'LL|'d|'D)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
@@ -23,7 +23,7 @@ const PATTERNS = {
 };
 const ENCODINGS = { o200k_base: 2, cl100k_base: 1 };
 
-// Character classes (src/core/bpe/pretok.rs `Class`), tested in this order.
+// Character classes (crates/core/src/bpe/pretok.rs `Class`), tested in this order.
 const CLASSES = [
   ['newline', /[\r\n]/u], // 1
   ['space', /\s/u], // 2: ECMAScript \s other than \r \n

@@ -12,14 +12,14 @@ export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
 step() { printf '\n==== %s ====\n' "$*"; }
 
 step "cargo fmt --check"
-cargo fmt --check
+cargo fmt --check -p satori -p satori-core
 step "cargo clippy"
-cargo clippy --all-targets -- -D warnings
+cargo clippy --workspace --all-targets -- -D warnings
 step "native tests"
 # The exact tokenizer's tests read the token tables the build makes from npm's js-tiktoken.
 node scripts/bpe-tables.mjs "$ROOT/target/bpe"
-cargo test
-# The vendored markdown parser's own tests (its entity table is Satori's: src/vendor/pulldown-cmark/VENDORED.md).
+cargo test --workspace
+# The vendored markdown parser's own tests (its entity table is Satori's: vendor/pulldown-cmark/VENDORED.md).
 cargo test -p pulldown-cmark --lib
 step "the in-browser model against llama.cpp's greedy answers (release: a forward pass per token)"
 cargo test --release --test llm

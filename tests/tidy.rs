@@ -1,8 +1,10 @@
 //! Architecture invariants, checked on every `cargo test`:
-//! - `src/core/` is pure: no browser crates, no clock, no randomness, no IO.
-//! - `src/adapters/` does not depend on the UI framework.
-//! - No two modules of `src/` import each other, directly or around a longer loop (a module and
-//!   its own submodules excepted).
+//! - `crates/core/src/` is pure: no browser crates, no clock, no randomness, no IO.
+//! - Cargo resolves no browser crate into `satori-core` (`crates/core`), however deep.
+//! - `src/adapters/` does not depend on the UI framework; `src/shell/` neither, nor on `src/ui/`.
+//! - No two modules of `src/` and `crates/core/src/` import each other, directly or around a
+//!   longer loop (a module and its own submodules excepted), through `crate::`, `super::` or
+//!   `self::` paths, grouped imports expanded.
 //! - The wasm-bindgen version is the same in Cargo.toml, Cargo.lock and Trunk.toml.
 //!
 //! Two checks per file: every line is searched for forbidden names (which catches paths written
@@ -204,12 +206,66 @@ const CORE_MODULES: &[&str] = &[
 
 #[test]
 fn core_is_pure() {
-    let hits = offenders("src/core", CORE_NEEDLES, CORE_MODULES);
+    let hits = offenders("crates/core/src", CORE_NEEDLES, CORE_MODULES);
     assert!(
         hits.is_empty(),
-        "src/core must stay pure:\n{}",
+        "crates/core must stay pure:\n{}",
         hits.join("\n")
     );
+}
+
+/// Crates the core may not depend on, even through another crate.
+const BROWSER_CRATES: &[&str] = &[
+    "web-sys",
+    "js-sys",
+    "wasm-bindgen",
+    "leptos",
+    "gloo-timers",
+    "getrandom",
+];
+
+/// Every crate `package` depends on for the web build (normal and build dependencies, however
+/// deep), as Cargo resolves them.
+fn dependencies(package: &str) -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "tree",
+            "--offline",
+            "--prefix",
+            "none",
+            "-e",
+            "normal,build",
+        ])
+        .args(["--target", "wasm32-unknown-unknown", "-p", package])
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn cargo_keeps_the_core_free_of_browser_crates() {
+    let core = dependencies("satori-core");
+    assert!(core.iter().any(|c| c == "serde_json"), "{core:?}");
+    let found: Vec<&String> = core
+        .iter()
+        .filter(|c| BROWSER_CRATES.contains(&c.as_str()))
+        .collect();
+    assert!(found.is_empty(), "satori-core depends on {found:?}");
+    // The check sees a browser crate where there is one: the app's own tree has them.
+    let app = dependencies("satori");
+    for c in ["web-sys", "leptos", "satori-core"] {
+        assert!(app.iter().any(|a| a == c), "{c} not in the app's tree");
+    }
 }
 
 #[test]
@@ -222,6 +278,20 @@ fn adapters_do_not_use_the_ui_framework() {
     assert!(
         hits.is_empty(),
         "adapters must not depend on the UI:\n{}",
+        hits.join("\n")
+    );
+}
+
+#[test]
+fn the_shell_does_not_use_the_ui() {
+    let hits = offenders(
+        "src/shell",
+        &["leptos", "crate::ui"],
+        &["leptos", "crate::ui"],
+    );
+    assert!(
+        hits.is_empty(),
+        "src/shell must not depend on Leptos or the UI:\n{}",
         hits.join("\n")
     );
 }
@@ -315,46 +385,137 @@ fn wasm_bindgen_versions_agree() {
     );
 }
 
-/// The module path of a source file: `src/ui/chat.rs` is `ui::chat`, `src/core/turn/mod.rs`
-/// is `core::turn`.
-fn module_of(path: &Path) -> String {
-    let rel = path.strip_prefix("src").unwrap_or(path);
-    let mut parts: Vec<String> = rel
-        .with_extension("")
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+/// The module path of a source file below `root` (a crate's `src`), in `prefix`'s namespace:
+/// `src/ui/chat.rs` is `ui::chat`; with prefix `core`, `crates/core/src/turn/mod.rs` is
+/// `core::turn` and `crates/core/src/lib.rs` is `core`.
+fn module_of(root: &Path, prefix: &str, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut parts: Vec<String> = prefix
+        .split("::")
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
         .collect();
-    if parts.last().is_some_and(|p| p == "mod" || p == "lib") {
+    parts.extend(
+        rel.with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts
+        .last()
+        .is_some_and(|p| p == "mod" || p == "lib" || p == "main")
+    {
         parts.pop();
     }
     parts.join("::")
 }
 
-/// Modules of the crate that `text` refers to through `crate::` paths, written out in code or
-/// imported (grouped imports expanded), each resolved to the longest known module.
-fn referenced_modules(text: &str, known: &[String]) -> Vec<String> {
-    let mut paths: Vec<String> = imported_paths(text).into_iter().map(|(_, p)| p).collect();
+/// `path` (as written in `module`) made absolute in the crate's namespace: `crate::` is the
+/// crate's `prefix`, each `super::` one module up, `self::` the module itself. Other paths
+/// (other crates, `std`) give `None`.
+fn absolute(path: &str, module: &str, prefix: &str) -> Option<String> {
+    let join = |base: &str, rest: &str| match (base.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_string(),
+        (false, true) => base.to_string(),
+        (false, false) => format!("{base}::{rest}"),
+    };
+    if let Some(rest) = path.strip_prefix("crate::") {
+        return Some(join(prefix, rest));
+    }
+    let mut base: Vec<&str> = module.split("::").filter(|p| !p.is_empty()).collect();
+    let mut rest = path;
+    let mut relative = false;
+    loop {
+        if let Some(r) = rest.strip_prefix("super::") {
+            base.pop()?;
+            rest = r;
+            relative = true;
+        } else if let Some(r) = rest.strip_prefix("self::") {
+            rest = r;
+            relative = true;
+        } else {
+            break;
+        }
+    }
+    relative.then(|| join(&base.join("::"), rest))
+}
+
+/// The inline module (`mod tests { … }`) each line of `text` is in, as the names to add to the
+/// file's module. Braces are counted per line, outside comments.
+fn inline_modules(text: &str) -> Vec<Vec<String>> {
+    let mut open: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut out = Vec::new();
     for line in text.lines() {
         let code = line.split("//").next().unwrap_or("");
-        for (i, _) in code.match_indices("crate::") {
-            let tail: String = code[i..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
-                .collect();
-            // `crate::ui::{…}` is a use tree, expanded above.
-            if !tail.ends_with("::") {
-                paths.push(tail);
+        let head = code.trim_start();
+        let head = head.strip_prefix("pub ").unwrap_or(head);
+        if let Some(name) = head.strip_prefix("mod ").and_then(|r| r.strip_suffix('{')) {
+            open.push((name.trim().to_string(), depth));
+        }
+        out.push(open.iter().map(|(n, _)| n.clone()).collect());
+        for c in code.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth = depth.saturating_sub(1);
+                    if open.last().is_some_and(|(_, d)| *d == depth) {
+                        open.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Modules of the crate that `text` (the file of `module`, in a crate whose root is `prefix`)
+/// refers to through `crate::`, `super::` or `self::` paths, written out in code or imported
+/// (grouped imports expanded), each resolved to the longest known module.
+fn referenced_modules(text: &str, module: &str, prefix: &str, known: &[String]) -> Vec<String> {
+    let inline = inline_modules(text);
+    let scope = |line: usize| -> String {
+        let mut m = module.to_string();
+        for name in inline.get(line.saturating_sub(1)).into_iter().flatten() {
+            m = if m.is_empty() {
+                name.clone()
+            } else {
+                format!("{m}::{name}")
+            };
+        }
+        m
+    };
+    let mut paths: Vec<(String, String)> = imported_paths(text)
+        .into_iter()
+        .map(|(n, p)| (scope(n), p))
+        .collect();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for start in ["crate::", "super::", "self::"] {
+            for (i, _) in code.match_indices(start) {
+                let before = code[..i].chars().next_back();
+                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                let tail: String = code[i..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                // `crate::ui::{…}` is a use tree, expanded above.
+                if !tail.ends_with("::") {
+                    paths.push((scope(n + 1), tail));
+                }
             }
         }
     }
     let mut out = Vec::new();
-    for p in paths {
-        let Some(p) = p.strip_prefix("crate::") else {
+    for (scope, p) in paths {
+        let Some(p) = absolute(&p, &scope, prefix) else {
             continue;
         };
         let best = known
             .iter()
-            .filter(|m| is_within(p, m))
+            .filter(|m| is_within(&p, m))
             .max_by_key(|m| m.len());
         if let Some(m) = best {
             if !out.contains(m) {
@@ -406,24 +567,44 @@ fn cycles(edges: &[(String, Vec<String>)]) -> Vec<Vec<String>> {
     found
 }
 
+/// The crates whose modules are checked for cycles: each one's source folder and the name its
+/// modules go by (the app re-exports the core crate as `satori::core`).
+const CRATES: &[(&str, &str)] = &[("src", ""), ("crates/core/src", "core")];
+
 #[test]
 fn no_import_cycles() {
-    let files = rust_files(Path::new("src"));
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files: Vec<(PathBuf, &str, String)> = CRATES
+        .iter()
+        .flat_map(|(dir, prefix)| {
+            let root = manifest.join(dir);
+            rust_files(&root)
+                .into_iter()
+                .map(move |f| {
+                    let m = module_of(&root, prefix, &f);
+                    (f, *prefix, m)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let known: Vec<String> = files
         .iter()
-        .map(|f| module_of(f))
+        .map(|(_, _, m)| m.clone())
         .filter(|m| !m.is_empty())
         .collect();
+    assert!(
+        known.iter().any(|m| m == "core::transfer::import"),
+        "{known:?}"
+    );
     let edges: Vec<(String, Vec<String>)> = files
         .iter()
-        .map(|f| {
+        .map(|(f, prefix, from)| {
             let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("read {f:?}: {e}"));
-            let from = module_of(f);
-            let to = referenced_modules(&text, &known)
+            let to = referenced_modules(&text, from, prefix, &known)
                 .into_iter()
-                .filter(|t| *t != from)
+                .filter(|t| t != from)
                 .collect();
-            (from, to)
+            (from.clone(), to)
         })
         .collect();
     let found = cycles(&edges);
@@ -452,9 +633,34 @@ fn import_cycles_are_found() {
     .map(|s| s.to_string())
     .collect();
     assert_eq!(
-        referenced_modules("use crate::ui::{chat::send, state::{AppState, Live}};\nfn f() { crate::core::x::go(); }", &known),
+        referenced_modules("use crate::ui::{chat::send, state::{AppState, Live}};\nfn f() { crate::core::x::go(); }", "ui::components::a", "", &known),
         ["ui::chat", "ui::state", "core::x"]
     );
+    // In the core crate, `crate::` is `core`; `super::` and `self::` are relative to the file,
+    // and inside an inline `mod tests { … }` one level deeper.
+    assert_eq!(
+        referenced_modules("use crate::x::Y;\n", "core::z", "core", &known),
+        ["core::x"]
+    );
+    assert_eq!(
+        referenced_modules(
+            "use super::chat::{self, send};\nfn f() { self::a::g(); super::state::go(); }\n",
+            "ui::components",
+            "",
+            &known
+        ),
+        ["ui::chat", "ui::state", "ui::components::a"]
+    );
+    assert_eq!(
+        referenced_modules("use super::super::chat;\n", "ui::components::a", "", &known),
+        ["ui::chat"]
+    );
+    assert_eq!(
+        referenced_modules("fn f() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use super::super::b::B;\n}\nuse super::super::state;\n", "ui::components::a", "", &known),
+        ["ui::components::a", "ui::components::b", "ui::state"]
+    );
+    assert_eq!(absolute("super::x", "", ""), None, "above the crate root");
+    assert_eq!(absolute("std::fs", "ui::chat", ""), None, "another crate");
     let e = |from: &str, to: &[&str]| {
         (
             from.to_string(),
@@ -481,4 +687,43 @@ fn import_cycles_are_found() {
     );
     // A module and its own parent are not a cycle.
     assert!(cycles(&[e("ui", &["ui::chat"]), e("ui::chat", &["ui"])]).is_empty());
+    // A cycle written only with `super::` paths, as in one folder of the core crate: found.
+    let known: Vec<String> = [
+        "core::t",
+        "core::t::import",
+        "core::t::apps",
+        "core::t::error",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let file = |m: &str, text: &str| {
+        let to = referenced_modules(text, m, "core", &known)
+            .into_iter()
+            .filter(|t| t != m)
+            .collect::<Vec<_>>();
+        (m.to_string(), to)
+    };
+    let found = cycles(&[
+        file("core::t::import", "fn read() { super::apps::read(); }\n"),
+        file("core::t::apps", "use super::import::ImportError;\n"),
+        file("core::t::error", "pub enum ImportError {}\n"),
+    ]);
+    assert_eq!(
+        found,
+        [vec![
+            "core::t::apps".to_string(),
+            "core::t::import".to_string()
+        ]]
+    );
+    // With the error in a module of its own, no cycle.
+    let found = cycles(&[
+        file(
+            "core::t::import",
+            "use super::error::ImportError;\nfn read() { super::apps::read(); }\n",
+        ),
+        file("core::t::apps", "use super::error::ImportError;\n"),
+        file("core::t::error", "pub enum ImportError {}\n"),
+    ]);
+    assert!(found.is_empty(), "{found:?}");
 }

@@ -336,7 +336,7 @@ async fn chats_in_parts_are_written_read_packed_and_removed_whole() {
     store
         .set(persist::KEY_INDEX, &persist::encode_index(&index))
         .unwrap();
-    assert_eq!(satori::ui::compact::pack_resting(0, None).await, Ok(1));
+    assert_eq!(satori::shell::compact::pack_resting(0, None).await, Ok(1));
     assert_eq!(parts_stored(), 0);
     let packed = store.chat("p").unwrap().unwrap();
     assert_eq!(packed.count, None);
@@ -415,7 +415,7 @@ async fn version_1_records_are_packed_verified_and_read_back() {
     for (k, v) in &fixture {
         store.set(k, v.as_str().unwrap()).unwrap();
     }
-    assert_eq!(satori::ui::compact::pack_resting(0, None).await, Ok(2));
+    assert_eq!(satori::shell::compact::pack_resting(0, None).await, Ok(2));
     for (key, value) in &fixture {
         let stored = store.get(key).unwrap().unwrap();
         let json = value.as_str().unwrap();
@@ -427,7 +427,7 @@ async fn version_1_records_are_packed_verified_and_read_back() {
         }
     }
     assert_eq!(
-        satori::ui::compact::pack_resting(0, None).await,
+        satori::shell::compact::pack_resting(0, None).await,
         Ok(0),
         "nothing twice"
     );

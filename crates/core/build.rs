@@ -1,5 +1,5 @@
 //! Build script: reads every prompt file under `prompts/` (or `$SATORI_PROMPTS_DIR`), validates
-//! it with the same code the app uses for user templates (`src/core/prompts/`), and embeds the
+//! it with the same code the app uses for user templates (`crates/core/src/prompts/`), and embeds the
 //! result as JSON, so the app ships no YAML parser. `agents.yaml` holds the templates; every
 //! other `*.yaml` file holds fragments. Any problem stops the build with `file:line:column`,
 //! the key and what is wrong.
@@ -8,19 +8,19 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 #[allow(dead_code)]
-#[path = "src/core/prompts/node.rs"]
+#[path = "src/prompts/node.rs"]
 mod node;
 #[allow(dead_code)]
-#[path = "src/core/prompts/template.rs"]
+#[path = "src/prompts/template.rs"]
 mod template;
 #[allow(dead_code)]
-#[path = "src/core/prompts/text.rs"]
+#[path = "src/prompts/text.rs"]
 mod text;
 #[allow(dead_code)]
-#[path = "src/core/prompts/validate.rs"]
+#[path = "src/prompts/validate.rs"]
 mod validate;
 #[allow(dead_code)]
-#[path = "src/core/prompts/yaml.rs"]
+#[path = "src/prompts/yaml.rs"]
 mod yaml;
 
 use template::{Library, Template};
@@ -54,9 +54,13 @@ fn show(d: Vec<Diagnostic>) -> Vec<String> {
 
 fn main() {
     println!("cargo:rerun-if-env-changed=SATORI_PROMPTS_DIR");
+    // Paths are the workspace's (this crate is `crates/core`), as are the names in messages.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::env::set_current_dir(&root)
+        .unwrap_or_else(|e| fail(&[format!("{}: cannot enter: {e}", root.display())]));
     let dir =
         PathBuf::from(std::env::var("SATORI_PROMPTS_DIR").unwrap_or_else(|_| "prompts".into()));
-    println!("cargo:rerun-if-changed={}", dir.display());
+    println!("cargo:rerun-if-changed={}", root.join(&dir).display());
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| fail(&[format!("{}: cannot list: {e}", dir.display())]))
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -64,7 +68,7 @@ fn main() {
         .collect();
     files.sort();
     for f in &files {
-        println!("cargo:rerun-if-changed={}", f.display());
+        println!("cargo:rerun-if-changed={}", root.join(f).display());
     }
     let shown = |p: &Path| {
         format!(

@@ -1,4 +1,4 @@
-// Packed chat records (src/core/packed.rs).
+// Packed chat records (crates/core/src/packed.rs).
 // - z1: zlib (RFC 1950: DEFLATE with an Adler-32 checksum) with the browser's own compression
 //   streams, at native speed and with no wasm code. Read always; written only where the pack
 //   worker cannot run.

@@ -1,6 +1,6 @@
 //! Packing and unpacking chat records (`core::packed`): `z2` (bzip2) in the pack worker,
 //! `z1` (zlib) with the browser's compression streams (`compression.js`). Async: both are; saves
-//! never wait for them (records are packed in the background, see `ui::compact`).
+//! never wait for them (records are packed in the background, see `shell::compact`).
 
 use crate::adapters::js::JsError;
 use crate::core::packed::{self, Codec, Header};

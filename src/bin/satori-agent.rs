@@ -1,6 +1,6 @@
 //! The agent module: the tools agent mode offers the model and runs for it (the calculator, the
 //! clock, recall of earlier messages, the planner; `satori::core::agent`) and the tools of the MCP
-//! servers connected in Settings (`satori::ui::mcp`), as a wasm module of its own without
+//! servers connected in Settings (`satori::shell::mcp`), as a wasm module of its own without
 //! Leptos. The app loads it only for chats in agent mode, so plain chats never pay for it: the
 //! context module asks it for the tools to offer with each request ([`offered`]), and after
 //! each reply the app hands it the branch ([`next`]), which plans the step
@@ -15,7 +15,7 @@ use satori::core::context::ask::response_format;
 use satori::core::persist;
 use satori::core::session::{AgentConfig, Message, Role, ToolCall};
 use satori::core::settings::Settings;
-use satori::ui::mcp::Session;
+use satori::shell::mcp::Session;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -375,7 +375,7 @@ async fn conform(
                     body["response_format"] = response_format(asked.name, &asked.schema);
                 }
                 let reply =
-                    satori::ui::summarize::reply_text(asked.settings, &body.to_string(), signal)
+                    satori::shell::summarize::reply_text(asked.settings, &body.to_string(), signal)
                         .await;
                 match reply {
                     Ok(t) => t,

@@ -1,5 +1,5 @@
 //! The context module: the context pipeline (`satori::core::context`) and the shell around it
-//! (`satori::ui::context_shell`: server probes, token counts, the estimator's corrections,
+//! (`satori::shell::context`: server probes, token counts, the estimator's corrections,
 //! reports), as a wasm module of its own without Leptos. The app loads it when the user starts
 //! typing (or when a request is built) and asks it to build every request, so none of it is on
 //! the first-load path. Its state (counts, corrections, windows learned) lives for the page.
@@ -8,7 +8,7 @@
 use satori::core::context::ask::Ask;
 use satori::core::context::summary::SummaryRequest;
 use satori::core::settings::Settings;
-use satori::ui::context_shell;
+use satori::shell::context as context_shell;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -39,7 +39,7 @@ pub async fn prepare(ask: String) -> Result<String, String> {
     // Summaries wait (the app says why), and the inspector only shows that one is due.
     let keep = !ask.inspect && !ask.summaries_paused;
     let mut answer = context_shell::answer(ask, tools).await;
-    satori::ui::compact::after_request();
+    satori::shell::compact::after_request();
     if let Some(mut request) = answer.summary.take() {
         request.id = satori::adapters::clock::new_id();
         request.at = satori::adapters::clock::now_ms();
@@ -58,7 +58,7 @@ pub async fn prepare(ask: String) -> Result<String, String> {
 
 /// Make the summary due under `id` (an `Answer`'s `summary_due`) in the on-demand dialogs module
 /// (it holds the summarizer template, the fact guard and the summary calls; see
-/// `satori::ui::summarize`); `signal` (Stop) aborts it. Resolves to a `SummaryAnswer` as JSON.
+/// `satori::shell::summarize`); `signal` (Stop) aborts it. Resolves to a `SummaryAnswer` as JSON.
 #[wasm_bindgen]
 pub async fn summarize(id: String, signal: web_sys::AbortSignal) -> Result<String, String> {
     let due = DUE.with_borrow_mut(|due| {
@@ -72,24 +72,24 @@ pub async fn summarize(id: String, signal: web_sys::AbortSignal) -> Result<Strin
     let settings = serde_json::to_string(&settings).map_err(|e| e.to_string())?;
     satori::adapters::prompts_module::summarize(&request, &settings, &signal)
         .await
-        .map_err(|e| satori::ui::error_text::module_problem(&e))
+        .map_err(|e| satori::shell::error_text::module_problem(&e))
 }
 
 /// Send the request `ask` describes (a `TurnAsk` as JSON) and read the reply, telling
-/// `on_event(kind, a, b)` what arrives (see `satori::ui::turn_shell`); resolves to the
+/// `on_event(kind, a, b)` what arrives (see `satori::shell::turn`); resolves to the
 /// `Outcome` as JSON.
 #[wasm_bindgen]
 pub async fn turn(ask: String, on_event: js_sys::Function) -> Result<String, String> {
-    let ask: satori::ui::turn_shell::TurnAsk =
+    let ask: satori::shell::turn::TurnAsk =
         serde_json::from_str(&ask).map_err(|e| format!("bad request: {e}"))?;
-    let outcome = satori::ui::turn_shell::run(ask, on_event).await;
+    let outcome = satori::shell::turn::run(ask, on_event).await;
     serde_json::to_string(&outcome).map_err(|e| e.to_string())
 }
 
 /// Stop the turn writing reply `reply` (the partial text is kept).
 #[wasm_bindgen]
 pub fn stop_turn(reply: &str) {
-    satori::ui::turn_shell::stop(reply);
+    satori::shell::turn::stop(reply);
 }
 
 /// A reply's usage: the server counted `actual` prompt tokens for a request of `model` estimated
@@ -137,10 +137,10 @@ async fn offered() -> Result<serde_json::Value, satori::adapters::modules::Modul
 }
 
 /// Storage is full: pack every chat record but the open one (`open`, this tab's) now (see
-/// `satori::ui::compact`); resolves to how many were packed.
+/// `satori::shell::compact`); resolves to how many were packed.
 #[wasm_bindgen]
 pub async fn pack_now(open: String) -> Result<u32, String> {
-    satori::ui::compact::pack_resting(0, Some(&open))
+    satori::shell::compact::pack_resting(0, Some(&open))
         .await
         .map(|n| n as u32)
 }

@@ -1,7 +1,7 @@
 //! The markdown renderer as its own small wasm module, loaded by the app right after the composer
 //! is interactive, so the parser (pulldown-cmark and its tables) is not on the first-load path.
-//! It compiles `src/core/markdown.rs` directly (not the whole library), so nothing else is
-//! linked in. `scripts/build.sh` builds it into `dist/md-<hash>/`;
+//! It links only `satori_core::markdown` (the core crate, not the app library), so nothing else
+//! is linked in. `scripts/build.sh` builds it into `dist/md-<hash>/`;
 //! `src/adapters/markdown_module.rs` loads it.
 
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -11,9 +11,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
-#[allow(dead_code)]
-#[path = "../core/markdown.rs"]
-mod markdown;
+use satori_core::markdown;
 
 /// Render untrusted markdown to safe HTML (see `satori::core::markdown::render`).
 #[wasm_bindgen]

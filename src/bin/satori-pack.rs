@@ -1,13 +1,11 @@
-//! The packed chat records' codec (`src/core/bzpack.rs`, compiled directly so nothing else is
-//! linked in) as its own small wasm module, run in a worker (`src/web/pack-worker.js`): bzip2 over
+//! The packed chat records' codec (`satori_core::bzpack`: the core crate, not the app library, so
+//! nothing else is linked in) as its own small wasm module, run in a worker (`src/web/pack-worker.js`): bzip2 over
 //! a large chat takes the worker's time, never the page's. `scripts/build.sh` builds it into
 //! `dist/pack-<hash>/` with the worker; `src/adapters/compression.js` starts the worker.
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
-#[allow(dead_code)]
-#[path = "../core/bzpack.rs"]
-mod bzpack;
+use satori_core::bzpack;
 
 /// A packed record's body for the JSON record `json`, checked: it unpacks into `json` again.
 /// Answers `[body, compressed bytes]`.

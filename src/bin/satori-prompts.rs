@@ -213,7 +213,7 @@ pub async fn summarize(request: String, settings: String, signal: web_sys::Abort
         serde_json::from_str::<Settings>(&settings),
     ) {
         (Ok(request), Ok(settings)) => {
-            satori::ui::summarize::summarize(&request, &settings, &signal).await
+            satori::shell::summarize::summarize(&request, &settings, &signal).await
         }
         _ => SummaryAnswer::Failed("the summary request could not be read".into()),
     };

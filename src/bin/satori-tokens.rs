@@ -1,15 +1,13 @@
 //! The token counter as its own small wasm module, without Leptos: exact OpenAI token counts
-//! (o200k_base, cl100k_base). It compiles `src/core/bpe/` directly (not the whole library), so
-//! nothing else is linked in. The token tables (`o200k_base.bpe`, `cl100k_base.bpe`, made by
+//! (o200k_base, cl100k_base). It links only `satori_core::bpe` (the core crate, not the app
+//! library), so nothing else is linked in. The token tables (`o200k_base.bpe`, `cl100k_base.bpe`, made by
 //! `scripts/bpe-tables.mjs`) are static assets the page fetches and hands to [`load`]; an
 //! encoding counts once its table is loaded.
 
 use std::cell::RefCell;
 use wasm_bindgen::prelude::{wasm_bindgen, JsValue};
 
-#[allow(dead_code)]
-#[path = "../core/bpe/mod.rs"]
-mod bpe;
+use satori_core::bpe;
 
 /// Each encoding's piece cache: 65,536 index slots, 2 MB of piece bytes, 512 Ki ids (5 MB; the
 /// o200k_base table itself takes about 5.5 MB). Measured on 20,000 chat messages counted twice:

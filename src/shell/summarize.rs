@@ -209,10 +209,9 @@ async fn complete(
                 Ok(Some(bytes)) => Event::Bytes(bytes),
                 Ok(None) => Event::End,
                 Err(FetchError::Aborted) => Event::Aborted,
-                Err(e) => Event::Failed(crate::ui::turn_shell::to_api_error(
-                    e,
-                    settings.stall_seconds,
-                )),
+                Err(e) => {
+                    Event::Failed(crate::shell::turn::to_api_error(e, settings.stall_seconds))
+                }
             };
             queue.extend(turn.on(event, now()));
             continue;
@@ -227,10 +226,7 @@ async fn complete(
                     Ok(s) => stream = Some(s),
                     Err(FetchError::Aborted) => queue.extend(turn.on(Event::Aborted, now())),
                     Err(e) => queue.extend(turn.on(
-                        Event::Failed(crate::ui::turn_shell::to_api_error(
-                            e,
-                            settings.stall_seconds,
-                        )),
+                        Event::Failed(crate::shell::turn::to_api_error(e, settings.stall_seconds)),
                         now(),
                     )),
                 }

@@ -11,8 +11,8 @@ use crate::core::context::models::window_from_error;
 use crate::core::provider::error::{classify, not_a_stream, ApiError};
 use crate::core::session::AgentConfig;
 use crate::core::turn::{Alerted, Effect, Event, Outcome, Turn, TurnConfig};
-use crate::ui::context_shell::{learn, learn_window};
-use crate::ui::error_text::{describe, note_text, retry_status, ErrorContext};
+use crate::shell::context::{learn, learn_window};
+use crate::shell::error_text::{describe, note_text, retry_status, ErrorContext};
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -257,7 +257,7 @@ async fn drive(
                         .as_ref()
                         .is_some_and(crate::core::agent::refuses_format);
                 if refused_format {
-                    crate::ui::context_shell::refuse_format(&ask.base_url, &ask.model);
+                    crate::shell::context::refuse_format(&ask.base_url, &ask.model);
                 }
                 let alert = ending
                     .error

@@ -1,5 +1,5 @@
 //! Sending messages and running turns. A turn's request is built by the context module and also
-//! sent and read there ([`crate::ui::turn_shell`], running the turn machine
+//! sent and read there ([`crate::shell::turn`], running the turn machine
 //! [`crate::core::turn`]); this file starts the reply, shows what the module says arrived (only
 //! the live message re-renders), saves at its checkpoints and records the [`Outcome`] it hands
 //! back in the session. Each turn is a [`Running`] of its own chat. Agent mode's loop is here
@@ -16,15 +16,15 @@ use crate::core::provider::error::ApiError;
 use crate::core::session::{AgentConfig, Command, Message, MessageId, Role, Status, Summary};
 use crate::core::settings::Settings;
 use crate::core::turn::{Alerted, Outcome};
+use crate::shell::error_text::{
+    agent_failed, cannot_start, not_sent, plan_done, plan_failed, plan_step, plan_stuck,
+    summary_failed, summary_paused, CHECKING_OUTPUT, REACT_SWITCH, STILL_STARTING, SUMMARIZING,
+    TOOLS_RUNNING,
+};
 use crate::ui::agent::After;
 use crate::ui::context::{
     ask_of, make_summary, pause_summaries, prepare_send, remember_sent, summaries_paused,
     SummaryError,
-};
-use crate::ui::error_text::{
-    agent_failed, cannot_start, not_sent, plan_done, plan_failed, plan_step, plan_stuck,
-    summary_failed, summary_paused, CHECKING_OUTPUT, REACT_SWITCH, STILL_STARTING, SUMMARIZING,
-    TOOLS_RUNNING,
 };
 use crate::ui::state::{start_of, Alert, AppState, Live};
 use std::cell::{Cell, RefCell};
@@ -785,7 +785,7 @@ async fn stream(
     sent: Sent,
     running: &Running,
 ) -> Outcome {
-    let ask = crate::ui::turn_shell::TurnAsk {
+    let ask = crate::shell::turn::TurnAsk {
         reply: running.reply.clone(),
         url: settings.chat_url(),
         key: app.key_for(&settings.base_url),

@@ -1,5 +1,5 @@
 //! Building requests, from the app's side: the pipeline and the counting around it run in the
-//! lazy `context` module ([`crate::ui::context_shell`]); this file asks it (loading it on first
+//! lazy `context` module ([`crate::shell::context`]); this file asks it (loading it on first
 //! use), keeps the last requests' reports for the inspector, and has summaries made in the
 //! dialogs module.
 
@@ -223,7 +223,7 @@ pub enum SummaryError {
 
 /// Make the summary due under `due` (an [`Answer`]'s `summary_due`): the context module keeps
 /// its request and has it made in the on-demand dialogs module (it holds the summarizer
-/// template, the fact guard and the summary calls; see `ui::summarize`). `controller` lets Stop
+/// template, the fact guard and the summary calls; see `shell::summarize`). `controller` lets Stop
 /// abort it.
 pub async fn make_summary(
     due: &str,
@@ -238,7 +238,7 @@ pub async fn make_summary(
         Ok(promise) => wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
             .await
             .map_err(|e| crate::adapters::js::JsError::from(e).message),
-        Err(e) => Err(crate::ui::error_text::context_module_problem(&e)),
+        Err(e) => Err(crate::shell::error_text::context_module_problem(&e)),
     };
     let answer = answer.map_err(SummaryError::Module)?;
     match serde_json::from_str::<SummaryAnswer>(&answer.as_string().unwrap_or_default()) {

@@ -16,7 +16,7 @@ use crate::core::session::Preamble;
 use crate::core::session::{Command, MessageId, PromptOrigin, PromptSource, Session, SessionError};
 use crate::core::settings::Settings;
 use crate::core::startup;
-use crate::ui::error_text::{
+use crate::shell::error_text::{
     chat_unopenable, describe_storage, dialog_failed, kept_as, load_problem, module_problem,
     not_kept, prompts_unreadable, role_unusable, role_unusable_here,
 };
@@ -534,7 +534,7 @@ impl AppState {
             return true;
         }
         self.alert.set(Some(Alert {
-            text: crate::ui::error_text::UNSAVED_LEAVE.into(),
+            text: crate::shell::error_text::UNSAVED_LEAVE.into(),
             export: true,
             leave: Some(to),
             ..Alert::default()
@@ -718,7 +718,7 @@ impl AppState {
         let id = self.session.with_untracked(|s| s.id.clone());
         let raised = self.alert.get_untracked();
         leptos::task::spawn_local(async move {
-            let _ = crate::ui::compact::make_room(&id).await;
+            let _ = crate::shell::compact::make_room(&id).await;
             let here = app.session.with_untracked(|s| s.id == id);
             if here && app.unsaved.get_untracked() {
                 // Written whole: what is stored of it may have changed meanwhile.
@@ -783,7 +783,7 @@ impl AppState {
                 };
                 if let Err(why) = applied {
                     app.alert.set(Some(Alert {
-                        text: crate::ui::error_text::reply_not_kept(&title, &why),
+                        text: crate::shell::error_text::reply_not_kept(&title, &why),
                         ..Alert::default()
                     }));
                 }
@@ -947,7 +947,7 @@ impl AppState {
         self.settings.set(s);
         self.settings_saved.set(true);
         self.alert.set(written.err().map(|e| Alert {
-            text: crate::ui::error_text::describe_storage(&e),
+            text: crate::shell::error_text::describe_storage(&e),
             ..Alert::default()
         }));
     }
@@ -980,7 +980,7 @@ impl AppState {
                     let backup = persist::backup_key("draft", now_ms());
                     match store().set(&backup, &raw) {
                         Ok(()) => self.alert.set(Some(Alert {
-                            text: crate::ui::error_text::draft_kept(&backup),
+                            text: crate::shell::error_text::draft_kept(&backup),
                             ..Alert::default()
                         })),
                         Err(e) => {
@@ -1341,7 +1341,7 @@ impl AppState {
                 stop_turns();
                 self.leave_removed(&open);
                 self.alert.set(Some(Alert {
-                    text: crate::ui::error_text::DELETED_ELSEWHERE.into(),
+                    text: crate::shell::error_text::DELETED_ELSEWHERE.into(),
                     ..Alert::default()
                 }));
             }

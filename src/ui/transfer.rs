@@ -2,7 +2,7 @@
 //! dialogs module's work: `ui::components::transfer_dialog`).
 
 use crate::adapters::prompts_module;
-use crate::ui::error_text;
+use crate::shell::error_text;
 use crate::ui::state::{Alert, AppState};
 use leptos::prelude::window;
 

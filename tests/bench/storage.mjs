@@ -1,5 +1,5 @@
 // Benchmark: how much more history the same browser storage holds with packed chat records
-// (src/core/packed.rs) than with the JSON records they replace — measured by filling a real
+// (crates/core/src/packed.rs) than with the JSON records they replace — measured by filling a real
 // localStorage in headless Chromium until it refuses, once with copies of the JSON record and
 // once with copies of each packed form: z1 (zlib by the browser's CompressionStream, 15 bits to a
 // character) and z2 (bzip2 in the built pack worker, dist/pack-*/worker.js, 63 bits to 4
@@ -20,15 +20,17 @@ const runs = Number(opt('runs', '20'));
 const dist = opt('dist', 'dist');
 const root = new URL('../..', import.meta.url).pathname;
 
-// Real text: the README (typographic quotes), the GPL (ASCII), vim's Chinese tutor, Satori's code.
+// Real text: the documentation (typographic quotes), the GPL (ASCII), vim's Chinese tutor, Satori's code.
 const sources = [
   ['English, ASCII only', '/usr/share/common-licenses/GPL-3'],
-  ['English, typographic', join(root, 'README.md')],
+  ['English, typographic', 'docs'],
   ['Chinese', '/usr/share/vim/vim90/tutor/tutor.zh_cn.utf-8'],
   ['Rust code', null],
 ];
+const docs = readdirSync(join(root, 'docs')).sort()
+  .map((f) => readFileSync(join(root, 'docs', f), 'utf8')).join('\n');
 const code = ['session.rs', 'markdown.rs', 'search.rs']
-  .map((f) => readFileSync(join(root, 'src/core', f), 'utf8')).join('\n');
+  .map((f) => readFileSync(join(root, 'crates/core/src', f), 'utf8')).join('\n');
 
 /** A chat record as Satori writes it: 40 messages cut one after another from `text`. */
 function chat(id, text) {
@@ -49,7 +51,7 @@ function chat(id, text) {
 
 const records = [];
 for (const [name, file] of sources) {
-  const text = file === null ? code : existsSync(file) ? readFileSync(file, 'utf8') : null;
+  const text = file === null ? code : file === 'docs' ? docs : existsSync(file) ? readFileSync(file, 'utf8') : null;
   if (text === null) { console.log(`(${name}: ${file} is not on this machine, skipped)`); continue; }
   records.push([name, chat(name.replace(/\W+/g, '-').toLowerCase(), text)]);
 }

@@ -1,4 +1,4 @@
-// The README's deploy recipes, run as written: the nginx and Caddy blocks are read from README.md
+// The self-hosting recipes, run as written: the nginx and Caddy blocks are read from docs/self-hosting.md
 // (only the folder and the address are replaced) and served on 127.0.0.1 with their own
 // configuration; a release tarball (scripts/release.sh --no-build) is unpacked and served by
 // `python3 -m http.server`. Through each: the page, the headers the README asks for, the
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { requireDist, repoRoot, freePort } from './support/env.mjs';
 import { launch, withApp, poll, sleep } from './support/browser.mjs';
 
-const README = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+const README = fs.readFileSync(path.join(repoRoot, 'docs/self-hosting.md'), 'utf8');
 let browser;
 before(async () => {
   requireDist();

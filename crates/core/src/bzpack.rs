@@ -1,4 +1,4 @@
-//! The body of a `z2` packed chat record ([`crate::core::packed`]): the JSON record compressed
+//! The body of a `z2` packed chat record ([`crate::packed`]): the JSON record compressed
 //! with bzip2 (block sorting: on Chinese prose about 16 % smaller than DEFLATE, on English and
 //! code about 12 %; its block and stream CRCs find damage) and written 63 bits to every 4
 //! characters, each character one of the 55 264 code points U+0020…U+D7FF: never a surrogate

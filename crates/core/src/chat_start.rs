@@ -9,9 +9,9 @@
 //!   template and still has that template's system prompt follows the template as it is now, or
 //!   the default role if the template was deleted.
 
-use crate::core::prompts::catalog::Catalog;
-use crate::core::prompts::{RoleRef, Vars, DEFAULT_ROLE};
-use crate::core::session::{PromptSource, Session};
+use crate::prompts::catalog::Catalog;
+use crate::prompts::{RoleRef, Vars, DEFAULT_ROLE};
+use crate::session::{PromptSource, Session};
 
 /// What "New chat" (or picking a role) does with the open chat.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub fn follow_template(session: &Session, catalog: &Catalog) -> Option<(RoleRef,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::session::{Command, Preamble, PromptOrigin};
+    use crate::session::{Command, Preamble, PromptOrigin};
 
     fn role(source: PromptSource, key: &str) -> RoleRef {
         RoleRef {

@@ -100,7 +100,7 @@ pub enum KeySave {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SettingsSaved {
     /// The validated settings.
-    pub settings: crate::core::settings::Settings,
+    pub settings: crate::settings::Settings,
     /// The key decision ([`key_save`]).
     pub key: KeySave,
     /// Why the records were not (all) written, in words, if so.

@@ -1,8 +1,9 @@
 //! The pure core of Satori: data model, wire formats and rules, with no IO.
 //!
-//! Invariant (enforced by `tests/tidy.rs`): nothing under `src/core/` uses `leptos`, `web_sys`,
-//! `js_sys`, `gloo_*` or `wasm_bindgen`, reads a clock, draws random numbers or does IO. Time and
-//! ids are passed in as arguments.
+//! Invariants: Cargo resolves no browser crate into this crate (`leptos`, `web-sys`, `js-sys`,
+//! `wasm-bindgen`, `gloo-*`; checked by `tests/tidy.rs` with `cargo tree`), and nothing here reads
+//! a clock, draws random numbers or does IO (checked by the same test, by text). Time and ids are
+//! passed in as arguments. The app re-exports this crate as `satori::core`.
 
 pub mod agent;
 pub mod bpe;

@@ -901,7 +901,7 @@ mod tests {
             ),
             ("# Title {#id .cls}", "<h1>Title {#id .cls}</h1>\n".into()),
             ("a & b < c > d \"e\"", "<p>a &amp; b &lt; c &gt; d \"e\"</p>\n".into()),
-            // Named entities (the parser's table, src/vendor/pulldown-cmark), first and last of
+            // Named entities (the parser's table, vendor/pulldown-cmark), first and last of
             // it, two characters, one that decodes to `;`; unknown names and code stay as written.
             (
                 "&AElig; &copy; &fjlig; &NotNestedGreaterGreater; &semi; &zwnj;| &bogus; `&copy;`",

@@ -9,7 +9,7 @@
 //!
 //! The mark is the format's version; the chat list line ([`IndexEntry`]) lets the list be rebuilt
 //! without unpacking anything. Two versions are read:
-//! - `z2` (written): bzip2, 63 bits to every 4 characters ([`crate::core::bzpack`]); compressed
+//! - `z2` (written): bzip2, 63 bits to every 4 characters ([`crate::bzpack`]); compressed
 //!   and checked in a worker (`src/web/pack-worker.js`), so a large chat never holds the page.
 //! - `z1` (read; written only where the worker cannot run): zlib (RFC 1950: DEFLATE with an
 //!   Adler-32 checksum) by the browser's compression streams, 15 bits to a character as
@@ -20,9 +20,9 @@
 //! U+007F…U+009F, do occur and pass unchanged), so the text survives every storage and every JSON
 //! round trip; the byte count drops the last character's spare bits exactly.
 
-use crate::core::bzpack;
-use crate::core::persist::IndexEntry;
-pub use crate::core::persist::{is_packed, PACKED_MARK as MARK, PACKED_MARK_BZ as MARK_BZ};
+use crate::bzpack;
+use crate::persist::IndexEntry;
+pub use crate::persist::{is_packed, PACKED_MARK as MARK, PACKED_MARK_BZ as MARK_BZ};
 
 const BASE: u32 = 0x20;
 
@@ -269,7 +269,7 @@ mod tests {
     #[test]
     fn a_bzip2_record_unpacks_into_the_same_json_and_is_denser() {
         // Real Chinese prose with English in it: Satori's own interface texts, as one message.
-        let text = include_str!("../web/zh-CN.json");
+        let text = include_str!("../../../src/web/zh-CN.json");
         let json = format!(
             r#"{{"v":1,"id":"c1","title":"订单 ORD-1","messages":[{{"content":{}}}]}}"#,
             serde_json::to_string(text).unwrap()

@@ -2,15 +2,15 @@
 //! settings and drafts.
 //!
 //! Every record is a JSON object with a `v` field (schema version); a chat's record may also be
-//! stored packed ([`crate::core::packed`]: the same JSON, deflated, behind a header line). Each session is its own
+//! stored packed ([`crate::packed`]: the same JSON, deflated, behind a header line). Each session is its own
 //! record, so saving one session writes that session only; the small index record lists the
 //! sessions for the sidebar and remembers the active one. The API key has a record of its own
 //! so that no other record (and no export of other records) can carry it.
 
-pub use crate::core::key_binding::ApiKeyRecord;
-use crate::core::prompts::UserPrompts;
-use crate::core::session::Session;
-use crate::core::settings::Settings;
+pub use crate::key_binding::ApiKeyRecord;
+use crate::prompts::UserPrompts;
+use crate::session::Session;
+use crate::settings::Settings;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +33,7 @@ pub const KEY_LANGUAGE: &str = "satori.language";
 /// Key of the MCP bearer tokens record (the only place they are stored).
 pub const KEY_MCP_TOKENS: &str = "satori.mcp_tokens";
 
-/// How a packed chat record of the first version starts ([`crate::core::packed`]: DEFLATE).
+/// How a packed chat record of the first version starts ([`crate::packed`]: DEFLATE).
 pub const PACKED_MARK: &str = "z1:";
 /// How a packed chat record of the second version starts (bzip2, denser characters).
 pub const PACKED_MARK_BZ: &str = "z2:";
@@ -73,7 +73,7 @@ pub fn part_range(k: usize, messages: usize) -> std::ops::Range<usize> {
 }
 
 /// Part `k`'s record: a JSON array of its messages.
-pub fn encode_part(messages: &[crate::core::session::Message]) -> String {
+pub fn encode_part(messages: &[crate::session::Message]) -> String {
     serde_json::to_string(messages).unwrap_or_default()
 }
 
@@ -290,7 +290,7 @@ pub enum DecodeError {
     /// Written by a newer Satori.
     #[error("record has schema version {0}, newer than this version of Satori understands")]
     TooNew(u32),
-    /// A packed chat record ([`crate::core::packed`]): it must be unpacked first.
+    /// A packed chat record ([`crate::packed`]): it must be unpacked first.
     #[error("record is packed")]
     Packed,
 }
@@ -443,22 +443,22 @@ pub fn decode_api_key(text: &str) -> Result<ApiKeyRecord, DecodeError> {
 }
 
 /// Encode the MCP servers record.
-pub fn encode_mcp(servers: &crate::core::agent::mcp::Servers) -> String {
+pub fn encode_mcp(servers: &crate::agent::mcp::Servers) -> String {
     encode(servers)
 }
 
 /// Decode the MCP servers record.
-pub fn decode_mcp(text: &str) -> Result<crate::core::agent::mcp::Servers, DecodeError> {
+pub fn decode_mcp(text: &str) -> Result<crate::agent::mcp::Servers, DecodeError> {
     decode(text)
 }
 
 /// Encode the MCP bearer tokens record.
-pub fn encode_mcp_tokens(tokens: &crate::core::agent::mcp::Tokens) -> String {
+pub fn encode_mcp_tokens(tokens: &crate::agent::mcp::Tokens) -> String {
     encode(tokens)
 }
 
 /// Decode the MCP bearer tokens record.
-pub fn decode_mcp_tokens(text: &str) -> Result<crate::core::agent::mcp::Tokens, DecodeError> {
+pub fn decode_mcp_tokens(text: &str) -> Result<crate::agent::mcp::Tokens, DecodeError> {
     decode(text)
 }
 
@@ -572,8 +572,8 @@ pub fn sweep(noted: &[Unnamed], seen: Vec<Unnamed>, now: i64) -> (Vec<String>, V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::session::Preamble;
-    use crate::core::session::{Command, Status};
+    use crate::session::Preamble;
+    use crate::session::{Command, Status};
 
     fn sample() -> Session {
         let mut s = Session::new("abc".into(), 5, None, vec![Preamble::system("m0", "sys")]);

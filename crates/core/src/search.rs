@@ -4,7 +4,7 @@
 //!
 //! Pure: the dialogs module reads the stored chats and draws the results.
 
-use crate::core::session::Session;
+use crate::session::Session;
 
 /// At most this many chats are listed.
 pub const MAX_CHATS: usize = 50;
@@ -261,7 +261,7 @@ pub fn search(chats: &[Session], query: &str) -> Vec<ChatHit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::session::{Message, Role};
+    use crate::session::{Message, Role};
 
     fn chat(id: &str, title: &str, texts: &[&str]) -> Session {
         let mut s = Session::new(id.into(), 0, None, Vec::new());

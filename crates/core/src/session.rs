@@ -7,7 +7,7 @@
 //!
 //! All changes go through [`Session::apply`] with a [`Command`]; time and ids are arguments.
 
-use crate::core::provider::stream::Usage;
+use crate::provider::stream::Usage;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -385,7 +385,7 @@ pub struct Session {
     pub updated_at: i64,
     /// Every message ever written in this session, in creation order. (Left out of the JSON
     /// when there are none: a chat's head record holds everything but its messages, which are
-    /// stored in parts — see [`crate::core::persist::encode_head`].)
+    /// stored in parts — see [`crate::persist::encode_head`].)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<Message>,
     /// The last message of the visible branch.
@@ -897,7 +897,7 @@ impl Session {
 
     /// The first message `cmd` may change, add or remove (`messages.len()` when it changes
     /// none): every message before it is left as it is, at the same place. A save writes the
-    /// stored parts from there on ([`crate::core::persist::PART_SIZE`]).
+    /// stored parts from there on ([`crate::persist::PART_SIZE`]).
     pub fn touched(&self, cmd: &Command) -> usize {
         let at = |id: &str| {
             self.messages

@@ -4,7 +4,7 @@
 //! command starts next to the app, so a newcomer can chat at once without an account.
 //! The API key is not part of [`Settings`]: it lives in its own storage record.
 
-use crate::core::context::models::{Defaults, DEFAULT_KEEP_RECENT, DEFAULT_MIN_KEEP};
+use crate::context::models::{Defaults, DEFAULT_KEEP_RECENT, DEFAULT_MIN_KEEP};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //!
 //! Owns: turning raw response bytes, split at arbitrary points by the network, into a sequence of
 //! [`SseItem`]s (dispatched events and comments such as keep-alives). It knows nothing about what
-//! the event data means; see `crate::core::provider::stream` for that.
+//! the event data means; see `crate::provider::stream` for that.
 //!
 //! Invariants:
 //! - **Chunking invariance.** For any byte string, the items produced by feeding it to
@@ -570,7 +570,7 @@ data: [DONE]"#;
     /// with `max_tokens: 24`, so it ends with `finish_reason: "length"`: a role delta, 24 content
     /// deltas, the finish chunk and `[DONE]`.
     const LLAMA_CPP_PYTHON_RECORDED: &[u8] =
-        include_bytes!("../../tests/fixtures/sse/llama-cpp-python-smollm2.sse");
+        include_bytes!("../../../tests/fixtures/sse/llama-cpp-python-smollm2.sse");
 
     /// The data of every event; `None` for a comment.
     fn data_of(items: &[SseItem]) -> Vec<Option<&str>> {

@@ -9,9 +9,9 @@
 //!   record is gone are dropped from the index;
 //! - settings that do not validate are reported and the defaults are used (`settings: None`).
 
-use crate::core::persist::{self, ApiKeyRecord, DecodeError, Index, IndexEntry};
-use crate::core::session::Session;
-use crate::core::settings::{Settings, SettingsError};
+use crate::persist::{self, ApiKeyRecord, DecodeError, Index, IndexEntry};
+use crate::session::Session;
+use crate::settings::{Settings, SettingsError};
 
 /// Read access to stored records.
 pub trait Records {
@@ -71,7 +71,7 @@ const OLD_UNTITLED: &str = "New chat";
 /// The chat list line of chat `id` from its record `text` (packed ones say it in their header;
 /// a head record has all but the messages).
 fn entry_of(id: &str, text: &str) -> Option<IndexEntry> {
-    if let Ok((header, _)) = crate::core::packed::split(text) {
+    if let Ok((header, _)) = crate::packed::split(text) {
         return Some(IndexEntry {
             id: id.to_string(),
             ..header.entry
@@ -180,7 +180,7 @@ pub fn load(records: &impl Records) -> Loaded {
                     session = Some(s);
                     break;
                 }
-                Err(DecodeError::Packed) => match crate::core::packed::split(&text) {
+                Err(DecodeError::Packed) => match crate::packed::split(&text) {
                     Ok(_) => {
                         packed = Some(id);
                         break;
@@ -218,7 +218,7 @@ pub fn load(records: &impl Records) -> Loaded {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::session::{Command, Preamble};
+    use crate::session::{Command, Preamble};
     use std::collections::BTreeMap;
 
     struct Map(BTreeMap<String, String>, Option<&'static str>);
@@ -500,8 +500,8 @@ mod tests {
     fn packed_record(session: &Session) -> String {
         let json = persist::encode_session(session);
         let bytes = miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), 6);
-        crate::core::packed::record(
-            &crate::core::packed::Header {
+        crate::packed::record(
+            &crate::packed::Header {
                 entry: IndexEntry {
                     id: session.id.clone(),
                     title: session.display_title().to_string(),
@@ -509,7 +509,7 @@ mod tests {
                 },
                 json: json.len(),
                 compressed: bytes.len(),
-                codec: crate::core::packed::Codec::Deflate,
+                codec: crate::packed::Codec::Deflate,
             },
             &bytes,
         )
@@ -547,7 +547,7 @@ mod tests {
         let mut with_index = records.to_vec();
         with_index.push((persist::KEY_INDEX, persist::encode_index(&index)));
         assert_eq!(load(&store(&with_index)).packed.as_deref(), Some("a"));
-        let (_, json) = crate::core::packed::json(&packed_record(&a)).unwrap();
+        let (_, json) = crate::packed::json(&packed_record(&a)).unwrap();
         assert_eq!(persist::decode_session(&json), Ok(a));
 
         // A damaged header is an unreadable record like any other: reported, the next one opens.

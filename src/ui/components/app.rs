@@ -28,7 +28,7 @@ pub fn App() -> impl IntoView {
                     match crate::adapters::markdown_module::load().await {
                         Ok(()) => app.markdown_loaded(),
                         Err(why) => app.show(crate::ui::state::Alert {
-                            text: crate::ui::error_text::markdown_failed(&why),
+                            text: crate::shell::error_text::markdown_failed(&why),
                             ..Default::default()
                         }),
                     }
@@ -96,7 +96,7 @@ pub fn App() -> impl IntoView {
             app.apply_to_stored(&r.id, vec![cmd]);
         } else if app.apply(cmd).is_err() {
             app.show(crate::ui::state::Alert {
-                text: crate::ui::error_text::NO_TITLE.into(),
+                text: crate::shell::error_text::NO_TITLE.into(),
                 ..Default::default()
             });
         }
@@ -188,7 +188,7 @@ pub fn App() -> impl IntoView {
                 text: e.text,
             }) {
                 app.show(crate::ui::state::Alert {
-                    text: crate::ui::error_text::summary_not_saved(&err),
+                    text: crate::shell::error_text::summary_not_saved(&err),
                     ..Default::default()
                 });
             }

@@ -23,7 +23,7 @@ pub fn RenameDialog(
                 ev.prevent_default();
                 let t = title.get_untracked();
                 if t.trim().is_empty() {
-                    error.set(crate::ui::error_text::NO_TITLE.into());
+                    error.set(crate::shell::error_text::NO_TITLE.into());
                 } else {
                     on_save.run(t.trim().to_string());
                 }

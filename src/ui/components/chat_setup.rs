@@ -63,7 +63,7 @@ pub fn ChatSetup() -> impl IntoView {
         <section class="chat-setup" aria-label="Chat setup" class:hidden=move || summary().is_none()>
             <span class="setup-summary">{summary}</span>
             <button type="button" class="link-btn" on:click=move |_| open_setup(app)>"Chat setup"</button>
-            <span class="form-error" role="status">{move || app.chats.setup_problem.get().map(|e| crate::ui::error_text::not_startable(&e))}</span>
+            <span class="form-error" role="status">{move || app.chats.setup_problem.get().map(|e| crate::shell::error_text::not_startable(&e))}</span>
         </section>
     }
 }

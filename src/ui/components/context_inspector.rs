@@ -46,13 +46,13 @@ pub fn ContextInspector(
                     }
                     prompts_module::show_inspector(HOST_ID, &json)
                         .await
-                        .map_err(|e| crate::ui::error_text::module_problem(&e))
+                        .map_err(|e| crate::shell::error_text::module_problem(&e))
                 }
                 Err(e) => {
                     if generation.try_get_value() != Some(mine) || !open.get_untracked() {
                         return; // a newer report is on its way
                     }
-                    Err(crate::ui::error_text::context_module_problem(&e))
+                    Err(crate::shell::error_text::context_module_problem(&e))
                 }
             };
             if let Err(text) = shown {

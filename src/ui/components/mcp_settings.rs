@@ -7,7 +7,7 @@ use crate::adapters::storage::{StorageError, Store};
 use crate::core::agent::mcp::{self, Server, Servers, Tokens};
 use crate::core::key_binding::{plain_http_remote, same_base};
 use crate::core::persist;
-use crate::ui::error_text::describe_storage;
+use crate::shell::error_text::describe_storage;
 use leptos::prelude::*;
 
 /// The MCP servers and tokens as Settings edits them.
@@ -107,7 +107,7 @@ pub fn McpSection(
             let Ok(ctrl) = web_sys::AbortController::new() else {
                 return;
             };
-            let result = crate::ui::mcp::list(&url, token.as_deref(), &ctrl.signal()).await;
+            let result = crate::shell::mcp::list(&url, token.as_deref(), &ctrl.signal()).await;
             // The dialog may have closed meanwhile.
             if busy.try_set(false).is_some() {
                 return;

@@ -14,8 +14,8 @@ use crate::core::prompts::{
     self, emit, RoleRef, Template, UserPrompts, UserTemplate, Vars, What, YamlAnswer,
 };
 use crate::core::session::PromptSource;
+use crate::shell::error_text::{self, describe_storage};
 use crate::ui::components::modal::Modal;
-use crate::ui::error_text::{self, describe_storage};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -41,7 +41,7 @@ impl PromptsCtx {
                 Ok(p) => (p, None),
                 Err(e) => (
                     UserPrompts::default(),
-                    Some(crate::ui::error_text::prompts_unsavable(&e)),
+                    Some(crate::shell::error_text::prompts_unsavable(&e)),
                 ),
             },
             Ok(None) => (UserPrompts::default(), None),
@@ -64,14 +64,14 @@ impl PromptsCtx {
         }
         let stored = match Store::local().get(persist::KEY_PROMPTS) {
             Ok(Some(text)) => persist::decode_prompts(&text)
-                .map_err(|e| crate::ui::error_text::prompts_unsavable(&e))?,
+                .map_err(|e| crate::shell::error_text::prompts_unsavable(&e))?,
             Ok(None) => UserPrompts::default(),
             Err(e) => return Err(describe_storage(&e)),
         };
         if stored != self.prompts.get_untracked() {
             self.prompts.set(stored);
             notify(EVENT_CHANGED, "");
-            return Err(crate::ui::error_text::PROMPTS_CHANGED_ELSEWHERE.into());
+            return Err(crate::shell::error_text::PROMPTS_CHANGED_ELSEWHERE.into());
         }
         Store::local()
             .set(persist::KEY_PROMPTS, &persist::encode_prompts(&prompts))

@@ -7,9 +7,9 @@ use crate::adapters::storage::Store;
 use crate::core::key_binding::{key_save, plain_http_remote, KeyField, KeySave, SettingsSaved};
 use crate::core::persist::{self, ApiKeyRecord};
 use crate::core::settings::{models_url, preset, Settings, IN_BROWSER_ID, PRESETS};
+use crate::shell::error_text::describe_storage;
 use crate::ui::components::mcp_settings::{McpEdit, McpSection};
 use crate::ui::components::modal::Modal;
-use crate::ui::error_text::describe_storage;
 use leptos::prelude::*;
 
 /// Save validated `settings` and the key field, each in its own record: the key is bound only
@@ -208,7 +208,7 @@ pub fn SettingsDialog(
             parse_opt::<u32>(&min_keep.get_untracked()),
         )
         else {
-            error.set(crate::ui::error_text::SETTINGS_NOT_NUMBERS.into());
+            error.set(crate::shell::error_text::SETTINGS_NOT_NUMBERS.into());
             return;
         };
         let model_name = model.get_untracked().trim().to_string();
@@ -238,7 +238,7 @@ pub fn SettingsDialog(
                     error.set(e);
                 }
             }
-            Err(e) => error.set(crate::ui::error_text::settings_invalid(&e)),
+            Err(e) => error.set(crate::shell::error_text::settings_invalid(&e)),
         }
     };
 

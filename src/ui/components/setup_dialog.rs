@@ -39,7 +39,7 @@ pub fn SetupDialog(
     let Some(t) = template else {
         return view! {
             <Modal title="Chat setup" on_close=on_close>
-                <p class="form-error">{crate::ui::error_text::template_gone(&role.key)}</p>
+                <p class="form-error">{crate::shell::error_text::template_gone(&role.key)}</p>
                 <div class="dialog-actions"><button type="button" on:click=move |_| on_close.run(())>"Close"</button></div>
             </Modal>
         }

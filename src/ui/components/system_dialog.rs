@@ -4,9 +4,9 @@
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::core::session::{Command, PromptSource};
+use crate::shell::error_text;
 use crate::ui::chat;
 use crate::ui::components::modal::Modal;
-use crate::ui::error_text;
 use crate::ui::state::{Alert, AppState};
 use leptos::prelude::*;
 

@@ -417,7 +417,7 @@ export async function localStorageEntries(page) {
 }
 
 /**
- * Chat `id` from localStorage entries, as Satori stores it (src/core/persist.rs): a head record
+ * Chat `id` from localStorage entries, as Satori stores it (crates/core/src/persist.rs): a head record
  * `satori.session.<id>` (version 2: every field but the messages, and how many `parts`) and its
  * messages in `satori.part.<id>.<k>`, runs of 32; an older single record (version 1) as it is.
  * `null` when there is none. Throws on a missing part.

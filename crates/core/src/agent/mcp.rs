@@ -1,6 +1,6 @@
 //! MCP servers (the Model Context Protocol over its Streamable HTTP transport): what Satori
 //! stores about the servers the user connected, the tools it offers the model from them, and the
-//! JSON-RPC messages it sends and reads. The shell (`satori::ui::mcp`) does the HTTP.
+//! JSON-RPC messages it sends and reads. The shell (`satori::shell::mcp`) does the HTTP.
 //!
 //! Invariants:
 //! - A server's bearer token lives in a record of its own ([`Tokens`], like the API key): never
@@ -15,7 +15,7 @@
 //! Pure: no IO.
 
 use super::tools::Spec;
-use crate::core::key_binding::same_base;
+use crate::key_binding::same_base;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -432,13 +432,13 @@ pub fn response(url: &str, content_type: &str, body: &str, id: u64) -> Result<Va
         .to_ascii_lowercase()
         .starts_with("text/event-stream")
     {
-        let mut decoder = crate::core::sse::SseDecoder::new();
+        let mut decoder = crate::sse::SseDecoder::new();
         let mut items = decoder.push(body.as_bytes());
         items.extend(decoder.finish());
         items
             .into_iter()
             .filter_map(|item| match item {
-                crate::core::sse::SseItem::Event(e) if !e.data.trim().is_empty() => {
+                crate::sse::SseItem::Event(e) if !e.data.trim().is_empty() => {
                     serde_json::from_str::<Value>(&e.data).ok()
                 }
                 _ => None,

@@ -12,8 +12,8 @@ pub mod repair;
 pub mod schema;
 pub mod tools;
 
-use crate::core::provider::error::ApiError;
-use crate::core::session::{AgentConfig, Message, MessageId, Role, Status, ToolCall};
+use crate::provider::error::ApiError;
+use crate::session::{AgentConfig, Message, MessageId, Role, Status, ToolCall};
 
 /// What agent mode does after a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]

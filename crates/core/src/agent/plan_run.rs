@@ -9,7 +9,7 @@
 //! name listed steps without a cycle (a bad plan is an error that says which step is wrong); the
 //! order is a topological order that keeps the plan's own order where it can. Pure: no IO.
 
-use crate::core::session::{Message, Role, Status};
+use crate::session::{Message, Role, Status};
 use serde_json::Value;
 
 /// A step of a plan.
@@ -233,7 +233,7 @@ pub fn next_step<'a>(plan: &'a Plan, done: &[bool]) -> Option<(usize, &'a Step)>
 /// `text` safe inside HTML.
 pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    crate::core::markdown::push_escaped(&mut out, text);
+    crate::markdown::push_escaped(&mut out, text);
     out
 }
 
@@ -442,7 +442,7 @@ mod tests {
             Message::new(id.into(), None, role, content.into(), 0)
         };
         let mut call = msg("a1", Role::Assistant, "");
-        call.tool_calls.push(crate::core::session::ToolCall {
+        call.tool_calls.push(crate::session::ToolCall {
             index: 0,
             id: "c".into(),
             name: "planner".into(),

@@ -13,8 +13,8 @@
 //!   here: the caller repairs and validates it against the tool's schema), or one Satori made
 //!   from a string (for tools with one string parameter) or from `name="value"` pairs.
 
-use crate::core::context::{Sent, Source};
-use crate::core::session::Role;
+use crate::context::{Sent, Source};
+use crate::session::Role;
 use serde_json::{Map, Value};
 
 /// A tool as the ReAct instructions describe it.
@@ -505,7 +505,7 @@ fn top_level_commas(text: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::session::ToolCall;
+    use crate::session::ToolCall;
     use serde_json::json;
 
     fn sent(role: Role, content: &str) -> Sent {

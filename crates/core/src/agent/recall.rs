@@ -17,9 +17,9 @@
 //!   words, excerpts of at most [`EXCERPT_CHARS`] characters cut at character boundaries;
 //! - scores are `f32` for sorting only and are never formatted (float formatting is big in wasm).
 
-use crate::core::agent::react::OBSERVATION;
-use crate::core::search;
-use crate::core::session::{Message, Role, Session, Status};
+use crate::agent::react::OBSERVATION;
+use crate::search;
+use crate::session::{Message, Role, Session, Status};
 use std::collections::{HashMap, HashSet};
 
 /// At most this many messages are ranked (the newest ones).
@@ -556,8 +556,8 @@ mod tests {
             0,
             None,
             vec![
-                crate::core::session::Preamble::system("sys", "You know about apples."),
-                crate::core::session::Preamble {
+                crate::session::Preamble::system("sys", "You know about apples."),
+                crate::session::Preamble {
                     id: "ex".into(),
                     role: Role::User,
                     content: "apples?".into(),

@@ -18,7 +18,7 @@
 //! Pure: no IO; the shell sends the retry prompts and shows the verdict.
 
 use super::schema::validate;
-use crate::core::session::{Message, Role, Structured};
+use crate::session::{Message, Role, Structured};
 use serde_json::{Map, Value};
 
 /// One local repair of a model's JSON output.

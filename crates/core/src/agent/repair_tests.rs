@@ -564,7 +564,7 @@ proptest! {
 
 #[test]
 fn verdicts_as_a_reply_records_them() {
-    use crate::core::session::Structured;
+    use crate::session::Structured;
     let failed = || Verdict::Failed {
         reason: "invalid: x".into(),
     };
@@ -620,7 +620,7 @@ fn verdicts_as_a_reply_records_them() {
 
 #[test]
 fn a_repair_request_carries_the_templates_messages_and_the_question() {
-    use crate::core::session::{Message, Role};
+    use crate::session::{Message, Role};
     let m = |id: &str, role, example| {
         let mut m = Message::new(id.into(), None, role, id.into(), 0);
         m.example = example;

@@ -238,7 +238,7 @@ const WEEKDAYS: [&str; 7] = [
 /// `2026-12-01 21:05:09 Tuesday, time zone Asia/Shanghai (UTC+08:00)`.
 pub fn now_text(ms: i64, offset_min: i32, zone: &str) -> String {
     let local = ms.saturating_add(i64::from(offset_min) * 60_000);
-    let iso = crate::core::transfer::time::iso(local);
+    let iso = crate::transfer::time::iso(local);
     let day = WEEKDAYS[local.div_euclid(86_400_000).rem_euclid(7) as usize];
     let sign = if offset_min < 0 { '-' } else { '+' };
     let off = offset_min.unsigned_abs();

@@ -4,10 +4,8 @@
 
 use super::summary::SummaryRequest;
 use super::{Context, Verdict};
-use crate::core::session::{
-    AgentConfig, ContextOverrides, Message, Role, Session, Summary, ToolCall,
-};
-use crate::core::settings::Settings;
+use crate::session::{AgentConfig, ContextOverrides, Message, Role, Session, Summary, ToolCall};
+use crate::settings::Settings;
 use serde::{Deserialize, Serialize};
 
 /// A request to build the context for answering `history`.

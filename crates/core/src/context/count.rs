@@ -6,7 +6,7 @@
 //! pipeline asks a [`Counter`] for content counts; [`Cached`] makes each distinct text cost one
 //! count, so old history is never tokenized twice.
 
-use crate::core::session::{Role, ToolCall};
+use crate::session::{Role, ToolCall};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 

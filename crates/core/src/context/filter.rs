@@ -16,7 +16,7 @@ use super::cap::head_tail;
 use super::count::{Count, Counter};
 use super::scan::Scan;
 use super::{Config, Fate, Item, Source, Step};
-use crate::core::session::{Message, Role};
+use crate::session::{Message, Role};
 use std::borrow::Cow;
 
 /// The text that stands for a tool result older than the latest tool round.

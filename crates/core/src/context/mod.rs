@@ -36,7 +36,7 @@ pub mod window;
 #[cfg(test)]
 mod tests;
 
-use crate::core::session::{Message, MessageId, Role, Summary, ToolCall};
+use crate::session::{Message, MessageId, Role, Summary, ToolCall};
 use count::{message_tokens, Count, Counter, PRIMING};
 use std::borrow::Cow;
 use std::fmt;

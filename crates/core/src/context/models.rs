@@ -7,7 +7,7 @@
 //! [`DEFAULT_WINDOW`] with a hint to set it ([`WindowSource::Default`]).
 
 use super::Config;
-use crate::core::session::ContextOverrides;
+use crate::session::ContextOverrides;
 
 /// The window assumed for a model nobody told Satori about: small enough for most servers.
 pub const DEFAULT_WINDOW: u32 = 4096;

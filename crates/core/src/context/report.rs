@@ -8,7 +8,7 @@
 
 use super::models::WindowSource;
 use super::{Config, Context, Verdict};
-use crate::core::session::{ContextOverrides, Message, Summary};
+use crate::session::{ContextOverrides, Message, Summary};
 use serde::{Deserialize, Serialize};
 
 /// One part of the window bar.
@@ -283,8 +283,8 @@ mod tests {
 
     #[test]
     fn elided_messages_are_shown_as_runs_of_one_fate() {
-        use crate::core::context::{ask, build_lean, count::Estimator};
-        use crate::core::session::Role;
+        use crate::context::{ask, build_lean, count::Estimator};
+        use crate::session::Role;
         let mut history = vec![Message::new(
             "sys".into(),
             None,

@@ -4,7 +4,7 @@
 //! assistant turn and tool round. The rest of the pipeline then reads only what can be sent.
 
 use super::{Config, Fate};
-use crate::core::session::{Message, Role, Summary};
+use crate::session::{Message, Role, Summary};
 use std::ops::Range;
 
 /// Where things are in a history.

@@ -15,7 +15,7 @@ use super::count::{Count, Counter};
 use super::filter::strip_thoughts;
 use super::scan::Scan;
 use super::{Config, Fate, Item, Source, SummaryJob};
-use crate::core::session::{Message, Role, Summary};
+use crate::session::{Message, Role, Summary};
 use std::borrow::Cow;
 
 /// The summary as the model receives it.

@@ -3,7 +3,7 @@
 
 use super::count::{Count, Counter, Estimator, PER_MESSAGE, PRIMING};
 use super::*;
-use crate::core::session::{Message, Role, Summary, ToolCall};
+use crate::session::{Message, Role, Summary, ToolCall};
 use proptest::prelude::*;
 
 /// One token per character: easy arithmetic in expectations.
@@ -834,7 +834,7 @@ fn eliding_a_text_that_counts_less_than_its_stub_changes_nothing() {
 
 #[test]
 fn structured_output_is_asked_for_by_the_templates_name() {
-    use crate::core::context::ask::{format_of, response_format, OutputFormat};
+    use crate::context::ask::{format_of, response_format, OutputFormat};
     let schema = serde_json::json!({"type": "object"});
     let cases = [
         ("planner", "planner"),
@@ -855,10 +855,10 @@ fn structured_output_is_asked_for_by_the_templates_name() {
     assert!(format("{\"type\": \"object\"}").wire().is_some());
     assert_eq!(format("not json").wire(), None);
     // A chat's format is its template's schema, if it kept one.
-    let mut s = crate::core::session::Session::new("s".into(), 0, None, Vec::new());
+    let mut s = crate::session::Session::new("s".into(), 0, None, Vec::new());
     assert_eq!(format_of(&s), None);
-    s.prompt = Some(crate::core::session::PromptOrigin {
-        source: crate::core::session::PromptSource::User,
+    s.prompt = Some(crate::session::PromptOrigin {
+        source: crate::session::PromptSource::User,
         key: "extract".into(),
         version: 1,
         vars: Default::default(),

@@ -10,8 +10,8 @@
 use super::filter::materialize;
 use super::scan::Scan;
 use super::{sum, Config, Item, Step};
-use crate::core::context::count::Counter;
-use crate::core::session::Message;
+use crate::context::count::Counter;
+use crate::session::Message;
 
 /// What the window chose.
 pub(crate) struct Selection<'a> {

@@ -4,7 +4,7 @@
 //! the user's templates read from their storage record. Rendering anything else is the deferred
 //! prompts module's job, so the template model stays off the first load.
 
-use crate::core::session::{Preamble, PromptOrigin, PromptSource, Role};
+use crate::session::{Preamble, PromptOrigin, PromptSource, Role};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -105,7 +105,7 @@ impl Catalog {
             .collect();
         let mut problem = None;
         if let Some(text) = record {
-            match crate::core::persist::decode_record::<Record>(text) {
+            match crate::persist::decode_record::<Record>(text) {
                 Ok(rec) => roles.extend(rec.templates.into_iter().map(|e| RoleInfo {
                     source: PromptSource::User,
                     key: e.template.key,

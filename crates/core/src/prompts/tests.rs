@@ -2,7 +2,7 @@
 //! errors, the built-in files, and the YAML writer round trip.
 
 use super::*;
-use crate::core::session::{PromptSource, Role};
+use crate::session::{PromptSource, Role};
 use std::collections::BTreeMap;
 
 const FRAGMENTS: &str = r#"
@@ -293,7 +293,7 @@ fn builtin_library_is_embedded_and_every_template_renders() {
     }
     assert_eq!(keys[0], DEFAULT_ROLE, "the default role comes first");
     // Every top-level key of agents.yaml is embedded (the JSON read back completely).
-    let source = include_str!("../../../prompts/agents.yaml");
+    let source = include_str!("../../../../prompts/agents.yaml");
     let top = source
         .lines()
         .filter(|l| l.ends_with(':') && !l.starts_with([' ', '#']))
@@ -678,7 +678,7 @@ fn prerendered_builtin_starts_match_the_template_engine() {
             .remove(0),
         source: text.into(),
     }]);
-    let (c, problem) = Catalog::load(Some(&crate::core::persist::encode_prompts(&user)));
+    let (c, problem) = Catalog::load(Some(&crate::persist::encode_prompts(&user)));
     assert_eq!(problem, None);
     let mine = c
         .find(PromptSource::User, "mine")

@@ -3,7 +3,7 @@
 
 use super::template::{Library, PromptError, PromptRole, Template, Vars, What};
 use super::validate::Diagnostic;
-use crate::core::session::{Preamble, PromptOrigin, PromptSource, Role};
+use crate::session::{Preamble, PromptOrigin, PromptSource, Role};
 use serde::{Deserialize, Serialize};
 
 /// A user template with the YAML text it was written as (kept so that comments and layout

@@ -1,12 +1,12 @@
 //! Building the JSON body of a streaming `POST {base}/chat/completions` from the messages the
-//! context pipeline chose ([`crate::core::context`]).
+//! context pipeline chose ([`crate::context`]).
 //!
 //! Only what the pipeline kept is sent (reasoning never is). The API key is not part of the
 //! body; the adapter puts it in the `Authorization` header. `stream_options.include_usage` asks
 //! for the token counts each reply shows.
 
-use crate::core::context::Sent;
-use crate::core::settings::Settings;
+use crate::context::Sent;
+use crate::settings::Settings;
 use serde::Serialize;
 
 /// A tool call on the wire.
@@ -129,8 +129,8 @@ pub fn to_json(req: &ChatRequest<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::context::Source;
-    use crate::core::session::{Role, ToolCall};
+    use crate::context::Source;
+    use crate::session::{Role, ToolCall};
 
     fn sent(role: Role, content: &str) -> Sent {
         Sent {

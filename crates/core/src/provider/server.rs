@@ -9,7 +9,7 @@
 //! Everything here is pure: URLs, bodies and the parsing of answers. Any answer that does not
 //! parse is `None`, and the caller falls back to the estimator.
 
-use crate::core::context::count::json_string;
+use crate::context::count::json_string;
 use serde_json::Value;
 
 /// Which tokenizer endpoint a server has.

@@ -2,7 +2,7 @@
 //!
 //! Owns: the meaning of one `data:` payload of a streaming `/chat/completions` response, across
 //! the dialects of OpenAI, DeepSeek, Qwen, OpenRouter, Ollama and llama.cpp. Byte-level framing is
-//! [`crate::core::sse`]'s job; accumulating updates into a message is the caller's.
+//! [`crate::sse`]'s job; accumulating updates into a message is the caller's.
 //!
 //! Invariants:
 //! - Lenient: every field is optional and unknown fields are ignored. A field of an unexpected
@@ -13,7 +13,7 @@
 //!   Finish, Usage, Error.
 //! - Empty strings produce no update.
 
-use crate::core::sse::SseEvent;
+use crate::sse::SseEvent;
 use serde::de::{DeserializeOwned, Deserializer};
 use serde::Deserialize;
 use serde_json::Value;
@@ -299,7 +299,7 @@ impl WireUsage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::sse::{SseDecoder, SseItem};
+    use crate::sse::{SseDecoder, SseItem};
     use StreamUpdate::{Content, Done, Finish, Reasoning};
 
     /// (name, SSE event type, SSE data, expected result).

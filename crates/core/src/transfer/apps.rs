@@ -10,8 +10,8 @@
 //! attachments become `[attachment]`). Message ids are made from positions, so importing the same
 //! file twice yields identical chats (the second import skips them).
 
-use super::import::ImportError;
-use crate::core::session::{ContextOverrides, Message, Role, Session, Status};
+use super::error::ImportError;
+use crate::session::{ContextOverrides, Message, Role, Session, Status};
 use serde_json::{Map, Value};
 
 /// NextChat's chat store in its backup.

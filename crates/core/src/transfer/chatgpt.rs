@@ -4,8 +4,8 @@
 //! regenerated answers and edits stay as branches; the chat opens at `current_node` (not at the
 //! last child). Timestamps and the model name are kept; anything else is ignored.
 
-use super::import::ImportError;
-use crate::core::session::{ContextOverrides, Message, Role, Session, Status};
+use super::error::ImportError;
+use crate::session::{ContextOverrides, Message, Role, Session, Status};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 

@@ -5,9 +5,9 @@
 //! The API key is never part of it: it lives in a record of its own that export never reads.
 
 use super::time::{iso, parse_iso};
-use crate::core::prompts::user::UserPrompts;
-use crate::core::provider::stream::Usage;
-use crate::core::session::{
+use crate::prompts::user::UserPrompts;
+use crate::provider::stream::Usage;
+use crate::session::{
     AgentConfig, ContextOverrides, Message, PromptOrigin, Role, Session, Status, Structured,
     Summary, ToolCall,
 };

@@ -3,92 +3,12 @@
 //! anything is written. Then [`plan`] decides what merging it means: nothing is overwritten.
 
 use super::format::{self, Chat, File};
-use crate::core::prompts::user::{UserPrompts, UserTemplate};
-use crate::core::session::Session;
+use crate::prompts::user::{UserPrompts, UserTemplate};
+use crate::session::Session;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
-/// The largest file Satori reads, bytes. Browser storage holds about 5 MB, so a larger export
-/// could not be kept anyway.
-pub const MAX_BYTES: usize = 50 * 1000 * 1000;
-/// The deepest nesting read (serde_json's recursion limit; Satori's own files nest 6 deep).
-pub const MAX_DEPTH: usize = 128;
-
-/// Why a file cannot be imported. Nothing has been written when one of these is returned.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ImportError {
-    /// Larger than [`MAX_BYTES`].
-    #[error("the file is {}, larger than the {} Satori imports", mb(*bytes), mb(*limit))]
-    TooLarge {
-        /// Its size.
-        bytes: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// Empty or only whitespace.
-    #[error("the file is empty")]
-    Empty,
-    /// Not JSON.
-    #[error("the file is not valid JSON: {message} (line {line}, column {column})")]
-    Syntax {
-        /// serde_json's words.
-        message: String,
-        /// Line, from 1.
-        line: usize,
-        /// Column, from 1.
-        column: usize,
-    },
-    /// Nested deeper than [`MAX_DEPTH`].
-    #[error("the file nests deeper than {MAX_DEPTH} levels (line {line}, column {column}); Satori does not read it")]
-    TooDeep {
-        /// Line, from 1.
-        line: usize,
-        /// Column, from 1.
-        column: usize,
-    },
-    /// JSON, but no format Satori knows.
-    #[error("Satori does not recognise this file ({0}); it imports Satori exports, ChatGPT's export (conversations.json, its parts or its .zip), NextChat backups and BetterChatGPT exports")]
-    UnknownFormat(String),
-    /// A Satori export newer than this version reads.
-    #[error("the file is a Satori export of format version {found}, newer than this Satori reads (version {supported}); update Satori to import it")]
-    NewerVersion {
-        /// The file's version.
-        found: u64,
-        /// The newest this Satori reads.
-        supported: u32,
-    },
-    /// The parts of an export together are larger than [`MAX_BYTES`].
-    #[error("the export's conversations take {}, more than the {} Satori imports", mb(*bytes), mb(*limit))]
-    TooLargeTogether {
-        /// Their size.
-        bytes: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A `.zip` that cannot be read.
-    #[error("the archive cannot be read: {0}")]
-    Archive(String),
-    /// One file of several.
-    #[error("{file}: {error}")]
-    InFile {
-        /// Its name.
-        file: String,
-        /// What is wrong with it.
-        error: Box<ImportError>,
-    },
-    /// A field is missing or wrong.
-    #[error("{path}: {problem}")]
-    Schema {
-        /// Where (`chats[3].messages[12].role`).
-        path: String,
-        /// What is wrong.
-        problem: String,
-    },
-}
-
-fn mb(bytes: usize) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
-}
+pub use super::error::{ImportError, MAX_BYTES, MAX_DEPTH};
 
 fn schema(path: impl Into<String>, problem: impl Into<String>) -> ImportError {
     ImportError::Schema {
@@ -222,14 +142,14 @@ fn reread(i: usize, t: UserTemplate) -> Result<UserTemplate, ImportError> {
         return Err(schema(format!("{at}.template.key"), "empty"));
     }
     let file = format!("{at}.source");
-    let fragments = &crate::core::prompts::builtin().fragments;
-    match crate::core::prompts::user::read_yaml(&file, &t.source, true, fragments) {
-        crate::core::prompts::user::YamlAnswer::Errors(d) => Err(schema(
+    let fragments = &crate::prompts::builtin().fragments;
+    match crate::prompts::user::read_yaml(&file, &t.source, true, fragments) {
+        crate::prompts::user::YamlAnswer::Errors(d) => Err(schema(
             file,
             d.first()
                 .map_or_else(|| "not a valid template".into(), |d| d.in_words()),
         )),
-        crate::core::prompts::user::YamlAnswer::Ok(mut list) => match list.pop() {
+        crate::prompts::user::YamlAnswer::Ok(mut list) => match list.pop() {
             Some(read) if list.is_empty() && read.template.key == t.template.key => Ok(read),
             Some(read) if list.is_empty() => Err(schema(
                 file,

@@ -2,7 +2,7 @@
 //! the complete one).
 
 use super::time::iso;
-use crate::core::session::{Role, Session};
+use crate::session::{Role, Session};
 
 /// The branch of `session` on screen as a Markdown document, written at `now` (ms).
 pub fn markdown(session: &Session, now: i64) -> String {

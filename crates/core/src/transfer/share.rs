@@ -10,7 +10,7 @@
 
 use super::format;
 use super::import::{self, ImportError};
-use crate::core::session::Session;
+use crate::session::Session;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 

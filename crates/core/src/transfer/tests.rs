@@ -4,8 +4,8 @@
 use super::format::{export, file_name};
 use super::import::{plan, read, ImportError, MAX_BYTES};
 use super::markdown::markdown;
-use crate::core::prompts::user::UserPrompts;
-use crate::core::session::{Command, Message, Role, Session, Status, Summary, ToolCall};
+use crate::prompts::user::UserPrompts;
+use crate::session::{Command, Message, Role, Session, Status, Summary, ToolCall};
 
 #[test]
 fn generated_hostile_files() {
@@ -312,7 +312,7 @@ fn file_names_are_dated() {
 
 #[test]
 fn chatgpt_exports_keep_branches_and_open_at_the_current_node() {
-    let text = include_str!("../../../tests/fixtures/import/chatgpt-conversations.json");
+    let text = include_str!("../../../../tests/fixtures/import/chatgpt-conversations.json");
     let chats = read(text).unwrap().chats;
     assert_eq!(chats.len(), 2);
     let c = &chats[0];

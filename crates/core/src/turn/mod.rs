@@ -15,10 +15,10 @@
 //! - once the user stopped, the ending is `Stopped` whatever error the abort produces;
 //! - time comes in with each event; the machine reads no clock.
 
-use crate::core::provider::error::{backoff_seconds, ApiError};
-use crate::core::provider::stream::{parse_event, StreamUpdate, ToolCallDelta, Usage};
-use crate::core::session::{Command, MessageId, Status, ToolCall};
-use crate::core::sse::{SseDecoder, SseItem};
+use crate::provider::error::{backoff_seconds, ApiError};
+use crate::provider::stream::{parse_event, StreamUpdate, ToolCallDelta, Usage};
+use crate::session::{Command, MessageId, Status, ToolCall};
+use crate::sse::{SseDecoder, SseItem};
 use serde::{Deserialize, Serialize};
 
 #[cfg(test)]

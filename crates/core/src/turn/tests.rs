@@ -1,7 +1,7 @@
 //! Data-driven tests of the turn machine: a script of events in, effects and the ending out.
 
 use super::*;
-use crate::core::session::{Message, Role, Session};
+use crate::session::{Message, Role, Session};
 
 fn data(json: &str) -> String {
     format!("data: {json}\n\n")
@@ -475,7 +475,8 @@ fn the_ending_records_text_usage_and_tool_calls_in_the_session() {
 /// truncated at the token limit it was asked for.
 #[test]
 fn a_recorded_llama_cpp_stream_gives_its_reply() {
-    let bytes: &[u8] = include_bytes!("../../../tests/fixtures/sse/llama-cpp-python-smollm2.sse");
+    let bytes: &[u8] =
+        include_bytes!("../../../../tests/fixtures/sse/llama-cpp-python-smollm2.sse");
     let escape = br"\u00e9";
     let cut = bytes
         .windows(escape.len())

@@ -1,4 +1,4 @@
-// Adapter for Satori: its storage records (src/core/persist.rs): each chat as a head record
+// Adapter for Satori: its storage records (crates/core/src/persist.rs): each chat as a head record
 // `satori.session.<id>` (version 2: every field but the messages, with how many parts and
 // messages) and its messages in runs of 32 in `satori.part.<id>.<k>` (linked by `parent`, the
 // branch on screen ending at `leaf`), the chat list `satori.index` naming the chat to open, and
@@ -21,7 +21,7 @@ export function localStorage(conv) {
   return entries;
 }
 
-/** Messages per part (`PART_SIZE` in src/core/persist.rs). */
+/** Messages per part (`PART_SIZE` in crates/core/src/persist.rs). */
 const PART = 32;
 
 /** Satori's records for `conv`, each chat as one record (version 1, before chats were stored in parts). */
