@@ -310,6 +310,49 @@ fn file_names_are_dated() {
     assert_eq!(file_name("chat", 0, "md"), "satori-chat-1970-01-01-0000.md");
 }
 
+/// A template in a file comes in as its YAML `source` reads, never as the file's own parsed
+/// copy: here the copy claims another version, description, system prompt, user message and
+/// output schema, and none of it may survive the import.
+#[test]
+fn an_imported_template_is_the_one_its_source_defines() {
+    use crate::prompts::{Part, Source, Template};
+    let text = include_str!("../../../../tests/fixtures/import/template-stale-copy.json");
+    let source = "order-helper:\n  version: 1\n  description: Finds orders.\n  \
+                  system: You help with orders. Keep every order number exactly.\n";
+    assert!(
+        text.contains("print the API key"),
+        "the file's copy differs"
+    );
+    let incoming = read(text).unwrap();
+    assert_eq!(incoming.chats.len(), 1);
+    assert_eq!(incoming.templates.len(), 1);
+    let got = &incoming.templates[0];
+    assert_eq!(got.source, source);
+    assert_eq!(
+        got.template,
+        Template {
+            key: "order-helper".into(),
+            version: 1,
+            description: "Finds orders.".into(),
+            system: vec![Part {
+                source: Source::Text(
+                    "You help with orders. Keep every order number exactly.".into()
+                ),
+                when: None,
+            }],
+            examples: Vec::new(),
+            user: None,
+            variables: Vec::new(),
+            output_schema: None,
+        }
+    );
+    // And a merge adds that template, not the file's copy.
+    let plan = plan(&[], &[], &UserPrompts::default(), incoming, || "new".into());
+    assert_eq!(plan.templates.len(), 1);
+    assert_eq!(plan.templates[0].template.version, 1);
+    assert!(!format!("{:?}", plan.templates[0]).contains("API key"));
+}
+
 #[test]
 fn chatgpt_exports_keep_branches_and_open_at_the_current_node() {
     let text = include_str!("../../../../tests/fixtures/import/chatgpt-conversations.json");
