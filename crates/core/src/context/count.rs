@@ -59,33 +59,138 @@ pub trait Counter {
 }
 
 /// Tokens of `text` estimated from its characters, on the high side for the tokenizers Satori
-/// meets (BPE vocabularies of 32k–200k tokens): a run of ASCII letters or digits costs one token
-/// per 4 characters (at least one), other ASCII punctuation one each, spaces nothing extra after
-/// a word, a CJK character 1.5, any other character one per two UTF-8 bytes.
+/// meets (byte-level BPE vocabularies of 32k–200k tokens; never below the exact o200k or cl100k
+/// count of any text of `tests/fixtures/tokens/`). The text is cut as those tokenizers cut it
+/// before merging — words, digit runs, punctuation, whitespace — and each piece priced:
+///
+/// - ASCII letters: a lowercase run one token per 4 letters (a capital before two or more
+///   counts as one of them), an uppercase run one per 2, a run of over 20 letters one per 2 (no word is that
+///   long), one repeated letter 1 plus one per 4 more; digits one per 3 (numbers are split into
+///   groups of 3); a run of letters and digits that changes case or kind at least every 4
+///   characters (base64, hashes) at least 3 tokens per 4 characters;
+/// - a space before a letter or punctuation is part of its token (not before a digit, CJK or a
+///   rare character); other spaces and tabs one token per 16, line breaks one per 8;
+/// - ASCII punctuation one token each, a repeat of the mark before it an eighth;
+/// - other characters by script: Latin-1, Latin Extended-A, Cyrillic, quotes and dashes one;
+///   Greek, Hebrew, Arabic, the Indic scripts, Thai, Vietnamese letters, other punctuation and
+///   CJK 1.5; emoji 3; anything rarer (digits of other scripts, combining marks, modifier
+///   letters, symbols) one per UTF-8 byte, since rare characters fall apart into byte tokens.
 pub fn estimate(text: &str) -> u32 {
-    let mut halves: u64 = 0; // in half tokens
-    let mut run = 0u64;
-    let flush = |run: &mut u64, halves: &mut u64| {
-        if *run > 0 {
-            *halves += 2 * run.div_ceil(4);
-            *run = 0;
-        }
-    };
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            run += 1;
-            continue;
-        }
-        flush(&mut run, &mut halves);
-        match c {
-            ' ' => {}
-            c if c.is_ascii() => halves += 2,
-            c if is_cjk(c) => halves += 3,
-            c => halves += c.len_utf8() as u64,
+    let bytes = text.as_bytes();
+    let mut eighths: u64 = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii_alphanumeric() {
+            let j = run_end(bytes, i, |c| c.is_ascii_alphanumeric());
+            eighths += 8 * alphanumeric(&bytes[i..j]);
+            i = j;
+        } else if is_blank(b) {
+            let j = run_end(bytes, i, is_blank);
+            let mut n = (j - i) as u64;
+            if bytes[j - 1] == b' ' && text[j..].chars().next().is_some_and(takes_a_space) {
+                n -= 1;
+            }
+            eighths += 8 * n.div_ceil(16);
+            i = j;
+        } else if b == b'\n' || b == b'\r' {
+            let j = run_end(bytes, i, |c| c == b'\n' || c == b'\r');
+            eighths += 8 * ((j - i) as u64).div_ceil(8);
+            i = j;
+        } else if b.is_ascii() {
+            eighths += if i > 0 && bytes[i - 1] == b { 1 } else { 8 };
+            i += 1;
+        } else {
+            let c = text[i..]
+                .chars()
+                .next()
+                .unwrap_or(char::REPLACEMENT_CHARACTER);
+            eighths += other_eighths(c);
+            i += c.len_utf8();
         }
     }
-    flush(&mut run, &mut halves);
-    u32::try_from(halves.div_ceil(2)).unwrap_or(u32::MAX)
+    u32::try_from(eighths.div_ceil(8)).unwrap_or(u32::MAX)
+}
+
+/// Where the run of bytes matching `f` that starts at `i` ends.
+fn run_end(bytes: &[u8], i: usize, f: impl Fn(u8) -> bool) -> usize {
+    bytes[i..]
+        .iter()
+        .position(|&c| !f(c))
+        .map_or(bytes.len(), |n| i + n)
+}
+
+/// Spaces and tabs (not line breaks).
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
+}
+
+/// Whether a token starting with `c` takes the space before it: letters, punctuation and the
+/// common scripts do; digits, whitespace, CJK and rare characters do not.
+fn takes_a_space(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_alphabetic() || !(c.is_ascii_digit() || c.is_ascii_whitespace())
+    } else {
+        other_eighths(c) < 16 && !is_cjk(c)
+    }
+}
+
+/// Tokens of a run of ASCII letters and digits.
+fn alphanumeric(run: &[u8]) -> u64 {
+    let n = run.len() as u64;
+    let same = |s: &[u8]| s.iter().all(|&c| c == s[0]);
+    if same(run) && !run[0].is_ascii_digit() {
+        return 1 + (n - 1).div_ceil(4);
+    }
+    let mut tokens = 0;
+    let mut i = 0;
+    while i < run.len() {
+        if run[i].is_ascii_digit() {
+            let j = run_end(run, i, |c| c.is_ascii_digit());
+            tokens += ((j - i) as u64).div_ceil(3);
+            i = j;
+            continue;
+        }
+        let j = run_end(run, i, |c| c.is_ascii_uppercase());
+        let m = run_end(run, j, |c| c.is_ascii_lowercase());
+        let (upper, lower) = ((j - i) as u64, (m - j) as u64);
+        tokens += if m - i > 1 && same(&run[i..m]) {
+            1 + (upper + lower - 1).div_ceil(4)
+        } else if upper + lower > 20 {
+            (upper + lower).div_ceil(2)
+        } else if upper == 1 && lower >= 2 {
+            (1 + lower).div_ceil(4)
+        } else {
+            upper.div_ceil(2) + lower.div_ceil(4)
+        };
+        i = m;
+    }
+    let kind = |c: u8| (c.is_ascii_digit(), c.is_ascii_uppercase());
+    let changes = run.windows(2).filter(|w| kind(w[0]) != kind(w[1])).count() as u64;
+    if n > 16 && 4 * changes >= n {
+        tokens = tokens.max((3 * n).div_ceil(4));
+    }
+    tokens
+}
+
+/// Eighths of a token for a character outside ASCII.
+fn other_eighths(c: char) -> u64 {
+    let bytes = 8 * c.len_utf8() as u64;
+    if c.is_numeric() {
+        return bytes;
+    }
+    match c as u32 {
+        _ if is_cjk(c) => 12,
+        0x1F000..=0x1FAFF | 0x2600..=0x27BF => 24,
+        0xA0..=0x17F | 0x400..=0x4FF | 0x2010..=0x2027 => 8,
+        0x370..=0x3FF
+        | 0x590..=0x6FF
+        | 0x900..=0xDFF
+        | 0xE00..=0xE7F
+        | 0x1E00..=0x1EFF
+        | 0x2000..=0x206F => 12,
+        _ => bytes,
+    }
 }
 
 /// Han ideographs, kana, hangul and CJK punctuation (dense scripts).

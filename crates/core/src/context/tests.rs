@@ -416,15 +416,89 @@ fn the_transcript_labels_turns() {
     );
 }
 
+/// Every text of the token corpus (`tests/fixtures/tokens/`: prose in many scripts, code, numbers,
+/// base64, emoji sequences, whitespace and punctuation runs), estimated at no less than its exact
+/// count in both OpenAI encodings, and not wastefully more (the worst offenders are named when
+/// one falls short); then a few estimates written out, and the ratio learned from `usage`.
 #[test]
 fn the_estimator_is_on_the_high_side() {
+    #[derive(serde::Deserialize)]
+    struct Case {
+        encoding: String,
+        text: String,
+        count: u32,
+        ids: Vec<u32>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Corpus {
+        cases: Vec<Case>,
+    }
+    let corpus: Corpus =
+        serde_json::from_str(include_str!("../../../../tests/fixtures/tokens/cases.json")).unwrap();
+    let mut low = Vec::new();
+    let mut ratios = Vec::new();
+    let mut texts = 0;
+    for encoding in ["o200k_base", "cl100k_base"] {
+        let cases: Vec<&Case> = corpus
+            .cases
+            .iter()
+            .filter(|c| c.encoding == encoding)
+            .collect();
+        assert!(cases.len() >= 200, "{encoding}: {} texts", cases.len());
+        texts += cases.len();
+        for case in cases {
+            assert_eq!(case.count as usize, case.ids.len(), "{:?}", case.text);
+            let estimate = count::estimate(&case.text);
+            if estimate < case.count {
+                low.push((
+                    case.count - estimate,
+                    estimate,
+                    case.count,
+                    encoding,
+                    &case.text,
+                ));
+            }
+            if case.count > 0 {
+                ratios.push(f64::from(estimate) / f64::from(case.count));
+            }
+        }
+    }
+    low.sort_by_key(|l| std::cmp::Reverse(l.0));
+    let worst: Vec<String> = low
+        .iter()
+        .take(15)
+        .map(|(_, estimate, exact, encoding, text)| {
+            let short: String = text.chars().take(60).collect();
+            format!(
+                "{estimate} < {exact} ({encoding}, {} chars): {short:?}",
+                text.chars().count()
+            )
+        })
+        .collect();
+    assert!(
+        low.is_empty(),
+        "{} of {} texts estimated below their exact count; the worst:\n{}",
+        low.len(),
+        texts,
+        worst.join("\n")
+    );
+    let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+    let max = ratios.iter().copied().fold(0.0, f64::max);
+    eprintln!("estimate / exact: mean {mean:.3}, max {max:.2}");
+    assert!(
+        mean <= 1.6,
+        "the estimates are {mean:.3} times the exact counts on average"
+    );
+    assert!(max <= 8.0, "an estimate is {max:.2} times its exact count");
     let cases: &[(&str, u32)] = &[
         ("", 0),
         ("hello", 2),
         ("hello world", 4),
         ("你好", 3),
         ("a, b.", 4),
-        ("🦀", 2),
+        ("🦀", 3),
+        (" ", 1),
+        ("12345", 2),
     ];
     for (text, expected) in cases {
         assert_eq!(count::estimate(text), *expected, "{text:?}");
