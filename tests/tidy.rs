@@ -296,6 +296,33 @@ fn the_shell_does_not_use_the_ui() {
     );
 }
 
+/// Where localStorage may be written: the storage adapter (whose raw writes are private to it,
+/// so the compiler keeps Rust callers to its records; this check covers the browser's own API).
+const STORAGE_WRITER: &str = "src/adapters/storage/";
+
+#[test]
+fn only_the_storage_adapter_writes_storage() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let needles = ["set_item", "remove_item", "local_storage"];
+    let mut hits = Vec::new();
+    for dir in ["src", "crates/core/src"] {
+        for file in rust_files(&root.join(dir)) {
+            if file.starts_with(root.join(STORAGE_WRITER)) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("read source");
+            for hit in violations(&text, &needles, &[]) {
+                hits.push(format!("{}:{hit}", file.display()));
+            }
+        }
+    }
+    assert!(
+        hits.is_empty(),
+        "localStorage is written only by {STORAGE_WRITER}:\n{}",
+        hits.join("\n")
+    );
+}
+
 #[test]
 fn use_trees_are_expanded_into_full_paths() {
     let paths = |text: &str| -> Vec<(usize, String)> { imported_paths(text) };

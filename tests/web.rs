@@ -11,6 +11,14 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// The page's localStorage itself, for setting up and clearing records as an earlier Satori or
+/// another program left them (Satori writes only through `Store`'s records).
+fn raw() -> web_sys::Storage {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .expect("localStorage")
+}
+
 fn server(path: &str) -> String {
     let base = option_env!("SATORI_TEST_SERVER").expect(
         "SATORI_TEST_SERVER must be set when building the browser tests (see scripts/test.sh)",
@@ -26,19 +34,18 @@ fn signal() -> (web_sys::AbortController, web_sys::AbortSignal) {
 
 #[wasm_bindgen_test]
 fn storage_round_trip_and_missing_key() {
+    use satori::core::persist;
     let store = Store::local();
     assert!(store.is_available());
-    store.set("satori.test.k", "värde 🌍").unwrap();
+    let key = persist::draft_key("test-k");
+    store.save_draft("test-k", "värde 🌍").unwrap();
     assert_eq!(
-        store.get("satori.test.k").unwrap().as_deref(),
-        Some("värde 🌍")
+        store.get(&key).unwrap().as_deref(),
+        Some(persist::encode_draft("värde 🌍").as_str())
     );
-    assert!(store
-        .keys("satori.test.")
-        .unwrap()
-        .contains(&"satori.test.k".to_string()));
-    store.remove("satori.test.k").unwrap();
-    assert_eq!(store.get("satori.test.k").unwrap(), None);
+    assert!(store.keys("satori.draft.").unwrap().contains(&key), "{key}");
+    store.save_draft("test-k", "").unwrap();
+    assert_eq!(store.get(&key).unwrap(), None);
 }
 
 #[wasm_bindgen_test]
@@ -46,24 +53,23 @@ fn storage_unavailable_is_an_error_value() {
     let store = Store::from_storage(None);
     assert!(!store.is_available());
     assert_eq!(store.get("x"), Err(StorageError::Unavailable));
-    assert_eq!(store.set("x", "y"), Err(StorageError::Unavailable));
+    assert_eq!(store.save_draft("x", "y"), Err(StorageError::Unavailable));
 }
 
 #[wasm_bindgen_test]
 fn storage_full_is_quota_exceeded_and_keeps_old_value() {
     let store = Store::local();
-    store.set("satori.test.big", "old").unwrap();
+    let key = satori::core::persist::draft_key("test-big");
+    store.save_draft("test-big", "old").unwrap();
+    let old = store.get(&key).unwrap();
     // localStorage holds ~5 MB of UTF-16; 6 M characters cannot fit.
     let huge = "x".repeat(6 * 1024 * 1024);
     assert_eq!(
-        store.set("satori.test.big", &huge),
+        store.save_draft("test-big", &huge),
         Err(StorageError::QuotaExceeded)
     );
-    assert_eq!(
-        store.get("satori.test.big").unwrap().as_deref(),
-        Some("old")
-    );
-    store.remove("satori.test.big").unwrap();
+    assert_eq!(store.get(&key).unwrap(), old);
+    store.save_draft("test-big", "").unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -81,7 +87,7 @@ fn storage_that_throws_is_an_error_value() {
         Err(StorageError::Failed("denied by test".into()))
     );
     assert_eq!(
-        store.set("x", "y"),
+        store.save_draft("x", "y"),
         Err(StorageError::Failed("denied by test".into()))
     );
 }
@@ -217,10 +223,10 @@ fn v1_fixture() -> serde_json::Map<String, serde_json::Value> {
 fn clear_chats(store: &Store) {
     for prefix in ["satori.session.", "satori.part."] {
         for key in store.keys(prefix).unwrap() {
-            store.remove(&key).unwrap();
+            raw().remove_item(&key).unwrap();
         }
     }
-    store.remove("satori.index").unwrap();
+    raw().remove_item("satori.index").unwrap();
 }
 
 /// Storage full in the middle of a save that rewrites several parts: every record the save wrote
@@ -253,12 +259,14 @@ fn a_save_of_several_parts_that_storage_cannot_hold_leaves_the_chat_as_it_was() 
     let (head, parts) = persist::encode_chat(&mut old.clone());
     store.write_chat("q", &head, &parts).unwrap();
     // Room for about one and a half of the new parts, no more.
-    store.set("satori.test.room", &"r".repeat(150_000)).unwrap();
+    raw()
+        .set_item("satori.test.room", &"r".repeat(150_000))
+        .unwrap();
     let mut fillers = 0;
     let mut size = 1 << 20;
     while size >= 16 {
-        if store
-            .set(&format!("satori.test.fill.{fillers}"), &"f".repeat(size))
+        if raw()
+            .set_item(&format!("satori.test.fill.{fillers}"), &"f".repeat(size))
             .is_ok()
         {
             fillers += 1;
@@ -266,7 +274,7 @@ fn a_save_of_several_parts_that_storage_cannot_hold_leaves_the_chat_as_it_was() 
             size /= 2;
         }
     }
-    store.remove("satori.test.room").unwrap();
+    raw().remove_item("satori.test.room").unwrap();
     // Every part grows by about 100 000 characters, and a fourth one is added.
     let new = chat(4 * PART_SIZE, 3_000);
     let (head, parts) = persist::encode_chat(&mut new.clone());
@@ -278,7 +286,7 @@ fn a_save_of_several_parts_that_storage_cannot_hold_leaves_the_chat_as_it_was() 
     assert_eq!(persist::decode_session(&read.text), Ok(old));
     assert_eq!(store.parts_stored("q").len(), 3);
     for i in 0..fillers {
-        store.remove(&format!("satori.test.fill.{i}")).unwrap();
+        raw().remove_item(&format!("satori.test.fill.{i}")).unwrap();
     }
     clear_chats(&store);
 }
@@ -333,9 +341,7 @@ async fn chats_in_parts_are_written_read_packed_and_removed_whole() {
     // Packed: one record, no parts, the same chat inside.
     let mut index = persist::Index::default();
     index.upsert(&short);
-    store
-        .set(persist::KEY_INDEX, &persist::encode_index(&index))
-        .unwrap();
+    store.save_index(&index).unwrap();
     assert_eq!(satori::shell::compact::pack_resting(0, None).await, Ok(1));
     assert_eq!(parts_stored(), 0);
     let packed = store.chat("p").unwrap().unwrap();
@@ -413,7 +419,7 @@ async fn version_1_records_are_packed_verified_and_read_back() {
     clear_chats(&store);
     let fixture = v1_fixture();
     for (k, v) in &fixture {
-        store.set(k, v.as_str().unwrap()).unwrap();
+        raw().set_item(k, v.as_str().unwrap()).unwrap();
     }
     assert_eq!(satori::shell::compact::pack_resting(0, None).await, Ok(2));
     for (key, value) in &fixture {
@@ -442,7 +448,7 @@ async fn version_1_records_are_packed_verified_and_read_back() {
     assert_eq!(titles, ["Open one", "订单查询", "Shipping question"]);
     assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
     // The chat list lost: rebuilt from the packed records' headers.
-    store.remove("satori.index").unwrap();
+    raw().remove_item("satori.index").unwrap();
     let rebuilt = startup::load(&store);
     let mut ids: Vec<String> = rebuilt
         .index

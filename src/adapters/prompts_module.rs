@@ -1,53 +1,13 @@
 //! The prompts module (`src/bin/satori-prompts.rs`) is a separate wasm module holding the
 //! template engine, the YAML reader and the on-demand dialogs (Prompts, Chat setup, System
-//! prompt, Settings). The app loads it on demand and
-//! talks to it through these calls and through window events:
-//! - [`EVENT_CHANGED`]: the user templates record was saved (detail: empty),
-//! - [`EVENT_USE`]: "Use in new chat" (detail: a `RoleRef` as `builtin:key` / `user:key`),
-//! - [`EVENT_SETUP`]: "Chat setup" applied (detail: `{"role": "builtin:key", "vars": {…}}`),
-//! - [`EVENT_SYSTEM`]: "System prompt" saved (detail: the new text),
-//! - [`EVENT_SETTINGS`]: "Settings" saved (detail: what to apply, `SettingsSaved` as JSON),
-//! - [`EVENT_CLOSED`]: a dialog closed,
-//! - [`EVENT_SUMMARY`]: a summary edited in the context inspector (detail: `{"id", "text"}`),
-//! - [`EVENT_CHAT_CONTEXT`]: the chat's context settings saved in the inspector (detail:
-//!   `ContextOverrides`),
-//! - [`EVENT_IMPORTED`]: an import (or its undo) changed the stored chats (detail: empty),
-//! - [`EVENT_RENAME`]: "Rename chat" saved (detail: `{"id", "title"}`),
-//! - [`EVENT_OPEN_AT`]: "Search chats" chose a result (detail: `{"id", "message"}`),
-//! - [`EVENT_DELETE`]: "Delete chat" confirmed (detail: the chat's id),
-//! - [`EVENT_AGENT`]: "Agent" saved (detail: `{"id", "agent"}`, the chat and its `AgentConfig`).
+//! prompt, Settings). The app loads it on demand and talks to it through these calls; the
+//! module tells the app what its dialogs did through one window event ([`DIALOG_EVENT`]), whose
+//! detail is a [`DialogEvent`] ([`send`], [`received`]).
 
 use crate::adapters::modules::{self, Module, ModuleError};
+use crate::core::protocol::{DialogEvent, DIALOG_EVENT, LANGUAGE_EVENT};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-
-/// The user templates changed.
-pub const EVENT_CHANGED: &str = "satori:prompts-changed";
-/// The chat's agent settings were saved in "Agent".
-pub const EVENT_AGENT: &str = "satori:chat-agent";
-/// The chat's context settings were saved in the context inspector.
-pub const EVENT_CHAT_CONTEXT: &str = "satori:chat-context";
-/// A summary was edited in the context inspector.
-pub const EVENT_SUMMARY: &str = "satori:summary-edit";
-/// Start a new chat with a role.
-pub const EVENT_USE: &str = "satori:prompts-use";
-/// "Chat setup" was applied.
-pub const EVENT_SETUP: &str = "satori:prompts-setup";
-/// The open chat's system prompt was saved in the "System prompt" dialog.
-pub const EVENT_SYSTEM: &str = "satori:prompts-system";
-/// A dialog of the module closed.
-pub const EVENT_CLOSED: &str = "satori:prompts-closed";
-/// "Settings" saved (detail: a `core::key_binding::SettingsSaved` as JSON).
-pub const EVENT_SETTINGS: &str = "satori:settings-saved";
-/// An import (or "Undo import") changed the stored chats.
-pub const EVENT_IMPORTED: &str = "satori:chats-imported";
-/// "Rename chat" saved (detail: `{"id": chat id, "title": new title}`).
-pub const EVENT_RENAME: &str = "satori:chat-rename";
-/// "Search chats" chose a result: open a chat there (detail: `{"id", "message"}`, `message` may
-/// be null).
-pub const EVENT_OPEN_AT: &str = "satori:chat-open-at";
-/// "Delete chat" confirmed (detail: the chat's id).
-pub const EVENT_DELETE: &str = "satori:chat-delete";
 
 /// Call `function` of the prompts module (loading it first) with string arguments.
 async fn call(function: &str, args: &[&str]) -> Result<JsValue, ModuleError> {
@@ -95,8 +55,8 @@ pub async fn hide_inspector() -> Result<(), ModuleError> {
     call("hide_inspector", &[]).await.map(|_| ())
 }
 
-/// Dispatch one of the events above on `window` (used by the module).
-pub fn notify(name: &str, detail: &str) {
+/// Dispatch window event `name` with the text `detail`.
+fn dispatch(name: &str, detail: &str) {
     let init = web_sys::CustomEventInit::new();
     init.set_detail(&JsValue::from_str(detail));
     if let (Some(w), Ok(ev)) = (
@@ -107,11 +67,20 @@ pub fn notify(name: &str, detail: &str) {
     }
 }
 
-/// The detail string of an event sent with [`notify`].
-pub fn detail(ev: &web_sys::Event) -> String {
-    ev.dyn_ref::<web_sys::CustomEvent>()
-        .and_then(|c| c.detail().as_string())
-        .unwrap_or_default()
+/// Tell the app what a dialog did.
+pub fn send(event: &DialogEvent) {
+    dispatch(DIALOG_EVENT, &event.encode());
+}
+
+/// Tell the page's translator the interface language changed.
+pub fn language_changed(language: &str) {
+    dispatch(LANGUAGE_EVENT, language);
+}
+
+/// The dialog event a [`DIALOG_EVENT`] carries, if it holds one.
+pub fn received(ev: &web_sys::Event) -> Option<DialogEvent> {
+    let detail = ev.dyn_ref::<web_sys::CustomEvent>()?.detail().as_string()?;
+    DialogEvent::decode(&detail).ok()
 }
 
 /// Download every chat (the open one as on screen: `session`, JSON); the answer is a warning

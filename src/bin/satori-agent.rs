@@ -495,7 +495,7 @@ fn time_zone() -> String {
 /// already (`context`).
 fn search(query: &str, limit: usize, context: &HashSet<String>) -> String {
     let store = satori::adapters::storage::Store::local();
-    match satori::ui::components::transfer_dialog::stored_chats(&store) {
+    match satori::shell::store::stored_chats(&store) {
         Ok(stored) => {
             let hits = recall::recall(&stored.chats, query, context, limit);
             recall::format(&hits, query, &|ms| {

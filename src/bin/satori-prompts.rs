@@ -6,16 +6,13 @@
 //! into `dist/prompts-<hash>/`; `src/adapters/prompts_module.rs` loads it.
 
 use leptos::prelude::*;
-use satori::adapters::prompts_module::{
-    notify, EVENT_AGENT, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE, EVENT_IMPORTED,
-    EVENT_OPEN_AT, EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY, EVENT_SYSTEM,
-    EVENT_USE,
-};
+use satori::adapters::prompts_module::send;
 use satori::adapters::storage::Store;
 use satori::core::key_binding::KeyField;
 use satori::core::persist;
 use satori::core::prompts::catalog::StartAnswer;
 use satori::core::prompts::{self, RoleRef, UserPrompts, Vars};
+use satori::core::protocol::DialogEvent;
 use satori::core::settings::Settings;
 use satori::ui::components::mcp_settings::McpEdit;
 use satori::ui::components::prompts_dialog::{PromptsCtx, PromptsDialog};
@@ -36,7 +33,7 @@ thread_local! {
 
 /// The user templates record (an unreadable one is an error and is left untouched).
 fn user_prompts() -> Result<UserPrompts, String> {
-    satori::ui::components::transfer_dialog::stored_prompts(&Store::local())
+    satori::shell::store::stored_prompts(&Store::local())
 }
 
 /// How a chat with `role` (`builtin:key` / `user:key`) and `vars` (JSON object) starts, as a
@@ -75,7 +72,7 @@ fn close() {
             if let Some((handle, host)) = MOUNTED.with(|m| m.borrow_mut().take()) {
                 drop(handle);
                 host.remove();
-                notify(EVENT_CLOSED, "");
+                send(&DialogEvent::Closed);
             }
         },
         std::time::Duration::ZERO,
@@ -115,15 +112,14 @@ pub fn open_setup(role: &str, vars: &str) -> Result<(), String> {
         satori::core::session::PromptSource::Builtin => UserPrompts::default(),
     };
     mount(move || {
-        let encoded = role.encode();
+        let chosen = role.clone();
         view! {
             <SetupDialog
                 role=role
                 vars=vars
                 user=user
                 on_apply=Callback::new(move |vars: Vars| {
-                    let detail = serde_json::json!({ "role": encoded, "vars": vars }).to_string();
-                    notify(EVENT_SETUP, &detail);
+                    send(&DialogEvent::Setup { role: chosen.clone(), vars });
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -143,7 +139,7 @@ pub fn open_system(text: &str, origin: &str) {
                 text=text
                 origin=origin
                 on_save=Callback::new(|text: String| {
-                    notify(EVENT_SYSTEM, &text);
+                    send(&DialogEvent::SystemPrompt { text });
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -153,7 +149,7 @@ pub fn open_system(text: &str, origin: &str) {
 }
 
 /// Open "Settings" showing `settings` (JSON of the settings in use); the API key record is read
-/// here. Saving writes the records and tells the app what to apply ([`EVENT_SETTINGS`]).
+/// here. Saving writes the records and tells the app what to apply (`DialogEvent::Settings`).
 #[wasm_bindgen]
 pub fn open_settings(settings: &str) {
     let current: Settings = serde_json::from_str(settings).unwrap_or_default();
@@ -173,7 +169,7 @@ pub fn open_settings(settings: &str) {
                 on_save=Callback::new(move |(settings, key, mcp): (Settings, KeyField, McpEdit)| {
                     // The app applies what was saved even if storage failed (it says so).
                     let saved = settings_dialog::save(&Store::local(), settings, &key, &mcp);
-                    notify(EVENT_SETTINGS, &serde_json::to_string(&saved).unwrap_or_default());
+                    send(&DialogEvent::Settings { saved });
                     close();
                     Ok(())
                 })
@@ -193,7 +189,7 @@ pub fn open_manager(selected: &str) {
     mount(move || {
         let ctx = PromptsCtx::load(
             Callback::new(|role: RoleRef| {
-                notify(EVENT_USE, &role.encode());
+                send(&DialogEvent::UseRole { role });
                 close();
             }),
             Callback::new(|_| close()),
@@ -239,10 +235,10 @@ pub fn show_inspector(host: &str, reports: &str) {
             <satori::ui::components::inspector::Inspector
                 reports=get
                 on_edit_summary=Callback::new(|(id, text): (String, String)| {
-                    notify(EVENT_SUMMARY, &serde_json::json!({ "id": id, "text": text }).to_string());
+                    send(&DialogEvent::SummaryEdited { id, text });
                 })
                 on_edit_chat=Callback::new(|o: satori::core::session::ContextOverrides| {
-                    notify(EVENT_CHAT_CONTEXT, &serde_json::to_string(&o).unwrap_or_default());
+                    send(&DialogEvent::ChatContext { context: o });
                 })
             />
         }
@@ -316,8 +312,8 @@ pub fn open_shared(fragment: &str) -> Result<(), String> {
                 fragment=opened
                 on_saved=Callback::new(move |id: String| {
                     forget_link(&saved);
-                    notify(EVENT_IMPORTED, "");
-                    notify(EVENT_OPEN_AT, &serde_json::json!({ "id": id, "message": null }).to_string());
+                    send(&DialogEvent::Imported);
+                    send(&DialogEvent::OpenAt { id, message: None });
                     close();
                 })
                 on_close=Callback::new(move |_| {
@@ -341,7 +337,7 @@ pub fn open_import(files: wasm_bindgen::JsValue) {
         view! {
             <satori::ui::components::transfer_dialog::ImportDialog
                 dropped=dropped
-                on_changed=Callback::new(|_| notify(EVENT_IMPORTED, ""))
+                on_changed=Callback::new(|_| send(&DialogEvent::Imported))
                 on_close=Callback::new(|_| close())
             />
         }
@@ -352,7 +348,7 @@ pub fn open_import(files: wasm_bindgen::JsValue) {
 /// started), newest first.
 #[wasm_bindgen]
 pub fn open_search(session: &str) -> Result<(), String> {
-    use satori::ui::components::transfer_dialog::stored_chats;
+    use satori::shell::store::stored_chats;
     let store = satori::adapters::storage::Store::local();
     let mut stored = stored_chats(&store)?;
     if let Ok(current) = serde_json::from_str::<satori::core::session::Session>(session) {
@@ -381,7 +377,7 @@ pub fn open_search(session: &str) -> Result<(), String> {
                 chats=chats
                 unreadable=unreadable
                 on_open=Callback::new(|(id, message): (String, Option<String>)| {
-                    notify(EVENT_OPEN_AT, &serde_json::json!({ "id": id, "message": message }).to_string());
+                    send(&DialogEvent::OpenAt { id, message });
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -400,7 +396,7 @@ pub fn open_rename(id: &str, title: &str) {
             <satori::ui::components::chat_dialogs::RenameDialog
                 title=title
                 on_save=Callback::new(move |t: String| {
-                    notify(EVENT_RENAME, &serde_json::json!({ "id": id, "title": t }).to_string());
+                    send(&DialogEvent::Rename { id: id.clone(), title: t });
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -419,7 +415,7 @@ pub fn open_agent(id: &str, agent: &str) {
             <satori::ui::components::agent_dialog::AgentDialog
                 agent=agent
                 on_save=Callback::new(move |a: satori::core::session::AgentConfig| {
-                    notify(EVENT_AGENT, &serde_json::json!({ "id": id, "agent": a }).to_string());
+                    send(&DialogEvent::Agent { id: id.clone(), agent: a });
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -437,7 +433,7 @@ pub fn open_delete(id: &str, title: &str) {
             <satori::ui::components::chat_dialogs::DeleteDialog
                 title=title
                 on_delete=Callback::new(move |_| {
-                    notify(EVENT_DELETE, &id);
+                    send(&DialogEvent::Delete { id: id.clone() });
                     close();
                 })
                 on_close=Callback::new(|_| close())

@@ -8,6 +8,7 @@
 use crate::adapters::clock::now_ms;
 use crate::adapters::fetch::{post_stream, ChatStream, FetchError};
 use crate::core::context::models::window_from_error;
+use crate::core::protocol::TurnEvent;
 use crate::core::provider::error::{classify, not_a_stream, ApiError};
 use crate::core::session::AgentConfig;
 use crate::core::turn::{Alerted, Effect, Event, Outcome, Turn, TurnConfig};
@@ -118,15 +119,9 @@ fn stated_window(err: &ApiError) -> Option<u32> {
     }
 }
 
-/// Tell the app: `kind` `d` (text arrived: content, reasoning), `s` (status line), `c`
-/// (checkpoint: save the chat as it is on screen).
-fn tell(on_event: &js_sys::Function, kind: &str, a: &str, b: &str) {
-    let _ = on_event.call3(
-        &JsValue::NULL,
-        &JsValue::from_str(kind),
-        &JsValue::from_str(a),
-        &JsValue::from_str(b),
-    );
+/// Tell the app what happened (a [`TurnEvent`], as its text).
+fn tell(on_event: &js_sys::Function, event: TurnEvent) {
+    let _ = on_event.call1(&JsValue::NULL, &JsValue::from_str(&event.encode()));
 }
 
 /// Hand the app what arrived since the last time.
@@ -134,7 +129,13 @@ fn show(on_event: &js_sys::Function, running: &Running) {
     let mut turn = running.turn.borrow_mut();
     let (c, r) = turn.unrendered();
     if !c.is_empty() || !r.is_empty() {
-        tell(on_event, "d", c, r);
+        tell(
+            on_event,
+            TurnEvent::Shown {
+                content: c.to_string(),
+                reasoning: r.to_string(),
+            },
+        );
     }
 }
 
@@ -199,13 +200,23 @@ async fn drive(
                 of,
             } => {
                 for left in (1..=seconds).rev() {
-                    tell(on_event, "s", &retry_status(left, attempt, of), "");
+                    tell(
+                        on_event,
+                        TurnEvent::Status {
+                            text: retry_status(left, attempt, of),
+                        },
+                    );
                     gloo_timers::future::TimeoutFuture::new(1000).await;
                     if running.turn.borrow().stopping() {
                         break;
                     }
                 }
-                tell(on_event, "s", "", "");
+                tell(
+                    on_event,
+                    TurnEvent::Status {
+                        text: String::new(),
+                    },
+                );
                 queue.extend(running.on(Event::Waited));
             }
             Effect::Abort => {
@@ -229,7 +240,7 @@ async fn drive(
             }
             Effect::Checkpoint => {
                 show(on_event, running);
-                tell(on_event, "c", "", "");
+                tell(on_event, TurnEvent::Checkpoint);
             }
             Effect::Finish(ending) => {
                 // Dropping the stream releases the connection.

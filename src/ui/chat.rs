@@ -12,6 +12,7 @@ use crate::core::context::ask::{Answer, Ask};
 use crate::core::context::Verdict;
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
+use crate::core::protocol::TurnEvent;
 use crate::core::provider::error::ApiError;
 use crate::core::session::{AgentConfig, Command, Message, MessageId, Role, Status, Summary};
 use crate::core::settings::Settings;
@@ -798,13 +799,13 @@ async fn stream(
         using_default: !app.conn.saved.get_untracked(),
         agent,
     };
-    let on_event = Closure::<dyn FnMut(String, String, String)>::new(
-        move |kind: String, a: String, b: String| match kind.as_str() {
-            "d" => app.live_append(&a, &b),
-            "s" => app.set_status(a),
-            _ => app.save_session(),
-        },
-    );
+    let on_event =
+        Closure::<dyn FnMut(String)>::new(move |text: String| match TurnEvent::decode(&text) {
+            Ok(TurnEvent::Shown { content, reasoning }) => app.live_append(&content, &reasoning),
+            Ok(TurnEvent::Status { text }) => app.set_status(text),
+            Ok(TurnEvent::Checkpoint) => app.save_session(),
+            Err(_) => {}
+        });
     let ask = serde_json::to_string(&ask).unwrap_or_default();
     let args = [JsValue::from_str(&ask), on_event.as_ref().clone()];
     let result = match modules::call(Module::Context, "turn", &args) {

@@ -404,9 +404,8 @@ impl AppState {
         // it; if even that cannot be written, the stored list is left alone this session.
         let mut index_writable = true;
         if let Some(original) = &loaded.index_original {
-            let key = persist::backup_key("index", now_ms());
-            match s.set(&key, original) {
-                Ok(()) => problems.push(kept_as(&key)),
+            match s.keep_backup("index", now_ms(), original) {
+                Ok(key) => problems.push(kept_as(&key)),
                 Err(e) => {
                     index_writable = false;
                     problems.push(not_kept(&e));
@@ -590,8 +589,8 @@ impl AppState {
         if !self.index_writable {
             return;
         }
-        let text = self.index.with_untracked(persist::encode_index);
-        self.report_storage(store().set(persist::KEY_INDEX, &text));
+        let written = self.index.with_untracked(|i| store().save_index(i));
+        self.report_storage(written);
     }
 
     /// Write the open session (that record only) and its index entry. A reply that is still
@@ -913,10 +912,7 @@ impl AppState {
 
     /// "Settings" saved (in the dialogs module): apply what it saved — in memory too when
     /// storage failed, which the alert then says.
-    pub fn apply_settings(&self, detail: &str) {
-        let Ok(saved) = serde_json::from_str::<SettingsSaved>(detail) else {
-            return;
-        };
+    pub fn apply_settings(&self, saved: SettingsSaved) {
         // Checked again: the event is the only way in.
         let Ok(settings) = saved.settings.validated() else {
             return;
@@ -943,7 +939,7 @@ impl AppState {
         s.provider = IN_BROWSER_ID.into();
         s.base_url = IN_BROWSER_URL.into();
         s.model = IN_BROWSER_MODEL.into();
-        let written = Store::local().set(persist::KEY_SETTINGS, &persist::encode_settings(&s));
+        let written = store().save_settings(&s);
         self.settings.set(s);
         self.settings_saved.set(true);
         self.alert.set(written.err().map(|e| Alert {
@@ -977,9 +973,8 @@ impl AppState {
         if DRAFT_CHECKED.with_borrow(|c| *c != id) {
             if let Ok(Some(raw)) = store().get(&key) {
                 if persist::decode_draft(&raw).is_err() {
-                    let backup = persist::backup_key("draft", now_ms());
-                    match store().set(&backup, &raw) {
-                        Ok(()) => self.alert.set(Some(Alert {
+                    match store().keep_backup("draft", now_ms(), &raw) {
+                        Ok(backup) => self.alert.set(Some(Alert {
                             text: crate::shell::error_text::draft_kept(&backup),
                             ..Alert::default()
                         })),
@@ -993,12 +988,7 @@ impl AppState {
             }
             DRAFT_CHECKED.with_borrow_mut(|c| c.clone_from(&id));
         }
-        let r = if text.is_empty() {
-            store().remove(&key)
-        } else {
-            store().set(&key, &persist::encode_draft(text))
-        };
-        self.report_storage(r);
+        self.report_storage(store().save_draft(&id, text));
     }
 
     /// Open another session by id; returns whether it could be opened.
@@ -1272,7 +1262,7 @@ impl AppState {
         let id = self.session.with_untracked(|s| s.id.clone());
         let s = store();
         self.report_storage(s.remove_chat(&id));
-        let _ = s.remove(&persist::draft_key(&id));
+        let _ = s.save_draft(&id, "");
         self.leave_removed(&id);
         self.save_index();
     }
@@ -1281,7 +1271,7 @@ impl AppState {
     pub fn delete_stored(&self, id: &str) {
         let s = store();
         self.report_storage(s.remove_chat(id));
-        let _ = s.remove(&persist::draft_key(id));
+        let _ = s.save_draft(id, "");
         self.index.update(|i| i.remove(id));
         self.save_index();
     }

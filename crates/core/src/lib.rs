@@ -16,6 +16,7 @@ pub mod markdown;
 pub mod packed;
 pub mod persist;
 pub mod prompts;
+pub mod protocol;
 pub mod provider;
 pub mod search;
 pub mod session;

@@ -1,4 +1,9 @@
-//! localStorage with typed errors.
+//! localStorage with typed errors, and the one writer of Satori's records.
+//!
+//! Every write goes through this module: the raw `set` and `remove` are private to it, so the
+//! compiler lets no other module write a key. Callers write records by what they are — chats in
+//! parts (below), settings, the key, templates, drafts, backups ([`records`]) — and each is
+//! encoded here by `core::persist`.
 //!
 //! Storage may be missing (privacy modes, sandboxed frames), may throw on access, or may be
 //! full. None of that panics: reads of a missing key are `Ok(None)`, and every failure is a
@@ -8,6 +13,8 @@
 use crate::adapters::js::JsError;
 use crate::core::persist::{self, ChatReadError, ChatRecord};
 use wasm_bindgen::JsValue;
+
+pub mod records;
 
 /// Why a storage call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -73,13 +80,14 @@ impl Store {
         self.storage()?.get_item(key).map_err(to_error)
     }
 
-    /// Write a key. On error the old value is unchanged.
-    pub fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
+    /// Write a key. On error the old value is unchanged. Private: callers write records
+    /// ([`records`]).
+    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
         self.storage()?.set_item(key, value).map_err(to_error)
     }
 
-    /// Remove a key (no error when absent).
-    pub fn remove(&self, key: &str) -> Result<(), StorageError> {
+    /// Remove a key (no error when absent). Private, as [`Store::set`].
+    fn remove(&self, key: &str) -> Result<(), StorageError> {
         self.storage()?.remove_item(key).map_err(to_error)
     }
 

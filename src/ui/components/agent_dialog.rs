@@ -1,5 +1,5 @@
 //! "Agent" for the open chat: agent mode on or off, its step limit, and the tools the model is
-//! offered. It runs in the dialogs module; the app applies the answer (`EVENT_AGENT`).
+//! offered. It runs in the dialogs module; the app applies the answer (`DialogEvent::Agent`).
 
 use crate::adapters::storage::Store;
 use crate::core::agent::{mcp, tools};

@@ -1,5 +1,6 @@
 //! The page layout: sidebar, chat header, conversation, alert, composer and dialogs.
 
+use crate::core::protocol::DialogEvent;
 use crate::core::session::Command;
 use crate::ui::chat;
 use crate::ui::components::alert::AlertBanner;
@@ -64,93 +65,16 @@ pub fn App() -> impl IntoView {
     let link = window_event_listener(leptos::ev::hashchange, move |_| {
         crate::ui::transfer::open_link(app)
     });
-    // Messages from the "Prompts" dialog, which runs in the prompts module.
-    use crate::adapters::prompts_module::{
-        detail, EVENT_AGENT, EVENT_CHANGED, EVENT_CHAT_CONTEXT, EVENT_CLOSED, EVENT_DELETE,
-        EVENT_IMPORTED, EVENT_OPEN_AT, EVENT_RENAME, EVENT_SETTINGS, EVENT_SETUP, EVENT_SUMMARY,
-        EVENT_SYSTEM, EVENT_USE,
-    };
-    let imported = window_event_listener_untyped(EVENT_IMPORTED, move |_| {
-        app.reload_index();
-        app.reload_catalog();
+    // What the dialogs (in the dialogs module) did: one event, one typed detail.
+    let dialogs = window_event_listener_untyped(crate::core::protocol::DIALOG_EVENT, move |ev| {
+        if let Some(event) = crate::adapters::prompts_module::received(&ev) {
+            on_dialog_event(app, event, sidebar_open);
+        }
     });
     // Another tab of Satori changed a record.
     let other_tab = window_event_listener(leptos::ev::storage, move |ev| {
         if let Some(key) = ev.key() {
             app.on_storage(&key, ev.new_value());
-        }
-    });
-    // Rename and Delete name their chat: the open chat may have changed while the dialog was
-    // loading or open; only that chat is touched.
-    let renamed = window_event_listener_untyped(EVENT_RENAME, move |ev| {
-        #[derive(serde::Deserialize)]
-        struct Rename {
-            id: String,
-            title: String,
-        }
-        let Ok(r) = serde_json::from_str::<Rename>(&detail(&ev)) else {
-            return;
-        };
-        let cmd = Command::Rename { title: r.title };
-        if app.chats.session.with_untracked(|s| s.id != r.id) {
-            app.apply_to_stored(&r.id, vec![cmd]);
-        } else if app.apply(cmd).is_err() {
-            app.show(crate::ui::state::Alert {
-                text: crate::shell::error_text::NO_TITLE.into(),
-                ..Default::default()
-            });
-        }
-    });
-    let agent = window_event_listener_untyped(EVENT_AGENT, move |ev| {
-        #[derive(serde::Deserialize)]
-        struct Agent {
-            id: String,
-            agent: crate::core::session::AgentConfig,
-        }
-        if let Ok(a) = serde_json::from_str::<Agent>(&detail(&ev)) {
-            let cmd = Command::SetAgent { agent: a.agent };
-            if app.chats.session.with_untracked(|s| s.id != a.id) {
-                app.apply_to_stored(&a.id, vec![cmd]);
-            } else {
-                let _ = app.apply(cmd);
-            }
-        }
-    });
-    // "Search chats" chose a result: open that chat (asking first if the one on screen is not
-    // saved) and show the message.
-    let open_at = window_event_listener_untyped(EVENT_OPEN_AT, move |ev| {
-        #[derive(serde::Deserialize)]
-        struct OpenAt {
-            id: String,
-            message: Option<String>,
-        }
-        let Ok(at) = serde_json::from_str::<OpenAt>(&detail(&ev)) else {
-            return;
-        };
-        let show = move || {
-            if let Some(message) = at.message {
-                request_animation_frame(move || {
-                    crate::ui::components::conversation::show_message(&message)
-                });
-            }
-        };
-        let open = if app.chats.session.with_untracked(|s| s.id == at.id) {
-            show();
-            true
-        } else {
-            app.open_at(&at.id, show)
-        };
-        if open {
-            sidebar_open.set(false); // a narrow screen shows the chat, not the chat list
-        }
-    });
-    let deleted = window_event_listener_untyped(EVENT_DELETE, move |ev| {
-        let id = detail(&ev);
-        if app.chats.session.with_untracked(|s| s.id == id) {
-            chat::stop();
-            app.delete_active();
-        } else {
-            app.delete_stored(&id);
         }
     });
     // Files dragged onto the window are imported.
@@ -171,84 +95,11 @@ pub fn App() -> impl IntoView {
             crate::ui::transfer::import(app, Some(files));
         }
     });
-    let chat_context = window_event_listener_untyped(EVENT_CHAT_CONTEXT, move |ev| {
-        if let Ok(context) = serde_json::from_str(&detail(&ev)) {
-            let _ = app.apply(crate::core::session::Command::SetContext { context });
-        }
-    });
-    let summary = window_event_listener_untyped(EVENT_SUMMARY, move |ev| {
-        #[derive(serde::Deserialize)]
-        struct Edit {
-            id: String,
-            text: String,
-        }
-        if let Ok(e) = serde_json::from_str::<Edit>(&detail(&ev)) {
-            if let Err(err) = app.apply(crate::core::session::Command::EditSummary {
-                id: e.id,
-                text: e.text,
-            }) {
-                app.show(crate::ui::state::Alert {
-                    text: crate::shell::error_text::summary_not_saved(&err),
-                    ..Default::default()
-                });
-            }
-        }
-    });
-    let changed = window_event_listener_untyped(EVENT_CHANGED, move |_| {
-        app.reload_catalog();
-        app.refresh_untouched();
-    });
-    let used = window_event_listener_untyped(EVENT_USE, move |ev| {
-        app.reload_catalog();
-        if let Some(role) = crate::core::prompts::RoleRef::decode(&detail(&ev)) {
-            app.choose_role(role);
-            app.new_chat();
-        }
-    });
-    let setup = window_event_listener_untyped(EVENT_SETUP, move |ev| {
-        #[derive(serde::Deserialize)]
-        struct Setup {
-            role: String,
-            vars: crate::core::prompts::Vars,
-        }
-        let asked: Option<Setup> = serde_json::from_str(&detail(&ev)).ok();
-        if let Some(role) = asked
-            .as_ref()
-            .and_then(|s| crate::core::prompts::RoleRef::decode(&s.role))
-        {
-            if !app.chats.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
-                app.start_chat(role, asked.map(|s| s.vars).unwrap_or_default(), true);
-            }
-        }
-    });
-    let system = window_event_listener_untyped(EVENT_SYSTEM, move |ev| {
-        crate::ui::components::system_dialog::save(app, detail(&ev));
-    });
-    let settings =
-        window_event_listener_untyped(EVENT_SETTINGS, move |ev| app.apply_settings(&detail(&ev)));
-    // The module's dialog gives focus back to the element that opened it.
-    // A dialog closed: a share link pasted while it was open is opened now.
-    let closed = window_event_listener_untyped(EVENT_CLOSED, move |_| {
-        app.set_dialog(None);
-        crate::ui::transfer::open_link(app);
-    });
     on_cleanup(move || {
-        imported.remove();
+        dialogs.remove();
         other_tab.remove();
-        renamed.remove();
-        agent.remove();
-        deleted.remove();
-        open_at.remove();
         dragover.remove();
         dropped.remove();
-        chat_context.remove();
-        summary.remove();
-        changed.remove();
-        settings.remove();
-        used.remove();
-        closed.remove();
-        setup.remove();
-        system.remove();
         handle.remove();
         resized.remove();
         link.remove();
@@ -333,5 +184,97 @@ fn chat_dialog(app: AppState, delete: bool) {
         app.open_external("Delete chat", "open_delete", args);
     } else {
         app.open_external("Rename chat", "open_rename", args);
+    }
+}
+
+/// Apply what a dialog did. Rename, Agent and Delete name their chat: the open chat may have
+/// changed while the dialog was loading or open; only that chat is touched.
+fn on_dialog_event(app: AppState, event: DialogEvent, sidebar_open: RwSignal<bool>) {
+    let is_open = |id: &str| app.chats.session.with_untracked(|s| s.id == id);
+    match event {
+        DialogEvent::PromptsChanged => {
+            app.reload_catalog();
+            app.refresh_untouched();
+        }
+        DialogEvent::UseRole { role } => {
+            app.reload_catalog();
+            app.choose_role(role);
+            app.new_chat();
+        }
+        DialogEvent::Setup { role, vars } => {
+            if !app.chats.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
+                app.start_chat(role, vars, true);
+            }
+        }
+        DialogEvent::SystemPrompt { text } => crate::ui::components::system_dialog::save(app, text),
+        DialogEvent::Settings { saved } => app.apply_settings(saved),
+        // The dialog gave focus back to the element that opened it; a share link pasted while
+        // it was open is opened now.
+        DialogEvent::Closed => {
+            app.set_dialog(None);
+            crate::ui::transfer::open_link(app);
+        }
+        DialogEvent::SummaryEdited { id, text } => {
+            if let Err(err) = app.apply(Command::EditSummary { id, text }) {
+                app.show(crate::ui::state::Alert {
+                    text: crate::shell::error_text::summary_not_saved(&err),
+                    ..Default::default()
+                });
+            }
+        }
+        DialogEvent::ChatContext { context } => {
+            let _ = app.apply(Command::SetContext { context });
+        }
+        DialogEvent::Imported => {
+            app.reload_index();
+            app.reload_catalog();
+        }
+        DialogEvent::Rename { id, title } => {
+            let cmd = Command::Rename { title };
+            if !is_open(&id) {
+                app.apply_to_stored(&id, vec![cmd]);
+            } else if app.apply(cmd).is_err() {
+                app.show(crate::ui::state::Alert {
+                    text: crate::shell::error_text::NO_TITLE.into(),
+                    ..Default::default()
+                });
+            }
+        }
+        DialogEvent::Agent { id, agent } => {
+            let cmd = Command::SetAgent { agent };
+            if !is_open(&id) {
+                app.apply_to_stored(&id, vec![cmd]);
+            } else {
+                let _ = app.apply(cmd);
+            }
+        }
+        // "Search chats" chose a result: open that chat (asking first if the one on screen is
+        // not saved) and show the message.
+        DialogEvent::OpenAt { id, message } => {
+            let show = move || {
+                if let Some(message) = message {
+                    request_animation_frame(move || {
+                        crate::ui::components::conversation::show_message(&message)
+                    });
+                }
+            };
+            let open = if is_open(&id) {
+                show();
+                true
+            } else {
+                app.open_at(&id, show)
+            };
+            if open {
+                sidebar_open.set(false); // a narrow screen shows the chat, not the chat list
+            }
+        }
+        DialogEvent::Delete { id } => {
+            if is_open(&id) {
+                chat::stop();
+                app.delete_active();
+            } else {
+                app.delete_stored(&id);
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! "Rename chat" and "Delete chat" for the open chat. They run in the dialogs module (so their
 //! modal is not on the first-load path); the app opens them and applies the answer it gets back
-//! (`EVENT_RENAME` with the new title, `EVENT_DELETE`).
+//! (`DialogEvent::Rename` with the new title, `DialogEvent::Delete`).
 
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;

@@ -57,15 +57,7 @@ impl McpEdit {
         }
         let mut tokens = self.tokens.clone();
         tokens.keep_only(&self.servers);
-        store.set(persist::KEY_MCP, &persist::encode_mcp(&self.servers))?;
-        if tokens.tokens.is_empty() {
-            store.remove(persist::KEY_MCP_TOKENS)
-        } else {
-            store.set(
-                persist::KEY_MCP_TOKENS,
-                &persist::encode_mcp_tokens(&tokens),
-            )
-        }
+        store.save_mcp(&self.servers, &tokens)
     }
 }
 

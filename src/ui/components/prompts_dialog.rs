@@ -7,12 +7,13 @@
 //! the app: it owns the `satori.prompts` record while it is open and tells the app about
 //! changes through window events (see `crate::adapters::prompts_module`).
 
-use crate::adapters::prompts_module::{notify, EVENT_CHANGED};
+use crate::adapters::prompts_module::send;
 use crate::adapters::storage::Store;
 use crate::core::persist;
 use crate::core::prompts::{
     self, emit, RoleRef, Template, UserPrompts, UserTemplate, Vars, What, YamlAnswer,
 };
+use crate::core::protocol::DialogEvent;
 use crate::core::session::PromptSource;
 use crate::shell::error_text::{self, describe_storage};
 use crate::ui::components::modal::Modal;
@@ -70,14 +71,14 @@ impl PromptsCtx {
         };
         if stored != self.prompts.get_untracked() {
             self.prompts.set(stored);
-            notify(EVENT_CHANGED, "");
+            send(&DialogEvent::PromptsChanged);
             return Err(crate::shell::error_text::PROMPTS_CHANGED_ELSEWHERE.into());
         }
         Store::local()
-            .set(persist::KEY_PROMPTS, &persist::encode_prompts(&prompts))
+            .save_prompts(&prompts)
             .map_err(|e| describe_storage(&e))?;
         self.prompts.set(prompts);
-        notify(EVENT_CHANGED, "");
+        send(&DialogEvent::PromptsChanged);
         Ok(())
     }
 }

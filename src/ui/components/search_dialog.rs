@@ -1,6 +1,6 @@
 //! "Search chats" (in the dialogs module): a search box over every stored chat's title and the
 //! messages of its branch on screen (`core::search`), results with the hits marked; choosing one
-//! opens the chat at that message (the app gets `EVENT_OPEN_AT`).
+//! opens the chat at that message (the app gets `DialogEvent::OpenAt`).
 
 use crate::core::search::{ChatHit, Corpus};
 use crate::core::session::Session;

@@ -22,15 +22,11 @@ pub fn save(store: &Store, settings: Settings, field: &KeyField, mcp: &McpEdit) 
         .flatten()
         .and_then(|t| persist::decode_api_key(&t).ok());
     let key = key_save(field, &settings.base_url, stored.as_ref());
-    let written = store
-        .set(persist::KEY_SETTINGS, &persist::encode_settings(&settings))
-        .and_then(|()| match &key {
-            KeySave::Write(record) => {
-                store.set(persist::KEY_API_KEY, &persist::encode_api_key(record))
-            }
-            KeySave::Remove => store.remove(persist::KEY_API_KEY),
-            KeySave::Keep => Ok(()),
-        });
+    let written = store.save_settings(&settings).and_then(|()| match &key {
+        KeySave::Write(record) => store.save_api_key(Some(record)),
+        KeySave::Remove => store.save_api_key(None),
+        KeySave::Keep => Ok(()),
+    });
     // The MCP servers are kept apart: their failing to save never holds back the settings.
     let problem = match (written, mcp.save(store)) {
         (Err(e), _) => Some(describe_storage(&e)),
@@ -553,6 +549,6 @@ fn storage_answer(answer: Option<bool>) -> &'static str {
 /// Draw Satori in `language` (`en`, `zh-CN`) from now on, in this tab at once and in the others
 /// through the stored choice (`src/web/i18n.js` does the drawing).
 fn set_language(language: &str) -> Result<(), crate::adapters::storage::StorageError> {
-    crate::adapters::prompts_module::notify("satori:language", language);
-    crate::adapters::storage::Store::local().set(crate::core::persist::KEY_LANGUAGE, language)
+    crate::adapters::prompts_module::language_changed(language);
+    crate::adapters::storage::Store::local().save_language(language)
 }

@@ -1,6 +1,6 @@
 //! "Chat setup" (in the deferred prompts module): the variables of the open, untouched chat's
 //! role, with a live preview of the system prompt. "Apply" sends the values to the app, which
-//! starts the chat over with them (see `crate::adapters::prompts_module::EVENT_SETUP`).
+//! starts the chat over with them (see `crate::core::protocol::DialogEvent::Setup`).
 
 use crate::core::prompts::{self, RoleRef, UserPrompts, Vars, What};
 use crate::ui::components::chat_setup::label_of;

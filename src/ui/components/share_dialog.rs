@@ -7,9 +7,9 @@ use crate::adapters::storage::Store;
 use crate::core::session::{Message, Role, Session};
 use crate::core::transfer::import::{self, Incoming};
 use crate::core::transfer::share;
+use crate::shell::store::{import, stored_chats, stored_prompts};
 use crate::ui::components::message::role_label;
 use crate::ui::components::modal::Modal;
-use crate::ui::components::transfer_dialog::{stored_chats, stored_prompts, write};
 use leptos::prelude::*;
 
 /// The page's address without its fragment.
@@ -221,7 +221,7 @@ fn save_copy(mut chat: Session) -> Result<String, String> {
         return Ok(have.id.clone());
     }
     // Not an import the Import dialog can undo: its undo record is left as it is.
-    write(&store, &plan, false)?;
+    import(&store, &plan, false)?;
     plan.add
         .first()
         .map(|c| c.id.clone())

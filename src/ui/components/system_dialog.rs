@@ -1,6 +1,6 @@
 //! "System prompt": view and edit the open chat's system prompt. Only this chat changes; the
 //! template it came from is left as it is. The dialog runs in the prompts module; the app opens
-//! it and applies the saved text (`EVENT_SYSTEM`).
+//! it and applies the saved text (`DialogEvent::SystemPrompt`).
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::core::session::{Command, PromptSource};

@@ -1,0 +1,307 @@
+//! What crosses a boundary between Satori's parts that do not share Rust types at run time — the
+//! app and its lazy wasm modules, the page's window events — as one serde enum per boundary. No
+//! event names per message, no one-letter tags, no JSON picked apart by whoever receives it:
+//! the sender builds a variant, the receiver matches on it.
+
+use crate::key_binding::SettingsSaved;
+use crate::prompts::{RoleRef, Vars};
+use crate::session::{AgentConfig, ContextOverrides};
+use serde::{Deserialize, Serialize};
+
+/// The one window event the dialogs module tells the app through; its detail is a
+/// [`DialogEvent`] as JSON ([`DialogEvent::encode`]).
+pub const DIALOG_EVENT: &str = "satori:dialog";
+
+/// The window event the interface language changed by (detail: `en` or `zh-CN`). The page's
+/// translator (`src/web/i18n.js`) listens to it, not the app.
+pub const LANGUAGE_EVENT: &str = "satori:language";
+
+/// What a dialog (in the dialogs module) tells the app.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum DialogEvent {
+    /// The user templates record was saved.
+    PromptsChanged,
+    /// "Use in new chat": start a new chat with this role.
+    UseRole {
+        /// The role.
+        #[serde(with = "role_ref")]
+        role: RoleRef,
+    },
+    /// "Chat setup" applied: the chat not yet started starts with `role` and `vars`.
+    Setup {
+        /// The role.
+        #[serde(with = "role_ref")]
+        role: RoleRef,
+        /// Its variables' values.
+        vars: Vars,
+    },
+    /// "System prompt" saved for the open chat.
+    SystemPrompt {
+        /// The new text.
+        text: String,
+    },
+    /// "Settings" saved: what the app applies.
+    Settings {
+        /// The settings and what became of the key.
+        saved: SettingsSaved,
+    },
+    /// A dialog of the module closed.
+    Closed,
+    /// A summary was edited in the context inspector.
+    SummaryEdited {
+        /// The summary's id.
+        id: String,
+        /// Its new text.
+        text: String,
+    },
+    /// The open chat's context settings were saved in the inspector.
+    ChatContext {
+        /// The chat's overrides.
+        context: ContextOverrides,
+    },
+    /// An import (or "Undo import") changed the stored chats.
+    Imported,
+    /// "Rename chat" saved.
+    Rename {
+        /// The chat's id.
+        id: String,
+        /// Its new title.
+        title: String,
+    },
+    /// "Search chats" (or a chat saved from a link) chose a chat: open it, at `message`.
+    OpenAt {
+        /// The chat's id.
+        id: String,
+        /// The message to show, if any.
+        message: Option<String>,
+    },
+    /// "Delete chat" confirmed.
+    Delete {
+        /// The chat's id.
+        id: String,
+    },
+    /// "Agent" saved.
+    Agent {
+        /// The chat's id.
+        id: String,
+        /// Its agent settings.
+        agent: AgentConfig,
+    },
+}
+
+impl DialogEvent {
+    /// The event as the window event's detail.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The event a detail holds; the error says why it is none.
+    pub fn decode(detail: &str) -> Result<DialogEvent, String> {
+        serde_json::from_str(detail).map_err(|e| e.to_string())
+    }
+}
+
+/// What a running turn (in the context module) tells the app as it goes: the app draws it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum TurnEvent {
+    /// The reply so far, at most once per frame.
+    Shown {
+        /// Its text.
+        content: String,
+        /// Its thoughts.
+        reasoning: String,
+    },
+    /// The status line (a retry's countdown); empty clears it.
+    Status {
+        /// The line.
+        text: String,
+    },
+    /// A checkpoint: the app saves the reply as it stands.
+    Checkpoint,
+}
+
+impl TurnEvent {
+    /// The event as the text handed across.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The event a text holds; the error says why it is none.
+    pub fn decode(text: &str) -> Result<TurnEvent, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+}
+
+/// A [`RoleRef`] as its text (`builtin:key`, `user:key`).
+mod role_ref {
+    use crate::prompts::RoleRef;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(role: &RoleRef, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&role.encode())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<RoleRef, D::Error> {
+        let text = String::deserialize(d)?;
+        RoleRef::decode(&text).ok_or_else(|| D::Error::custom(format!("not a role: {text:?}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key_binding::KeySave;
+    use crate::settings::Settings;
+
+    /// One of each dialog event, with values that are not their defaults.
+    fn dialog_events() -> Vec<DialogEvent> {
+        let role = RoleRef::decode("user:reviewer").expect("a role");
+        vec![
+            DialogEvent::PromptsChanged,
+            DialogEvent::UseRole { role: role.clone() },
+            DialogEvent::Setup {
+                role,
+                vars: [("lang".to_string(), "中文".to_string())].into(),
+            },
+            DialogEvent::SystemPrompt {
+                text: "Be brief.\n简洁".into(),
+            },
+            DialogEvent::Settings {
+                saved: SettingsSaved {
+                    settings: Settings::default(),
+                    key: KeySave::Remove,
+                    problem: Some("browser storage is full".into()),
+                },
+            },
+            DialogEvent::Closed,
+            DialogEvent::SummaryEdited {
+                id: "s1".into(),
+                text: "订单 #4417".into(),
+            },
+            DialogEvent::ChatContext {
+                context: ContextOverrides {
+                    window: Some(4096),
+                    ..ContextOverrides::default()
+                },
+            },
+            DialogEvent::Imported,
+            DialogEvent::Rename {
+                id: "c1".into(),
+                title: "\"Quoted\" title".into(),
+            },
+            DialogEvent::OpenAt {
+                id: "c2".into(),
+                message: Some("m9".into()),
+            },
+            DialogEvent::OpenAt {
+                id: "c3".into(),
+                message: None,
+            },
+            DialogEvent::Delete { id: "c4".into() },
+            DialogEvent::Agent {
+                id: "c5".into(),
+                agent: AgentConfig {
+                    on: true,
+                    max_steps: Some(7),
+                    ..AgentConfig::default()
+                },
+            },
+        ]
+    }
+
+    /// Which variant `e` is: a new variant does not compile until it is listed here, and the
+    /// round-trip test then asks for a sample of it.
+    fn dialog_variant(e: &DialogEvent) -> usize {
+        match e {
+            DialogEvent::PromptsChanged => 0,
+            DialogEvent::UseRole { .. } => 1,
+            DialogEvent::Setup { .. } => 2,
+            DialogEvent::SystemPrompt { .. } => 3,
+            DialogEvent::Settings { .. } => 4,
+            DialogEvent::Closed => 5,
+            DialogEvent::SummaryEdited { .. } => 6,
+            DialogEvent::ChatContext { .. } => 7,
+            DialogEvent::Imported => 8,
+            DialogEvent::Rename { .. } => 9,
+            DialogEvent::OpenAt { .. } => 10,
+            DialogEvent::Delete { .. } => 11,
+            DialogEvent::Agent { .. } => 12,
+        }
+    }
+
+    #[test]
+    fn every_dialog_event_round_trips() {
+        let events = dialog_events();
+        let mut seen: Vec<usize> = events.iter().map(dialog_variant).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(
+            seen,
+            (0..13).collect::<Vec<_>>(),
+            "a sample of every variant"
+        );
+        for e in events {
+            let text = e.encode();
+            assert_eq!(DialogEvent::decode(&text), Ok(e.clone()), "{text}");
+        }
+    }
+
+    #[test]
+    fn dialog_events_read_as_named_fields() {
+        assert_eq!(
+            DialogEvent::Rename {
+                id: "c1".into(),
+                title: "T".into()
+            }
+            .encode(),
+            r#"{"event":"rename","id":"c1","title":"T"}"#
+        );
+        assert_eq!(
+            DialogEvent::UseRole {
+                role: RoleRef::decode("builtin:coder").expect("a role")
+            }
+            .encode(),
+            r#"{"event":"use_role","role":"builtin:coder"}"#
+        );
+    }
+
+    #[test]
+    fn a_bad_detail_is_an_error_not_an_event() {
+        for bad in [
+            "",
+            "{}",
+            r#"{"event":"no_such_event"}"#,
+            r#"{"event":"rename","id":"c1"}"#,
+            r#"{"event":"use_role","role":"nowhere:x"}"#,
+            r#""delete""#,
+        ] {
+            assert!(DialogEvent::decode(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_turn_event_round_trips() {
+        let events = [
+            TurnEvent::Shown {
+                content: "Paris 巴黎".into(),
+                reasoning: "<think>".into(),
+            },
+            TurnEvent::Status {
+                text: "Retrying in 3 s".into(),
+            },
+            TurnEvent::Status { text: "".into() },
+            TurnEvent::Checkpoint,
+        ];
+        for e in events {
+            // Exhaustive: a new variant needs a sample above.
+            match &e {
+                TurnEvent::Shown { .. } | TurnEvent::Status { .. } | TurnEvent::Checkpoint => {}
+            }
+            let text = e.encode();
+            assert_eq!(TurnEvent::decode(&text), Ok(e.clone()), "{text}");
+        }
+        assert!(TurnEvent::decode(r#"{"event":"d"}"#).is_err());
+    }
+}

@@ -1,0 +1,104 @@
+//! Satori's records, written by what they are. The only writes of localStorage besides the chats
+//! in parts ([`Store::write_chat`] and its kin): each record is encoded by `core::persist` here,
+//! so no caller names a key and a value to write.
+
+use super::{StorageError, Store};
+use crate::core::agent::mcp::{Servers, Tokens};
+use crate::core::persist::{self, ApiKeyRecord, Index};
+use crate::core::prompts::user::UserPrompts;
+use crate::core::settings::Settings;
+
+/// The record that keeps what the last import changed, for "Undo import".
+pub const KEY_IMPORT_BACKUP: &str = "satori.backup.import";
+
+/// A record that may be put back as it was read, byte for byte ([`Store::put_back`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    /// The chat list.
+    Index,
+    /// The user's prompt templates.
+    Prompts,
+}
+
+impl Kept {
+    fn key(self) -> &'static str {
+        match self {
+            Kept::Index => persist::KEY_INDEX,
+            Kept::Prompts => persist::KEY_PROMPTS,
+        }
+    }
+}
+
+impl Store {
+    /// The settings (never the key: [`Store::save_api_key`]).
+    pub fn save_settings(&self, settings: &Settings) -> Result<(), StorageError> {
+        self.set(persist::KEY_SETTINGS, &persist::encode_settings(settings))
+    }
+
+    /// The API key with the base URL it is bound to; `None` removes it.
+    pub fn save_api_key(&self, record: Option<&ApiKeyRecord>) -> Result<(), StorageError> {
+        match record {
+            Some(r) => self.set(persist::KEY_API_KEY, &persist::encode_api_key(r)),
+            None => self.remove(persist::KEY_API_KEY),
+        }
+    }
+
+    /// The interface language the user chose (`en`, `zh-CN`; `src/web/i18n.js` reads it).
+    pub fn save_language(&self, language: &str) -> Result<(), StorageError> {
+        self.set(persist::KEY_LANGUAGE, language)
+    }
+
+    /// The user's prompt templates.
+    pub fn save_prompts(&self, prompts: &UserPrompts) -> Result<(), StorageError> {
+        self.set(persist::KEY_PROMPTS, &persist::encode_prompts(prompts))
+    }
+
+    /// The MCP servers, and their tokens (removed when there are none).
+    pub fn save_mcp(&self, servers: &Servers, tokens: &Tokens) -> Result<(), StorageError> {
+        self.set(persist::KEY_MCP, &persist::encode_mcp(servers))?;
+        if tokens.tokens.is_empty() {
+            self.remove(persist::KEY_MCP_TOKENS)
+        } else {
+            self.set(persist::KEY_MCP_TOKENS, &persist::encode_mcp_tokens(tokens))
+        }
+    }
+
+    /// The chat list.
+    pub fn save_index(&self, index: &Index) -> Result<(), StorageError> {
+        self.set(persist::KEY_INDEX, &persist::encode_index(index))
+    }
+
+    /// The draft of chat `id`; an empty one is removed.
+    pub fn save_draft(&self, id: &str, text: &str) -> Result<(), StorageError> {
+        let key = persist::draft_key(id);
+        if text.is_empty() {
+            self.remove(&key)
+        } else {
+            self.set(&key, &persist::encode_draft(text))
+        }
+    }
+
+    /// Keep `raw`, a record of kind `what` that could not be read, under a new backup key (named
+    /// for `at`, ms); answers the key.
+    pub fn keep_backup(&self, what: &str, at: i64, raw: &str) -> Result<String, StorageError> {
+        let key = persist::backup_key(what, at);
+        self.set(&key, raw)?;
+        Ok(key)
+    }
+
+    /// The record "Undo import" reads (JSON); `None` removes it.
+    pub fn save_import_backup(&self, json: Option<&str>) -> Result<(), StorageError> {
+        match json {
+            Some(j) => self.set(KEY_IMPORT_BACKUP, j),
+            None => self.remove(KEY_IMPORT_BACKUP),
+        }
+    }
+
+    /// Put `record` back as it was read before a write that failed: `raw`, or absent.
+    pub fn put_back(&self, record: Kept, raw: Option<&str>) -> Result<(), StorageError> {
+        match raw {
+            Some(text) => self.set(record.key(), text),
+            None => self.remove(record.key()),
+        }
+    }
+}
