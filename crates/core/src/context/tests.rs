@@ -1,7 +1,7 @@
 //! Data-driven tests per stage, and property tests of the pipeline's invariants over random
 //! histories (tool-call groups, giant messages, Chinese, emoji, pins, exclusions).
 
-use super::count::{Count, Counter, Estimator, PER_MESSAGE, PRIMING};
+use super::count::{Count, Counter, Estimator, PRIMING};
 use super::*;
 use crate::session::{Message, Role, Summary, ToolCall};
 use proptest::prelude::*;
@@ -77,14 +77,35 @@ fn sent_ids(ctx: &Context) -> Vec<String> {
         .collect()
 }
 
+/// OpenAI's count of a chat request (the cookbook's "How to count tokens with tiktoken", for
+/// gpt-4o, gpt-4 and gpt-3.5-turbo-0613): each message's content, 3 tokens per message, 1 per
+/// name (a tool message's `tool_call_id` counts as one), 3 priming the reply. `Chars` counts a
+/// token per character; the numbers are written out, not taken from the code's constants.
 #[test]
 fn counts_follow_the_openai_formula() {
     let h = [msg("s", Role::System, "abc"), msg("u", Role::User, "hello")];
     let ctx = run(&h, None, &cfg(1000));
-    assert_eq!(ctx.total, 3 + PER_MESSAGE + 5 + PER_MESSAGE + PRIMING);
+    let tokens = |ctx: &Context| ctx.messages.iter().map(|m| m.tokens).collect::<Vec<_>>();
+    // "abc" 3 + 3, "hello" 5 + 3, and 3 for the reply.
+    assert_eq!(tokens(&ctx), [6, 8]);
+    assert_eq!(ctx.total, 17);
     assert!(ctx.exact);
     assert_eq!(ctx.verdict, Verdict::Fits);
     assert_eq!(fates(&h, &ctx), ["s:kept", "u:kept"]);
+
+    // A tool round: the call costs its JSON as sent, the result its content and its id plus 1.
+    let h = [
+        msg("u", Role::User, "hi"),
+        asst_calls("a", &["c1"]),
+        tool("t", "c1", "sunny"),
+    ];
+    let ctx = run(&h, None, &cfg(1000));
+    let json = r#"{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}"#;
+    assert_eq!(json.len(), 70);
+    // "hi" 2 + 3; no content 0 + 3 + the call 70; "sunny" 5 + 3 + "c1" 2 + 1; 3 for the reply.
+    assert_eq!(tokens(&ctx), [5, 73, 11]);
+    assert_eq!(ctx.total, 92);
+    assert_eq!(fates(&h, &ctx), ["u:kept", "a:kept", "t:kept"]);
 }
 
 #[test]
