@@ -323,6 +323,55 @@ fn only_the_storage_adapter_writes_storage() {
     );
 }
 
+/// Each `thread_local!` of `text` (by line number) whose block does not say, in a comment starting
+/// `Why`, why it must be a static.
+fn unexplained_statics(text: &str) -> Vec<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        if !code.contains("thread_local!") {
+            continue;
+        }
+        let said = lines[n..lines.len().min(n + 4)]
+            .iter()
+            .chain(lines[n.saturating_sub(1)..n].iter())
+            .any(|l| l.trim_start().starts_with("// Why"));
+        if !said {
+            out.push(n + 1);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_static_says_why_it_is_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut hits = Vec::new();
+    for dir in ["src", "crates/core/src"] {
+        for file in rust_files(&root.join(dir)) {
+            let text = std::fs::read_to_string(&file).expect("read source");
+            for n in unexplained_statics(&text) {
+                hits.push(format!("{}:{n}", file.display()));
+            }
+        }
+    }
+    assert!(
+        hits.is_empty(),
+        "a thread-local static without a `// Why` comment saying why it must be one:\n{}",
+        hits.join("\n")
+    );
+    assert_eq!(
+        unexplained_statics("thread_local! {\n    static A: u8 = 0;\n}\n"),
+        [1],
+        "the check finds one"
+    );
+    assert!(unexplained_statics(
+        "thread_local! {\n    // Why a static: …\n    static A: u8 = 0;\n}\n"
+    )
+    .is_empty());
+}
+
 #[test]
 fn use_trees_are_expanded_into_full_paths() {
     let paths = |text: &str| -> Vec<(usize, String)> { imported_paths(text) };

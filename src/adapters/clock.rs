@@ -11,6 +11,7 @@ pub fn now_ms() -> i64 {
 /// non-secure contexts, where `randomUUID` is missing.
 pub fn new_id() -> String {
     use std::cell::Cell;
+    // Why a static: ids must differ across the page's life, whoever asks.
     thread_local!(static COUNTER: Cell<u64> = const { Cell::new(0) });
     if let Some(id) = web_sys::window()
         .and_then(|w| w.crypto().ok())

@@ -145,6 +145,7 @@ impl Toolbox {
 }
 
 thread_local! {
+    // Why statics: a wasm module's exported functions share no value but module state.
     /// The tools offered with the last request (see [`offered`]).
     static OFFERED: RefCell<Option<Toolbox>> = const { RefCell::new(None) };
     /// Open MCP sessions, by URL and token.
@@ -193,6 +194,7 @@ struct Input {
 }
 
 thread_local! {
+    // Why a static: [`stop`] is another exported call than the runs it ends.
     /// The abort handle of the tool runs in progress (the planner's requests): [`stop`] ends them.
     static CONTROLLER: RefCell<Option<web_sys::AbortController>> = const { RefCell::new(None) };
 }

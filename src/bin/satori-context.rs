@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 thread_local! {
+    // Why a static: a wasm module's exported functions share no value but module state.
     /// The summaries due that the app may ask for (the newest few): each request, under its id,
     /// with the settings of the request it comes before.
     static DUE: RefCell<VecDeque<(SummaryRequest, Settings)>> = const { RefCell::new(VecDeque::new()) };

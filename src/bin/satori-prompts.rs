@@ -26,8 +26,11 @@ use wasm_bindgen::JsCast;
 type Reports = Vec<satori::core::context::report::Report>;
 
 thread_local! {
+    // Why statics: a wasm module's exported functions share no value but module state; one
+    // dialog and one inspector are mounted at a time.
     /// The context inspector, when shown: its mount and the signal it reads.
     static INSPECTOR: RefCell<Option<(leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>, WriteSignal<Reports>)>> = const { RefCell::new(None) };
+    /// The dialog mounted, and its host element.
     static MOUNTED: RefCell<Option<(leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>, web_sys::Element)>> = const { RefCell::new(None) };
 }
 

@@ -22,6 +22,7 @@ struct Loaded {
 }
 
 thread_local! {
+    // Why a static: a wasm module's exported functions share no value but module state.
     /// The loaded encodings.
     static LOADED: RefCell<Vec<Loaded>> = const { RefCell::new(Vec::new()) };
 }

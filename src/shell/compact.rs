@@ -100,6 +100,8 @@ const EVERY_MS: f64 = 10.0 * 60.0 * 1000.0;
 const AFTER_MS: u32 = 3_000;
 
 thread_local! {
+    // Why a static: passes are spaced for the whole page, whichever request asked for one.
+    /// When the last pass ran, ms.
     static LAST_PASS: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
 }
 

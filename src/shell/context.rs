@@ -77,7 +77,11 @@ const CACHE: (usize, usize, usize) = (1 << 16, 1 << 21, 1 << 19);
 const TABLE_WAIT_MS: u32 = 3000;
 
 thread_local! {
+    // Why statics: what the module learns (counts, corrections, tables, servers' refusals) is
+    // kept for the page's life across requests and chats; the module has no app state.
+    /// The estimator's corrections and exact counts learned.
     static COUNTING: RefCell<Counting> = RefCell::new(Counting::default());
+    /// The token tables loaded, by encoding.
     static TABLES: RefCell<HashMap<&'static str, Table>> = RefCell::new(HashMap::new());
     /// Servers and models that refused `response_format` (`base_url|model`), for the page's life.
     static NO_FORMAT: RefCell<std::collections::HashSet<String>> = RefCell::new(Default::default());

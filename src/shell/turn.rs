@@ -66,6 +66,9 @@ impl Running {
 }
 
 thread_local! {
+    // Why a static: the turns run in the context module, which has no app state; the app's
+    // Stop reaches them by reply id (`stop`).
+    /// Every turn this module is running.
     static RUNNING: RefCell<Vec<Rc<Running>>> = const { RefCell::new(Vec::new()) };
 }
 

@@ -46,16 +46,49 @@ struct Running {
     notice: RefCell<Option<String>>,
 }
 
-thread_local! {
+/// The turns of this tab, owned here and nowhere else: what is running, Stop, and "Run plan".
+struct Turns {
     /// Every turn in progress (a chat has at most one).
-    static TURNS: RefCell<Vec<Rc<Running>>> = const { RefCell::new(Vec::new()) };
+    running: RefCell<Vec<Rc<Running>>>,
     /// How many times Stop was pressed: agent mode goes on to its next step only if it was not
     /// pressed while the tools ran.
-    static STOPS: Cell<u32> = const { Cell::new(0) };
+    stops: Cell<u32>,
     /// The plan being run ("Run plan"), if any.
-    static PLAN_RUN: RefCell<Option<PlanRun>> = const { RefCell::new(None) };
+    plan: RefCell<Option<PlanRun>>,
     /// A plan's next step is being worked out (the agent module may still be loading).
-    static PLAN_PENDING: Cell<bool> = const { Cell::new(false) };
+    plan_pending: Cell<bool>,
+}
+
+thread_local! {
+    // Why a static: a turn outlives every component that starts or shows it (the chat can be
+    // left and the reply goes on), and Stop reaches it from the keyboard, the button and a
+    // chat switch alike; the page has one thread.
+    /// The tab's turns.
+    static TURNS: Turns = const {
+        Turns {
+            running: RefCell::new(Vec::new()),
+            stops: Cell::new(0),
+            plan: RefCell::new(None),
+            plan_pending: Cell::new(false),
+        }
+    };
+}
+
+/// How many times Stop was pressed so far.
+fn stops_so_far() -> u32 {
+    TURNS.with(|t| t.stops.get())
+}
+
+fn set_plan_pending(pending: bool) {
+    TURNS.with(|t| t.plan_pending.set(pending));
+}
+
+fn set_plan(plan: Option<PlanRun>) {
+    TURNS.with(|t| *t.plan.borrow_mut() = plan);
+}
+
+fn take_plan() -> Option<PlanRun> {
+    TURNS.with(|t| t.plan.borrow_mut().take())
 }
 
 /// A plan being run: the chat, the planner result it comes from, and the step sent last.
@@ -75,10 +108,10 @@ pub fn is_streaming(app: &AppState) -> bool {
 /// Stop the reply in flight (Stop button, Esc, leaving the chat). The partial text is kept,
 /// marked stopped.
 pub fn stop() {
-    STOPS.set(STOPS.get().wrapping_add(1));
-    PLAN_RUN.set(None);
-    PLAN_PENDING.set(false);
-    let running: Vec<Rc<Running>> = TURNS.with(|t| t.borrow().clone());
+    TURNS.with(|t| t.stops.set(t.stops.get().wrapping_add(1)));
+    set_plan(None);
+    set_plan_pending(false);
+    let running: Vec<Rc<Running>> = TURNS.with(|t| t.running.borrow().clone());
     for r in running {
         r.stopping.set(true);
         if let Some(c) = r.controller.borrow().as_ref() {
@@ -192,12 +225,12 @@ fn add_and_answer(app: AppState, text: String, notice: Option<String>) -> (bool,
 /// starting with the first step not done. Stop, an error or a step left without an answer ends
 /// the run; running it again goes on from there.
 pub fn run_plan(app: AppState, plan_msg: MessageId) {
-    let busy = PLAN_RUN.with_borrow(Option::is_some) || PLAN_PENDING.get();
+    let busy = TURNS.with(|t| t.plan.borrow().is_some() || t.plan_pending.get());
     if is_streaming(&app) || busy {
         return;
     }
     let session_id = app.chats.session.with_untracked(|s| s.id.clone());
-    PLAN_RUN.set(Some(PlanRun {
+    set_plan(Some(PlanRun {
         session_id,
         plan_msg,
         last: None,
@@ -208,13 +241,18 @@ pub fn run_plan(app: AppState, plan_msg: MessageId) {
 
 /// A turn of chat `session_id` ended (`ok`: not stopped, no error): the plan being run goes on.
 fn plan_after(app: AppState, session_id: &str, ok: bool) {
-    let ours = PLAN_RUN.with_borrow(|r| r.as_ref().is_some_and(|r| r.session_id == session_id));
+    let ours = TURNS.with(|t| {
+        t.plan
+            .borrow()
+            .as_ref()
+            .is_some_and(|r| r.session_id == session_id)
+    });
     if !ours {
         return;
     }
     if ok {
         plan_next(app);
-    } else if let Some(run) = PLAN_RUN.take() {
+    } else if let Some(run) = take_plan() {
         // Nothing runs any more: the step's status line goes (another notice stays).
         if app.turn.status.get_untracked() == run.status {
             app.set_status(String::new());
@@ -242,27 +280,27 @@ pub fn plan_args(
 /// Send the plan's next step (the agent module picks it), or end the run: every step done, the
 /// chat left, Stop, or the step sent last still without an answer (never sent twice in a row).
 fn plan_next(app: AppState) {
-    let Some(run) = PLAN_RUN.take() else { return };
+    let Some(run) = take_plan() else { return };
     let args = app.chats.session.with_untracked(|s| {
         (s.id == run.session_id)
             .then(|| plan_args(s, &run.plan_msg))
             .flatten()
     });
     let Some((content, after)) = args else { return };
-    let stops = STOPS.get();
+    let stops = stops_so_far();
     let leaf = app.chats.session.with_untracked(|s| s.leaf.clone());
-    PLAN_PENDING.set(true);
+    set_plan_pending(true);
     leptos::task::spawn_local(async move {
         let next =
             modules::load_and_call(Module::Agent, "plan_next", &[content.into(), after.into()])
                 .await;
-        PLAN_PENDING.set(false);
+        set_plan_pending(false);
         // Stop, another chat, or a message sent meanwhile: the run ends here.
         let same = app
             .chats
             .session
             .with_untracked(|s| s.id == run.session_id && s.leaf == leaf);
-        if STOPS.get() != stops || !same || is_streaming(&app) {
+        if stops_so_far() != stops || !same || is_streaming(&app) {
             return;
         }
         let next = match next {
@@ -288,7 +326,7 @@ fn plan_next(app: AppState) {
             get("total").as_f64().unwrap_or_default() as usize,
         );
         let status = plan_step(number, total);
-        PLAN_RUN.set(Some(PlanRun {
+        set_plan(Some(PlanRun {
             last: Some(id),
             status: status.clone(),
             ..run
@@ -296,7 +334,7 @@ fn plan_next(app: AppState) {
         if add_and_answer(app, prompt, Some(status.clone())).1 {
             app.set_status(status);
         } else {
-            PLAN_RUN.set(None);
+            set_plan(None);
         }
     });
 }
@@ -419,7 +457,7 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
         estimated: Cell::new(None),
         notice: RefCell::new(notice),
     });
-    TURNS.with(|t| t.borrow_mut().push(running.clone()));
+    TURNS.with(|t| t.running.borrow_mut().push(running.clone()));
     leptos::task::spawn_local(async move {
         let built = context_for(app, ask, &running).await;
         let formatted = built.as_ref().is_ok_and(|sent| sent.formatted);
@@ -428,7 +466,7 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
             Ok(sent) => stream(app, &settings, agent, sent, &running).await,
             Err(e) => Outcome::not_sent(Some(not_sent(&e))),
         };
-        TURNS.with(|t| t.borrow_mut().retain(|r| !Rc::ptr_eq(r, &running)));
+        TURNS.with(|t| t.running.borrow_mut().retain(|r| !Rc::ptr_eq(r, &running)));
         finish(app, &running, &outcome);
         let open = app
             .chats
@@ -558,7 +596,7 @@ async fn agent_after(
         Ok(input) => input,
         Err(end) => return end,
     };
-    let stops = STOPS.get();
+    let stops = stops_so_far();
     // A notice of the run so far (the switch to ReAct text) stays until the run ends.
     let carried = app.turn.status.get_untracked();
     let (function, status) = match tools {
@@ -570,7 +608,7 @@ async fn agent_after(
     };
     // Stop (also by leaving the chat): what ran is kept (calls that did not finish say so), and
     // the run ends.
-    let stopped_by_user = STOPS.get() != stops;
+    let stopped_by_user = stops_so_far() != stops;
     let parent = after.results.first().and_then(|m| m.parent.clone());
     let (here, moved, react) = app.chats.session.with_untracked(|s| {
         let here = s.id == session_id;
@@ -661,7 +699,7 @@ async fn agent_answer(
         ..Live::default()
     });
     app.set_status(status.into());
-    let answer = crate::ui::agent::call(function, input, || STOPS.get() != stops).await;
+    let answer = crate::ui::agent::call(function, input, || stops_so_far() != stops).await;
     app.live_end();
     if app.chats.session.with_untracked(|s| s.id == session_id) {
         app.set_status(carried);

@@ -14,6 +14,8 @@ use std::collections::VecDeque;
 use wasm_bindgen::JsValue;
 
 thread_local! {
+    // Why statics: what the app remembers of its requests per chat outlives the components
+    // that show them (the inspector opens later; a chat is left and comes back).
     /// The last requests sent (newest last): the chat and the report (JSON), for the inspector.
     static SENT: RefCell<VecDeque<(String, String)>> = const { RefCell::new(VecDeque::new()) };
     /// Per chat (the last few): the oldest message whose text its last request needed, so the

@@ -201,6 +201,9 @@ pub struct AppState {
 }
 
 thread_local! {
+    // Why statics: `AppState` is `Copy` (signals only) and these are the app's non-reactive
+    // bookkeeping for the page's life, one per page (the page has one thread); `STOP_TURNS`
+    // because `ui::chat` (which owns the turns) uses this module, not the other way round.
     /// How to stop the replies being written (registered by `ui::chat`, which runs turns).
     static STOP_TURNS: std::cell::Cell<Option<fn()>> = const { std::cell::Cell::new(None) };
     /// The chat whose stored draft was checked before the first write over it.
@@ -268,6 +271,8 @@ fn store() -> Store {
 }
 
 thread_local! {
+    // Why a static: which parts of the open chat are stored outlives every component, and the
+    // saves of every path (reply, edit, chat switch) read it.
     /// The open chat's id and how many of its first messages are stored exactly as it has them,
     /// in parts at their places: a save writes the parts from the first other one on.
     static STORED: std::cell::RefCell<(String, usize)> = const { std::cell::RefCell::new((String::new(), 0)) };
@@ -361,6 +366,7 @@ type Preloaded = (
 );
 
 thread_local! {
+    // Why a static: it is read before the app (and its state) exists, once.
     static PRELOADED: std::cell::RefCell<Option<Preloaded>> = const { std::cell::RefCell::new(None) };
 }
 
@@ -705,6 +711,7 @@ impl AppState {
     /// after one that did not get the chat saved.
     fn make_room(&self) {
         thread_local! {
+            // Why statics: one attempt at a time for the whole page, whichever chat asked.
             static BUSY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
             static FRUITLESS: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
         }
@@ -1032,6 +1039,7 @@ impl AppState {
         then: Box<dyn FnOnce(AppState, bool)>,
     ) -> bool {
         thread_local! {
+            // Why a static: only the latest chat switch of the page may finish.
             static OPENING: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
         }
         let generation = OPENING.with(|g| g.get() + 1);

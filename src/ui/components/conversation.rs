@@ -123,6 +123,8 @@ struct List {
 }
 
 thread_local! {
+    // Why a static: search and the app's own scrolls reach the one conversation on screen from
+    // outside its component.
     /// The conversation on screen, for [`show_message`] and [`windowed`].
     static LIST: std::cell::Cell<Option<List>> = const { std::cell::Cell::new(None) };
 }

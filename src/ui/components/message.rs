@@ -21,6 +21,8 @@ pub struct Row {
 }
 
 thread_local! {
+    // Why a static: an edit must outlive its message's component (long chats draw only the rows
+    // near the view).
     /// Unsaved edits of the open chat's messages by id: an edit survives its message leaving
     /// the rows drawn (a long chat draws only those near the view) and coming back.
     static EDITS: std::cell::RefCell<Vec<(String, String)>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -65,6 +67,8 @@ impl Row {
 }
 
 thread_local! {
+    // Why a static: the text arrives once per frame from outside Leptos and is drawn straight
+    // into the element, without re-rendering the message.
     /// The reply being drawn as it arrives: its content element, where its text is cut (the part
     /// before is drawn for good), and how much of its reasoning is shown.
     static LIVE: std::cell::RefCell<Option<(web_sys::Element, usize, usize)>> =

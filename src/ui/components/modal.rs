@@ -6,6 +6,8 @@ use leptos::prelude::*;
 use std::cell::RefCell;
 
 thread_local! {
+    // Why a static: one dialog is open at a time in the page, and the opener may be in
+    // another component (or the other module).
     /// The element that had focus when the open dialog appeared; focus returns there on close.
     static OPENER: RefCell<Option<web_sys::HtmlElement>> = const { RefCell::new(None) };
 }
