@@ -80,7 +80,7 @@ pub fn language_changed(language: &str) {
 /// The dialog event a [`DIALOG_EVENT`] carries, if it holds one.
 pub fn received(ev: &web_sys::Event) -> Option<DialogEvent> {
     let detail = ev.dyn_ref::<web_sys::CustomEvent>()?.detail().as_string()?;
-    DialogEvent::decode(&detail).ok()
+    serde_json::from_str(&detail).ok()
 }
 
 /// Download every chat (the open one as on screen: `session`, JSON); the answer is a warning

@@ -77,7 +77,7 @@ pub async fn summarize(id: String, signal: web_sys::AbortSignal) -> Result<Strin
 }
 
 /// Send the request `ask` describes (a `TurnAsk` as JSON) and read the reply, telling
-/// `on_event(event)` what arrives (a `TurnEvent` as JSON, see `satori::shell::turn`); resolves to the
+/// `on_event(name, a, b)` what arrives (a `TurnEvent`'s parts, see `satori::shell::turn`); resolves to the
 /// `Outcome` as JSON.
 #[wasm_bindgen]
 pub async fn turn(ask: String, on_event: js_sys::Function) -> Result<String, String> {

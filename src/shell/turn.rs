@@ -122,9 +122,15 @@ fn stated_window(err: &ApiError) -> Option<u32> {
     }
 }
 
-/// Tell the app what happened (a [`TurnEvent`], as its text).
+/// Tell the app what happened (a [`TurnEvent`], as its parts).
 fn tell(on_event: &js_sys::Function, event: TurnEvent) {
-    let _ = on_event.call1(&JsValue::NULL, &JsValue::from_str(&event.encode()));
+    let (name, a, b) = event.parts();
+    let _ = on_event.call3(
+        &JsValue::NULL,
+        &JsValue::from_str(name),
+        &JsValue::from_str(a),
+        &JsValue::from_str(b),
+    );
 }
 
 /// Hand the app what arrived since the last time.

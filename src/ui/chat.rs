@@ -837,13 +837,14 @@ async fn stream(
         using_default: !app.conn.saved.get_untracked(),
         agent,
     };
-    let on_event =
-        Closure::<dyn FnMut(String)>::new(move |text: String| match TurnEvent::decode(&text) {
-            Ok(TurnEvent::Shown { content, reasoning }) => app.live_append(&content, &reasoning),
-            Ok(TurnEvent::Status { text }) => app.set_status(text),
-            Ok(TurnEvent::Checkpoint) => app.save_session(),
-            Err(_) => {}
-        });
+    let on_event = Closure::<dyn FnMut(String, String, String)>::new(
+        move |name: String, a: String, b: String| match TurnEvent::from_parts(&name, a, b) {
+            Some(TurnEvent::Shown { content, reasoning }) => app.live_append(&content, &reasoning),
+            Some(TurnEvent::Status { text }) => app.set_status(text),
+            Some(TurnEvent::Checkpoint) => app.save_session(),
+            None => {}
+        },
+    );
     let ask = serde_json::to_string(&ask).unwrap_or_default();
     let args = [JsValue::from_str(&ask), on_event.as_ref().clone()];
     let result = match modules::call(Module::Context, "turn", &args) {
