@@ -561,3 +561,124 @@ fn a_crafted_link_brings_only_a_branch_on_screen() {
         ShareError::TooLarge("more than 2000 messages".into())
     );
 }
+
+/// The export format mirrors the stored chat with types of its own ([`super::format`]). Tied
+/// here: the chat, a message and a summary are written out field by field (no `..`), so a field
+/// added to `Session`, `Message` or `Summary` does not compile until it is named here, and then
+/// fails the round trip until the export format carries it.
+#[test]
+fn every_field_of_a_chat_survives_export_and_import() {
+    use crate::provider::stream::Usage;
+    use crate::session::{AgentConfig, ContextOverrides, PromptOrigin, PromptSource, Structured};
+    let system = Message {
+        id: "m0".into(),
+        parent: None,
+        role: Role::System,
+        content: "Be brief.".into(),
+        reasoning: String::new(),
+        status: Status::Complete,
+        finish_reason: None,
+        note: None,
+        model: None,
+        created_at: 1_764_581_400_001,
+        example: false,
+        usage: None,
+        tool_calls: Vec::new(),
+        tool_call_id: None,
+        pinned: false,
+        excluded: false,
+        structured: None,
+    };
+    let reply = Message {
+        id: "m1".into(),
+        parent: Some("m0".into()),
+        role: Role::Assistant,
+        content: "订单 #4417：¥1 280".into(),
+        reasoning: "<think>sum it</think>".into(),
+        status: Status::Stopped,
+        finish_reason: Some("length".into()),
+        note: Some("stopped by the user".into()),
+        model: Some("qwen-plus".into()),
+        created_at: 1_764_581_400_002,
+        example: true,
+        usage: Some(Usage {
+            prompt_tokens: Some(120),
+            completion_tokens: Some(34),
+            total_tokens: Some(154),
+        }),
+        tool_calls: vec![ToolCall {
+            index: 0,
+            id: "call_1".into(),
+            name: "calculator".into(),
+            arguments: r#"{"expression":"2*640"}"#.into(),
+        }],
+        tool_call_id: None,
+        pinned: true,
+        excluded: true,
+        structured: Some(Structured {
+            outcome: "repaired".into(),
+            line: "Repaired locally".into(),
+            original: Some("{\"a\":1,}".into()),
+        }),
+    };
+    let tool = Message {
+        id: "m2".into(),
+        parent: Some("m1".into()),
+        role: Role::Tool,
+        content: "1280".into(),
+        reasoning: String::new(),
+        status: Status::Complete,
+        finish_reason: None,
+        note: None,
+        model: None,
+        created_at: 1_764_581_400_003,
+        example: false,
+        usage: None,
+        tool_calls: Vec::new(),
+        tool_call_id: Some("call_1".into()),
+        pinned: false,
+        excluded: false,
+        structured: None,
+    };
+    let chat = Session {
+        id: "all".into(),
+        title: "Every field".into(),
+        role: "planner".into(),
+        prompt: Some(PromptOrigin {
+            source: PromptSource::User,
+            key: "reviewer".into(),
+            version: 3,
+            vars: [("lang".to_string(), "中文".to_string())].into(),
+            system_edited: true,
+            output_schema: Some(r#"{"type":"object"}"#.into()),
+        }),
+        created_at: 1_764_581_400_000,
+        updated_at: 1_764_581_400_009,
+        messages: vec![system, reply, tool],
+        leaf: Some("m2".into()),
+        summaries: vec![Summary {
+            id: "s1".into(),
+            through: "m1".into(),
+            covers: 2,
+            text: "The order #4417 came to ¥1 280.".into(),
+            restored: vec!["#4417".into()],
+            model: "qwen-turbo".into(),
+            edited: true,
+            created_at: 1_764_581_400_005,
+        }],
+        context: ContextOverrides {
+            window: Some(8192),
+            reply_reserve: Some(512),
+            keep_recent_rounds: Some(3),
+            min_keep_rounds: Some(1),
+            summarize: Some(false),
+        },
+        agent: AgentConfig {
+            on: true,
+            max_steps: Some(5),
+            react: true,
+        },
+    };
+    let back = read(&export(&[&chat], None, None, Vec::new(), 0)).unwrap();
+    assert_eq!(back.chats, vec![chat]);
+}
