@@ -15,7 +15,6 @@ import {
   lastAssistant,
   waitForStatus,
   byName,
-  poll,
   reload,
 } from './support/browser.mjs';
 
@@ -197,21 +196,39 @@ test('a redirect is not followed: the key stays home and the alert says why', as
 
 test('a key for a plain-http server on another machine gets a warning; loopback does not', async (t) => {
   await withApp(browser, web.url, t, async ({ page }) => {
+    // A key saved for the fake server, reached over plain http on this machine.
+    assert.match(a.baseUrl, /^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    await configure(page, { baseUrl: a.baseUrl, model: 'fake-small', apiKey: KEY_A });
     const dialog = await openSettings(page);
     const warning = dialog.getByText('the API key would travel unencrypted');
-    await dialog.getByRole('combobox', byName('Provider')).selectOption({ label: 'Custom' });
+    // Two frames: whatever the last input changes has been drawn.
+    const settled = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+    const warnedFor = async (url) => {
+      await baseField(dialog).fill(url);
+      await keyField(dialog).fill('sk-e2e-plain');
+      assert.equal(await keyField(dialog).inputValue(), 'sk-e2e-plain');
+      await settled();
+      return warning.isVisible();
+    };
+
+    // Another machine over plain http: warned.
     await baseField(dialog).fill('http://api.example.test/v1');
     await keyField(dialog).fill('sk-e2e-plain');
     await warning.waitFor({ state: 'visible' });
-    await baseField(dialog).fill('https://api.example.test/v1');
-    await keyField(dialog).fill('sk-e2e-plain');
+    // Back to the server on 127.0.0.1: the field shows its saved key again and the warning goes.
+    await baseField(dialog).fill(a.baseUrl);
+    assert.equal(await keyField(dialog).inputValue(), KEY_A, 'the key saved for the loopback server is back');
     await warning.waitFor({ state: 'hidden' });
-    await baseField(dialog).fill('http://127.0.0.1:9/v1');
-    await keyField(dialog).fill('sk-e2e-plain');
-    await poll(async () => !(await warning.isVisible()), { message: 'no warning for loopback' });
-    await baseField(dialog).fill('http://localhost.evil.test/v1');
-    await keyField(dialog).fill('sk-e2e-plain');
-    await warning.waitFor({ state: 'visible' });
+
+    // A key typed for other loopback forms, each right after a warned remote URL.
+    for (const url of ['http://localhost:11434/v1', 'http://[::1]:8080/v1', 'http://127.1.2.3/v1']) {
+      assert.equal(await warnedFor('http://api.example.test/v1'), true, 'warned for the remote host');
+      assert.equal(await warnedFor(url), false, `no warning for ${url}`);
+    }
+    // https to another machine is not warned; a host that only starts with "localhost" is.
+    assert.equal(await warnedFor('http://api.example.test/v1'), true);
+    assert.equal(await warnedFor('https://api.example.test/v1'), false, 'no warning for https');
+    assert.equal(await warnedFor('http://localhost.evil.test/v1'), true, 'localhost.evil.test is another machine');
     await dialog.getByRole('button', byName('Cancel')).click();
   });
 });
