@@ -122,7 +122,7 @@ pub fn open_setup(role: &str, vars: &str) -> Result<(), String> {
                 vars=vars
                 user=user
                 on_apply=Callback::new(move |vars: Vars| {
-                    send(&DialogEvent::Setup { role: chosen.clone(), vars });
+                    send(&DialogEvent::Setup(chosen.clone(), vars));
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -142,7 +142,7 @@ pub fn open_system(text: &str, origin: &str) {
                 text=text
                 origin=origin
                 on_save=Callback::new(|text: String| {
-                    send(&DialogEvent::SystemPrompt { text });
+                    send(&DialogEvent::SystemPrompt(text));
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -172,7 +172,7 @@ pub fn open_settings(settings: &str) {
                 on_save=Callback::new(move |(settings, key, mcp): (Settings, KeyField, McpEdit)| {
                     // The app applies what was saved even if storage failed (it says so).
                     let saved = settings_dialog::save(&Store::local(), settings, &key, &mcp);
-                    send(&DialogEvent::Settings { saved });
+                    send(&DialogEvent::Settings(saved));
                     close();
                     Ok(())
                 })
@@ -192,7 +192,7 @@ pub fn open_manager(selected: &str) {
     mount(move || {
         let ctx = PromptsCtx::load(
             Callback::new(|role: RoleRef| {
-                send(&DialogEvent::UseRole { role });
+                send(&DialogEvent::UseRole(role));
                 close();
             }),
             Callback::new(|_| close()),
@@ -238,10 +238,10 @@ pub fn show_inspector(host: &str, reports: &str) {
             <satori::ui::components::inspector::Inspector
                 reports=get
                 on_edit_summary=Callback::new(|(id, text): (String, String)| {
-                    send(&DialogEvent::SummaryEdited { id, text });
+                    send(&DialogEvent::SummaryEdited(id, text));
                 })
                 on_edit_chat=Callback::new(|o: satori::core::session::ContextOverrides| {
-                    send(&DialogEvent::ChatContext { context: o });
+                    send(&DialogEvent::ChatContext(o));
                 })
             />
         }
@@ -316,7 +316,7 @@ pub fn open_shared(fragment: &str) -> Result<(), String> {
                 on_saved=Callback::new(move |id: String| {
                     forget_link(&saved);
                     send(&DialogEvent::Imported);
-                    send(&DialogEvent::OpenAt { id, message: None });
+                    send(&DialogEvent::OpenAt(id, None));
                     close();
                 })
                 on_close=Callback::new(move |_| {
@@ -380,7 +380,7 @@ pub fn open_search(session: &str) -> Result<(), String> {
                 chats=chats
                 unreadable=unreadable
                 on_open=Callback::new(|(id, message): (String, Option<String>)| {
-                    send(&DialogEvent::OpenAt { id, message });
+                    send(&DialogEvent::OpenAt(id, message));
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -399,7 +399,7 @@ pub fn open_rename(id: &str, title: &str) {
             <satori::ui::components::chat_dialogs::RenameDialog
                 title=title
                 on_save=Callback::new(move |t: String| {
-                    send(&DialogEvent::Rename { id: id.clone(), title: t });
+                    send(&DialogEvent::Rename(id.clone(), t));
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -418,7 +418,7 @@ pub fn open_agent(id: &str, agent: &str) {
             <satori::ui::components::agent_dialog::AgentDialog
                 agent=agent
                 on_save=Callback::new(move |a: satori::core::session::AgentConfig| {
-                    send(&DialogEvent::Agent { id: id.clone(), agent: a });
+                    send(&DialogEvent::Agent(id.clone(), a));
                     close();
                 })
                 on_close=Callback::new(|_| close())
@@ -436,7 +436,7 @@ pub fn open_delete(id: &str, title: &str) {
             <satori::ui::components::chat_dialogs::DeleteDialog
                 title=title
                 on_delete=Callback::new(move |_| {
-                    send(&DialogEvent::Delete { id: id.clone() });
+                    send(&DialogEvent::Delete(id.clone()));
                     close();
                 })
                 on_close=Callback::new(|_| close())

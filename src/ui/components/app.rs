@@ -196,25 +196,25 @@ fn on_dialog_event(app: AppState, event: DialogEvent, sidebar_open: RwSignal<boo
             app.reload_catalog();
             app.refresh_untouched();
         }
-        DialogEvent::UseRole { role } => {
+        DialogEvent::UseRole(role) => {
             app.reload_catalog();
             app.choose_role(role);
             app.new_chat();
         }
-        DialogEvent::Setup { role, vars } => {
+        DialogEvent::Setup(role, vars) => {
             if !app.chats.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
                 app.start_chat(role, vars, true);
             }
         }
-        DialogEvent::SystemPrompt { text } => crate::ui::components::system_dialog::save(app, text),
-        DialogEvent::Settings { saved } => app.apply_settings(saved),
+        DialogEvent::SystemPrompt(text) => crate::ui::components::system_dialog::save(app, text),
+        DialogEvent::Settings(saved) => app.apply_settings(saved),
         // The dialog gave focus back to the element that opened it; a share link pasted while
         // it was open is opened now.
         DialogEvent::Closed => {
             app.set_dialog(None);
             crate::ui::transfer::open_link(app);
         }
-        DialogEvent::SummaryEdited { id, text } => {
+        DialogEvent::SummaryEdited(id, text) => {
             if let Err(err) = app.apply(Command::EditSummary { id, text }) {
                 app.show(crate::ui::state::Alert {
                     text: crate::shell::error_text::summary_not_saved(&err),
@@ -222,14 +222,14 @@ fn on_dialog_event(app: AppState, event: DialogEvent, sidebar_open: RwSignal<boo
                 });
             }
         }
-        DialogEvent::ChatContext { context } => {
+        DialogEvent::ChatContext(context) => {
             let _ = app.apply(Command::SetContext { context });
         }
         DialogEvent::Imported => {
             app.reload_index();
             app.reload_catalog();
         }
-        DialogEvent::Rename { id, title } => {
+        DialogEvent::Rename(id, title) => {
             let cmd = Command::Rename { title };
             if !is_open(&id) {
                 app.apply_to_stored(&id, vec![cmd]);
@@ -240,7 +240,7 @@ fn on_dialog_event(app: AppState, event: DialogEvent, sidebar_open: RwSignal<boo
                 });
             }
         }
-        DialogEvent::Agent { id, agent } => {
+        DialogEvent::Agent(id, agent) => {
             let cmd = Command::SetAgent { agent };
             if !is_open(&id) {
                 app.apply_to_stored(&id, vec![cmd]);
@@ -250,7 +250,7 @@ fn on_dialog_event(app: AppState, event: DialogEvent, sidebar_open: RwSignal<boo
         }
         // "Search chats" chose a result: open that chat (asking first if the one on screen is
         // not saved) and show the message.
-        DialogEvent::OpenAt { id, message } => {
+        DialogEvent::OpenAt(id, message) => {
             let show = move || {
                 if let Some(message) = message {
                     request_animation_frame(move || {
@@ -268,7 +268,7 @@ fn on_dialog_event(app: AppState, event: DialogEvent, sidebar_open: RwSignal<boo
                 sidebar_open.set(false); // a narrow screen shows the chat, not the chat list
             }
         }
-        DialogEvent::Delete { id } => {
+        DialogEvent::Delete(id) => {
             if is_open(&id) {
                 chat::stop();
                 app.delete_active();
