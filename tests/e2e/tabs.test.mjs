@@ -11,8 +11,11 @@ import {
   waitIdle,
   waitForStatus,
   lastAssistant,
+  textOf,
+  statusOf,
   messageBox,
   articles,
+  conversation,
   chatList,
   poll,
   storedChat,
@@ -22,6 +25,17 @@ const e2e = useApp();
 
 async function userTexts(page) {
   return articles(page, 'user').evaluateAll((els) => els.map((e) => e.querySelector('.content, .message-text')?.innerText ?? e.innerText));
+}
+
+/** The conversation as drawn: role, text and status of every question and reply, in order. */
+async function drawn(page) {
+  const rows = conversation(page).locator('article[data-role="user"], article[data-role="assistant"]');
+  const out = [];
+  for (let i = 0, n = await rows.count(); i < n; i++) {
+    const row = rows.nth(i);
+    out.push({ role: await row.getAttribute('data-role'), text: await textOf(row), status: await statusOf(row) });
+  }
+  return out;
 }
 
 async function storedUserTexts(page) {
@@ -70,10 +84,39 @@ test('two tabs on one chat: each shows what the other sent, and sending from bot
         return Boolean(shown);
       });
     }
-    // Each tab has every message in its own copy (the branch shown may differ: two answers to
-    // one reply are siblings).
-    const copies = await Promise.all([a, b].map((p) => p.evaluate(() => document.title)));
-    assert.equal(copies.length, 2);
+    // Each tab's conversation (the log on screen) shows all four messages sent at once, every reply
+    // complete. Where they sit depends on which tab heard of the other's question first: one after
+    // the other, or as two variants (one drawn, the other a click away on the message that shows
+    // "1 / 2" or "2 / 2").
+    const four = ['together A', 'Echo: together A', 'together B', 'Echo: together B'];
+    for (const [name, page] of [['A', a], ['B', b]]) {
+      const seen = new Set();
+      const look = async () => {
+        const rows = await poll(async () => {
+          const r = await drawn(page);
+          if (!r.every((m) => m.role === 'user' || m.status === 'complete')) return false;
+          const variants = await conversation(page).locator('.variant-count').count();
+          const all = four.every((x) => seen.has(x) || r.some((m) => m.text === x));
+          return (all || variants === 1) && r;
+        }, { message: `tab ${name}: every reply complete, and all four drawn or one message with variants` });
+        assert.deepEqual(
+          rows.slice(0, 4).map((m) => m.text),
+          ['first from A', 'Echo: first from A', 'then from B', 'Echo: then from B'],
+          `tab ${name}: the chat before`,
+        );
+        for (const m of rows.slice(4)) seen.add(m.text);
+      };
+      await look();
+      if (!four.every((x) => seen.has(x))) {
+        const row = conversation(page).locator('article').filter({ has: page.locator('.variant-count') });
+        const next = row.getByRole('button', byName('Next variant'));
+        const before = JSON.stringify(await drawn(page));
+        await ((await next.isEnabled()) ? next : row.getByRole('button', byName('Previous variant'))).click();
+        await poll(async () => JSON.stringify(await drawn(page)) !== before, { message: `tab ${name} shows the other variant` });
+        await look();
+      }
+      assert.deepEqual([...seen].sort(), [...four].sort(), `tab ${name}'s conversation shows all four`);
+    }
   });
 });
 
