@@ -742,9 +742,15 @@ impl Session {
             }
         }
         self.updated_at = self.updated_at.max(stored.updated_at);
+        // What the stored copy lacks: a message, a schema check, or the end of a reply it still
+        // has streaming (a reply never streams again once ended, so theirs is an older copy a
+        // tab wrote over the end another tab had stored).
         let theirs_lack = self.messages.iter().any(|m| match stored.get(&m.id) {
             None => true,
-            Some(theirs) => m.structured.is_some() && theirs.structured.is_none(),
+            Some(theirs) => {
+                (m.structured.is_some() && theirs.structured.is_none())
+                    || (theirs.status == Status::Streaming && m.status != Status::Streaming)
+            }
         }) || self
             .summaries
             .iter()
@@ -1991,6 +1997,23 @@ mod tests {
         assert_eq!(streaming.merge_stored(&other, None).added, 1);
         assert_eq!(streaming.messages[1].content, "hello there");
         assert_eq!(streaming.messages[1].status, Status::Complete);
+        // A tab wrote its older copy over the end another tab had stored: the reply is streaming
+        // in storage again. The tab that has the end keeps it and writes it back; a tab that
+        // has the same streaming copy has nothing to write.
+        let stale = {
+            let mut s = streaming.clone();
+            s.messages[1].status = Status::Streaming;
+            s.messages[1].content = "hel".into();
+            s
+        };
+        let mut ended = streaming.clone();
+        let merged = ended.merge_stored(&stale, None);
+        assert_eq!(merged.added, 0);
+        assert!(merged.theirs_lack, "the end is written back");
+        assert_eq!(ended.messages[1].status, Status::Complete);
+        assert_eq!(ended.messages[1].content, "hello there");
+        let mut same = stale.clone();
+        assert!(!same.merge_stored(&stale, None).theirs_lack);
     }
 
     #[test]
