@@ -1331,11 +1331,14 @@ impl AppState {
             return;
         }
         let open = self.session.with_untracked(|s| s.id.clone());
-        if key != persist::session_key(&open) {
+        // A part written alone is a change too: a tab whose save leaves the head as it was (the
+        // same count, leaf and time) writes only parts, and no event for the head comes.
+        let part = persist::is_part_of(key, &open);
+        if key != persist::session_key(&open) && !part {
             return;
         }
         match value {
-            None => {
+            None if !part => {
                 stop_turns();
                 self.leave_removed(&open);
                 self.alert.set(Some(Alert {
@@ -1343,7 +1346,7 @@ impl AppState {
                     ..Alert::default()
                 }));
             }
-            Some(_) => {
+            _ => {
                 // The other tab wrote the chat's parts as it has them.
                 touch_stored(&open, 0);
                 let Ok(Some(record)) = store().chat(&open) else {
