@@ -261,6 +261,36 @@ fn cargo_keeps_the_core_free_of_browser_crates() {
         .filter(|c| BROWSER_CRATES.contains(&c.as_str()))
         .collect();
     assert!(found.is_empty(), "satori-core depends on {found:?}");
+    // Nor through the features the app's build turns on: in the app's tree, no browser crate
+    // has the core above it.
+    for c in BROWSER_CRATES {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = std::process::Command::new(cargo)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "tree",
+                "--offline",
+                "--prefix",
+                "none",
+                "-e",
+                "normal,build",
+            ])
+            .args([
+                "--target",
+                "wasm32-unknown-unknown",
+                "-p",
+                "satori",
+                "-i",
+                c,
+            ])
+            .output()
+            .expect("run cargo tree");
+        let above = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !above.contains("satori-core"),
+            "{c} is under satori-core in the app's build:\n{above}"
+        );
+    }
     // The check sees a browser crate where there is one: the app's own tree has them.
     let app = dependencies("satori");
     for c in ["web-sys", "leptos", "satori-core"] {
@@ -515,17 +545,72 @@ fn absolute(path: &str, module: &str, prefix: &str) -> Option<String> {
     relative.then(|| join(&base.join("::"), rest))
 }
 
+/// `code` with the text of its string and character literals removed (so their braces are not
+/// counted); a string still open at the end of the line is cut there.
+fn without_literals(code: &str) -> String {
+    let mut out = String::new();
+    let mut chars = code.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                while let Some(d) = chars.next() {
+                    match d {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            // A character literal ('{', '\''), not a lifetime ('a).
+            '\'' => {
+                let rest: String = chars.clone().take(4).collect();
+                let len = if rest.starts_with('\\') {
+                    rest.find('\'').map(|i| i + 1)
+                } else if rest.chars().nth(1) == Some('\'') {
+                    Some(2)
+                } else {
+                    None
+                };
+                match len {
+                    Some(n) => {
+                        for _ in 0..n {
+                            chars.next();
+                        }
+                    }
+                    None => out.push(c),
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// The inline module (`mod tests { … }`) each line of `text` is in, as the names to add to the
-/// file's module. Braces are counted per line, outside comments.
+/// file's module. Braces are counted per line, outside comments and literals.
 fn inline_modules(text: &str) -> Vec<Vec<String>> {
     let mut open: Vec<(String, usize)> = Vec::new();
     let mut depth = 0usize;
     let mut out = Vec::new();
     for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        let head = code.trim_start();
-        let head = head.strip_prefix("pub ").unwrap_or(head);
-        if let Some(name) = head.strip_prefix("mod ").and_then(|r| r.strip_suffix('{')) {
+        let code = without_literals(line.split("//").next().unwrap_or(""));
+        // `mod x {`, also after attributes and visibility: `#[cfg(test)] pub(crate) mod x {`.
+        let mut head = code.trim_start();
+        while let Some(rest) = head.strip_prefix("#[") {
+            head = rest.split_once(']').map_or("", |(_, r)| r).trim_start();
+        }
+        if let Some(rest) = head.strip_prefix("pub") {
+            head = match rest.trim_start().strip_prefix('(') {
+                Some(r) => r.split_once(')').map_or("", |(_, r)| r).trim_start(),
+                None => rest.trim_start(),
+            };
+        }
+        if let Some(name) = head
+            .strip_prefix("mod ")
+            .and_then(|r| r.trim_end().strip_suffix('{'))
+        {
             open.push((name.trim().to_string(), depth));
         }
         out.push(open.iter().map(|(n, _)| n.clone()).collect());
@@ -734,6 +819,19 @@ fn import_cycles_are_found() {
     assert_eq!(
         referenced_modules("fn f() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use super::super::b::B;\n}\nuse super::super::state;\n", "ui::components::a", "", &known),
         ["ui::components::a", "ui::components::b", "ui::state"]
+    );
+    // Braces in literals are not counted; attributes and visibility before `mod` are read.
+    let lines = inline_modules(
+        "fn f() { let c = '}'; let s = \"}}\"; }\n#[cfg(test)] pub(crate) mod tests {\n    fn g() { let q = '\\''; }\n}\nfn h() {}\n",
+    );
+    let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(lines[1], own(&["tests"]));
+    assert_eq!(lines[2], own(&["tests"]));
+    assert_eq!(lines[4], own(&[]), "the module closed");
+    assert_eq!(without_literals("x('a', \"{\") // '{'"), "x(, ) // ");
+    assert_eq!(
+        without_literals("fn f<'a>(x: &'a str) {"),
+        "fn f<'a>(x: &'a str) {"
     );
     assert_eq!(absolute("super::x", "", ""), None, "above the crate root");
     assert_eq!(absolute("std::fs", "ui::chat", ""), None, "another crate");

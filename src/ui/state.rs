@@ -1355,6 +1355,10 @@ impl AppState {
                 let Ok(theirs) = persist::decode_session(&record.text) else {
                     return;
                 };
+                // A part written before its head: the save is not over, the head's event follows.
+                if part && record.count != Some(theirs.messages.len()) {
+                    return;
+                }
                 let mut mine = self.session.get_untracked();
                 let live = self
                     .live

@@ -406,6 +406,12 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
 }
 
+/// Whether copy `later` of a reply goes on from copy `earlier`: its text and thoughts start with
+/// theirs.
+fn continues(later: &Message, earlier: &Message) -> bool {
+    later.content.starts_with(&earlier.content) && later.reasoning.starts_with(&earlier.reasoning)
+}
+
 /// What [`Session::merge_stored`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Merged {
@@ -714,6 +720,16 @@ impl Session {
                 }
                 // A reply another tab checked against its template's schema (once, for good):
                 // take the outcome and the repaired text.
+                // A reply this tab marked interrupted when it read the chat (another tab was
+                // still writing it): that tab's copy goes on from ours; take it.
+                Some(ours)
+                    if ours.status == Status::Incomplete
+                        && m.status != Status::Incomplete
+                        && continues(m, ours) =>
+                {
+                    *ours = m.clone();
+                    added += 1;
+                }
                 Some(ours) if ours.structured.is_none() && m.structured.is_some() => {
                     ours.content = m.content.clone();
                     ours.structured = m.structured.clone();
@@ -743,13 +759,18 @@ impl Session {
         }
         self.updated_at = self.updated_at.max(stored.updated_at);
         // What the stored copy lacks: a message, a schema check, or the end of a reply it still
-        // has streaming (a reply never streams again once ended, so theirs is an older copy a
-        // tab wrote over the end another tab had stored).
+        // has streaming — ours ended and goes on from theirs (a reply never streams again once
+        // ended, so theirs is an older copy a tab wrote over the end). A copy this tab marked
+        // interrupted when it read the chat, with no more text than theirs, is not an end.
         let theirs_lack = self.messages.iter().any(|m| match stored.get(&m.id) {
             None => true,
             Some(theirs) => {
                 (m.structured.is_some() && theirs.structured.is_none())
-                    || (theirs.status == Status::Streaming && m.status != Status::Streaming)
+                    || (theirs.status == Status::Streaming
+                        && m.status != Status::Streaming
+                        && continues(m, theirs)
+                        && (m.status != Status::Incomplete
+                            || m.content.len() > theirs.content.len()))
             }
         }) || self
             .summaries
@@ -2014,6 +2035,43 @@ mod tests {
         assert_eq!(ended.messages[1].content, "hello there");
         let mut same = stale.clone();
         assert!(!same.merge_stored(&stale, None).theirs_lack);
+        // A tab that read the chat while another tab was writing the reply marked its copy
+        // interrupted: it writes nothing back over the reply still arriving, and takes it.
+        let writing = {
+            let mut s = base.clone();
+            s.messages[1].status = Status::Streaming;
+            s.messages[1].content = "hel".into();
+            s
+        };
+        let arriving = {
+            let mut s = writing.clone();
+            s.messages[1].content = "hello th".into();
+            s
+        };
+        let interrupted = {
+            let mut s = writing.clone();
+            s.messages[1].status = Status::Incomplete;
+            s
+        };
+        let mut reloaded = interrupted.clone();
+        let merged = reloaded.merge_stored(&arriving, None);
+        assert!(
+            !merged.theirs_lack,
+            "an interrupted copy is not written back"
+        );
+        assert_eq!(merged.added, 1);
+        assert_eq!(reloaded.messages[1].content, "hello th");
+        assert_eq!(reloaded.messages[1].status, Status::Streaming);
+        // …and its interrupted copy with as much text as the stored one is not an end either.
+        let mut reloaded = interrupted.clone();
+        assert!(!reloaded.merge_stored(&writing, None).theirs_lack);
+        // An ended copy that is not the stored one's continuation (another branch of history)
+        // is not written over it.
+        let mut other_text = other.clone();
+        other_text.messages[1].content = "goodbye".into();
+        assert!(!other_text.merge_stored(&writing, None).theirs_lack);
+        // The ended copy that goes on from it is.
+        assert!(other.clone().merge_stored(&writing, None).theirs_lack);
     }
 
     #[test]
