@@ -224,11 +224,11 @@ const BROWSER_CRATES: &[&str] = &[
     "getrandom",
 ];
 
-/// Every crate `package` depends on for the web build (normal and build dependencies, however
-/// deep), as Cargo resolves them.
-fn dependencies(package: &str) -> Vec<String> {
+/// `cargo tree` of the workspace for the web build (normal and build edges, names only), with
+/// `args` added.
+fn cargo_tree(args: &[&str]) -> std::process::Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = std::process::Command::new(cargo)
+    std::process::Command::new(cargo)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args([
             "tree",
@@ -238,9 +238,16 @@ fn dependencies(package: &str) -> Vec<String> {
             "-e",
             "normal,build",
         ])
-        .args(["--target", "wasm32-unknown-unknown", "-p", package])
+        .args(["--target", "wasm32-unknown-unknown"])
+        .args(args)
         .output()
-        .expect("run cargo tree");
+        .expect("run cargo tree")
+}
+
+/// Every crate `package` depends on for the web build (normal and build dependencies, however
+/// deep), as Cargo resolves them.
+fn dependencies(package: &str) -> Vec<String> {
+    let out = cargo_tree(&["-p", package]);
     assert!(
         out.status.success(),
         "cargo tree: {}",
@@ -264,27 +271,8 @@ fn cargo_keeps_the_core_free_of_browser_crates() {
     // Nor through the features the app's build turns on: in the app's tree, no browser crate
     // has the core above it.
     for c in BROWSER_CRATES {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = std::process::Command::new(cargo)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args([
-                "tree",
-                "--offline",
-                "--prefix",
-                "none",
-                "-e",
-                "normal,build",
-            ])
-            .args([
-                "--target",
-                "wasm32-unknown-unknown",
-                "-p",
-                "satori",
-                "-i",
-                c,
-            ])
-            .output()
-            .expect("run cargo tree");
+        // A crate not in the tree at all is an error of `cargo tree -i`, and fine here.
+        let out = cargo_tree(&["-p", "satori", "-i", c]);
         let above = String::from_utf8_lossy(&out.stdout);
         assert!(
             !above.contains("satori-core"),
