@@ -362,15 +362,63 @@ fn unexplained_statics(text: &str) -> Vec<usize> {
     out
 }
 
+/// The statics each `thread_local!` block of `text` declares: the block's line and the names.
+fn thread_local_statics(text: &str) -> Vec<(usize, Vec<String>)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        if !code.contains("thread_local!") {
+            continue;
+        }
+        let (mut depth, mut names) = (0i32, Vec::new());
+        for (k, l) in lines[n..].iter().enumerate() {
+            let code = l.split("//").next().unwrap_or("");
+            // `static NAME:` (a name in capitals), not a `'static` lifetime.
+            for (at, _) in code.match_indices("static ") {
+                let rest = &code[at + 7..];
+                let name = rest.split(':').next().unwrap_or("").trim();
+                let capitals = !name.is_empty()
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+                if capitals && rest.contains(':') && !code[..at].ends_with('\'') {
+                    names.push(name.to_string());
+                }
+            }
+            depth += code.matches(['{', '(']).count() as i32;
+            depth -= code.matches(['}', ')']).count() as i32;
+            if depth <= 0 && (k > 0 || code.contains(';')) {
+                break;
+            }
+        }
+        out.push((n + 1, names));
+    }
+    out
+}
+
+/// At most this many thread-local statics in the whole program (the app and its modules).
+const MOST_STATICS: usize = 12;
+
 #[test]
 fn every_static_says_why_it_is_one() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut hits = Vec::new();
+    let (mut hits, mut crowded, mut all) = (Vec::new(), Vec::new(), Vec::new());
     for dir in ["src", "crates/core/src"] {
         for file in rust_files(&root.join(dir)) {
             let text = std::fs::read_to_string(&file).expect("read source");
             for n in unexplained_statics(&text) {
                 hits.push(format!("{}:{n}", file.display()));
+            }
+            for (n, names) in thread_local_statics(&text) {
+                if names.len() != 1 {
+                    crowded.push(format!("{}:{n} {names:?}", file.display()));
+                }
+                all.extend(
+                    names
+                        .into_iter()
+                        .map(|s| format!("{}: {s}", file.display())),
+                );
             }
         }
     }
@@ -378,6 +426,17 @@ fn every_static_says_why_it_is_one() {
         hits.is_empty(),
         "a thread-local static without a `// Why` comment saying why it must be one:\n{}",
         hits.join("\n")
+    );
+    assert!(
+        crowded.is_empty(),
+        "one static per `thread_local!`, each with its own `// Why`:\n{}",
+        crowded.join("\n")
+    );
+    assert!(
+        all.len() <= MOST_STATICS,
+        "{} thread-local statics, at most {MOST_STATICS}:\n{}",
+        all.len(),
+        all.join("\n")
     );
     assert_eq!(
         unexplained_statics("thread_local! {\n    static A: u8 = 0;\n}\n"),
@@ -388,6 +447,19 @@ fn every_static_says_why_it_is_one() {
         "thread_local! {\n    // Why a static: …\n    static A: u8 = 0;\n}\n"
     )
     .is_empty());
+    let blocks = thread_local_statics(concat!(
+        "thread_local! {\n    // Why: …\n    static A: S = const {\n        S { a: 1 }\n    };\n",
+        "    pub static B: u8 = 0;\n}\nstatic C: u8 = 0;\n",
+        "thread_local!(static D: Cell<u64> = const { Cell::new(0) });\nstatic E: u8 = 0;\n"
+    ));
+    assert_eq!(
+        blocks,
+        [
+            (1, vec!["A".to_string(), "B".to_string()]),
+            (9, vec!["D".to_string()])
+        ],
+        "the count finds every static of a block, and only those"
+    );
 }
 
 #[test]

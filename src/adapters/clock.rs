@@ -7,12 +7,9 @@ pub fn now_ms() -> i64 {
     js_sys::Date::now() as i64
 }
 
-/// A fresh random id (`crypto.randomUUID()`), with a time-and-counter fallback for
-/// non-secure contexts, where `randomUUID` is missing.
+/// A fresh random id (`crypto.randomUUID()`), with a fallback of the time and 104 random bits
+/// for non-secure contexts, where `randomUUID` is missing.
 pub fn new_id() -> String {
-    use std::cell::Cell;
-    // Why a static: ids must differ across the page's life, whoever asks.
-    thread_local!(static COUNTER: Cell<u64> = const { Cell::new(0) });
     if let Some(id) = web_sys::window()
         .and_then(|w| w.crypto().ok())
         .and_then(|c| {
@@ -25,12 +22,8 @@ pub fn new_id() -> String {
     {
         return id;
     }
-    let n = COUNTER.with(|c| {
-        c.set(c.get() + 1);
-        c.get()
-    });
-    let rnd = (js_sys::Math::random() * 1e12) as u64;
-    format!("{:x}-{:x}-{:x}", now_ms(), n, rnd)
+    let rnd = || (js_sys::Math::random() * (1u64 << 52) as f64) as u64;
+    format!("{:x}-{:x}-{:x}", now_ms(), rnd(), rnd())
 }
 
 /// The time of day now, in the browser's locale and time zone (e.g. `14:03:07`).

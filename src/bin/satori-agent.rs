@@ -32,7 +32,7 @@ pub fn offered() -> String {
     let wire = tools::wire(&toolbox.specs).to_string();
     // The calls of the reply to this request run on the tools offered under these names, even
     // if Settings changes meanwhile.
-    OFFERED.with_borrow_mut(|o| *o = Some(toolbox));
+    MODULE.with(|m| *m.offered.borrow_mut() = Some(toolbox));
     wire
 }
 
@@ -125,8 +125,8 @@ impl Toolbox {
 
     /// The tools offered with the request just answered (else as stored now).
     fn offered_last() -> Toolbox {
-        OFFERED
-            .with_borrow_mut(Option::take)
+        MODULE
+            .with(|m| m.offered.take())
             .unwrap_or_else(Toolbox::load)
     }
 
@@ -144,12 +144,29 @@ impl Toolbox {
     }
 }
 
-thread_local! {
-    // Why statics: a wasm module's exported functions share no value but module state.
+/// What the module's exported calls share.
+struct Module {
     /// The tools offered with the last request (see [`offered`]).
-    static OFFERED: RefCell<Option<Toolbox>> = const { RefCell::new(None) };
+    offered: RefCell<Option<Toolbox>>,
     /// Open MCP sessions, by URL and token.
-    static SESSIONS: RefCell<HashMap<(String, Option<String>), Session>> = RefCell::new(HashMap::new());
+    sessions: RefCell<HashMap<(String, Option<String>), Session>>,
+    /// The abort handle of the tool runs in progress (the planner's requests): [`stop`] ends them.
+    controller: RefCell<Option<web_sys::AbortController>>,
+}
+
+thread_local! {
+    // Why a static: a wasm module's exported functions share no value but module state
+    // ([`stop`] is another call than the runs it ends).
+    static MODULE: Module = Module {
+        offered: RefCell::new(None),
+        sessions: RefCell::new(HashMap::new()),
+        controller: RefCell::new(None),
+    };
+}
+
+/// Keep `controller` as the runs' abort handle (`None`: the runs ended).
+fn set_controller(controller: Option<web_sys::AbortController>) {
+    MODULE.with(|m| *m.controller.borrow_mut() = controller);
 }
 
 /// Call `tool` on the MCP server at `url` with the token stored for that URL, reusing its
@@ -169,13 +186,13 @@ async fn mcp_call(
     let key = (url.to_string(), token.clone());
     let mut reopened = false;
     loop {
-        let mut session = match SESSIONS.with_borrow_mut(|s| s.remove(&key)) {
+        let mut session = match MODULE.with(|m| m.sessions.borrow_mut().remove(&key)) {
             Some(s) => s,
             None => Session::open(url, token.as_deref(), signal).await?.0,
         };
         match session.call(tool, args, signal).await {
             Ok(text) => {
-                SESSIONS.with_borrow_mut(|s| s.insert(key, session));
+                MODULE.with(|m| m.sessions.borrow_mut().insert(key, session));
                 return Ok(text);
             }
             Err(e) if !reopened && session.expired(&e) => reopened = true,
@@ -193,16 +210,10 @@ struct Input {
     settings: Settings,
 }
 
-thread_local! {
-    // Why a static: [`stop`] is another exported call than the runs it ends.
-    /// The abort handle of the tool runs in progress (the planner's requests): [`stop`] ends them.
-    static CONTROLLER: RefCell<Option<web_sys::AbortController>> = const { RefCell::new(None) };
-}
-
 /// Stop the tools running (Stop, Esc, leaving the chat).
 #[wasm_bindgen]
 pub fn stop() {
-    if let Some(c) = CONTROLLER.with_borrow_mut(Option::take) {
+    if let Some(c) = MODULE.with(|m| m.controller.take()) {
         c.abort();
     }
 }
@@ -240,7 +251,7 @@ pub async fn next(input: String) -> Result<String, String> {
             let context: HashSet<String> = input.path.iter().map(|m| m.id.clone()).collect();
             let controller = web_sys::AbortController::new().map_err(|_| "no AbortController")?;
             let signal = controller.signal();
-            CONTROLLER.with_borrow_mut(|c| *c = Some(controller));
+            set_controller(Some(controller));
             let mut parent = reply;
             for call in &calls {
                 // Stopped: what ran is kept; the calls that did not finish are answered so
@@ -272,7 +283,7 @@ pub async fn next(input: String) -> Result<String, String> {
             if from_text {
                 next.calls = calls;
             }
-            CONTROLLER.with_borrow_mut(|c| *c = None);
+            set_controller(None);
         }
     }
     serde_json::to_string(&next).map_err(|e| e.to_string())
@@ -466,10 +477,10 @@ pub async fn structured(input: String) -> Result<String, String> {
     };
     let controller = web_sys::AbortController::new().map_err(|_| "no AbortController")?;
     let signal = controller.signal();
-    CONTROLLER.with_borrow_mut(|c| *c = Some(controller));
+    set_controller(Some(controller));
     let (value, verdict, _) =
         conform(&asked, messages, Some(reply.clone()), input.format, &signal).await;
-    CONTROLLER.with_borrow_mut(|c| *c = None);
+    set_controller(None);
     let content = match (&verdict, value) {
         (Verdict::RepairedLocally(_) | Verdict::RepairedByModel { .. }, Some(v)) => {
             serde_json::to_string_pretty(&v).ok()

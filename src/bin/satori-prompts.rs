@@ -25,13 +25,26 @@ use wasm_bindgen::JsCast;
 
 type Reports = Vec<satori::core::context::report::Report>;
 
-thread_local! {
-    // Why statics: a wasm module's exported functions share no value but module state; one
-    // dialog and one inspector are mounted at a time.
+/// A mounted view's handle.
+type Mounted = leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>;
+
+/// What the module has on screen: one dialog and one inspector at a time.
+struct Screen {
     /// The context inspector, when shown: its mount and the signal it reads.
-    static INSPECTOR: RefCell<Option<(leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>, WriteSignal<Reports>)>> = const { RefCell::new(None) };
+    inspector: RefCell<Option<(Mounted, WriteSignal<Reports>)>>,
     /// The dialog mounted, and its host element.
-    static MOUNTED: RefCell<Option<(leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>, web_sys::Element)>> = const { RefCell::new(None) };
+    dialog: RefCell<Option<(Mounted, web_sys::Element)>>,
+}
+
+thread_local! {
+    // Why a static: a wasm module's exported functions share no value but module state; one
+    // dialog and one inspector are mounted at a time.
+    static SCREEN: Screen = const {
+        Screen {
+            inspector: RefCell::new(None),
+            dialog: RefCell::new(None),
+        }
+    };
 }
 
 /// The user templates record (an unreadable one is an error and is left untouched).
@@ -58,7 +71,7 @@ fn close() {
     // dialog makes everything else inert), then unmount once the current event is done with the
     // dialog's nodes. Closing fires the dialog's `close` event, which calls this again: only the
     // first unmount tells the app.
-    let host = MOUNTED.with(|m| m.borrow().as_ref().map(|(_, host)| host.clone()));
+    let host = SCREEN.with(|m| m.dialog.borrow().as_ref().map(|(_, host)| host.clone()));
     let Some(host) = host else { return };
     if let Some(dialog) = host
         .query_selector("dialog")
@@ -72,7 +85,7 @@ fn close() {
     }
     let _ = leptos::prelude::set_timeout_with_handle(
         || {
-            if let Some((handle, host)) = MOUNTED.with(|m| m.borrow_mut().take()) {
+            if let Some((handle, host)) = SCREEN.with(|m| m.dialog.borrow_mut().take()) {
                 drop(handle);
                 host.remove();
                 send(&DialogEvent::Closed);
@@ -84,7 +97,7 @@ fn close() {
 
 /// Mount `view` in a new element at the end of `<body>` (one dialog at a time).
 fn mount<V: IntoView + 'static>(view: impl FnOnce() -> V + 'static) {
-    if MOUNTED.with(|m| m.borrow().is_some()) {
+    if SCREEN.with(|m| m.dialog.borrow().is_some()) {
         return;
     }
     let Some(host) = document().create_element("div").ok() else {
@@ -97,7 +110,7 @@ fn mount<V: IntoView + 'static>(view: impl FnOnce() -> V + 'static) {
     let _ = body.append_child(&host);
     let el: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(host.clone());
     let handle = leptos::mount::mount_to(el, move || view().into_any());
-    MOUNTED.with(|m| *m.borrow_mut() = Some((handle, host)));
+    SCREEN.with(|m| *m.dialog.borrow_mut() = Some((handle, host)));
 }
 
 /// Open "Chat setup" for `role` (`builtin:key` / `user:key`) with `vars` (JSON object); for a
@@ -224,7 +237,7 @@ pub async fn summarize(request: String, settings: String, signal: web_sys::Abort
 #[wasm_bindgen]
 pub fn show_inspector(host: &str, reports: &str) {
     let parsed: Reports = serde_json::from_str(reports).unwrap_or_default();
-    if let Some(set) = INSPECTOR.with(|i| i.borrow().as_ref().map(|(_, set)| *set)) {
+    if let Some(set) = SCREEN.with(|i| i.inspector.borrow().as_ref().map(|(_, set)| *set)) {
         set.set(parsed);
         return;
     }
@@ -247,13 +260,13 @@ pub fn show_inspector(host: &str, reports: &str) {
         }
         .into_any()
     });
-    INSPECTOR.with(|i| *i.borrow_mut() = Some((handle, set)));
+    SCREEN.with(|i| *i.inspector.borrow_mut() = Some((handle, set)));
 }
 
 /// Remove the context inspector (the app is closing its region).
 #[wasm_bindgen]
 pub fn hide_inspector() {
-    if let Some((handle, _)) = INSPECTOR.with(|i| i.borrow_mut().take()) {
+    if let Some((handle, _)) = SCREEN.with(|i| i.inspector.borrow_mut().take()) {
         drop(handle);
     }
 }
@@ -303,7 +316,7 @@ pub fn open_share(session: &str) -> Result<(), String> {
 #[wasm_bindgen]
 pub fn open_shared(fragment: &str) -> Result<(), String> {
     use satori::ui::components::share_dialog::{forget_link, SharedChatDialog};
-    if MOUNTED.with(|m| m.borrow().is_some()) {
+    if SCREEN.with(|m| m.dialog.borrow().is_some()) {
         // Said, not dropped: the link stays in the address bar for when the dialog is closed.
         return Err("another dialog is open; close it and open the link again".into());
     }

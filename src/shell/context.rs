@@ -76,24 +76,51 @@ const CACHE: (usize, usize, usize) = (1 << 16, 1 << 21, 1 << 19);
 /// estimated margin) instead, ms. The table keeps loading for the next request.
 const TABLE_WAIT_MS: u32 = 3000;
 
-thread_local! {
-    // Why statics: what the module learns (counts, corrections, tables, servers' refusals) is
-    // kept for the page's life across requests and chats; the module has no app state.
+/// What the module learns for the page's life, across requests and chats.
+struct Learned {
     /// The estimator's corrections and exact counts learned.
-    static COUNTING: RefCell<Counting> = RefCell::new(Counting::default());
+    counting: RefCell<Counting>,
     /// The token tables loaded, by encoding.
-    static TABLES: RefCell<HashMap<&'static str, Table>> = RefCell::new(HashMap::new());
-    /// Servers and models that refused `response_format` (`base_url|model`), for the page's life.
-    static NO_FORMAT: RefCell<std::collections::HashSet<String>> = RefCell::new(Default::default());
+    tables: RefCell<HashMap<&'static str, Table>>,
+    /// Servers and models that refused `response_format` (`base_url|model`).
+    no_format: RefCell<std::collections::HashSet<String>>,
+}
+
+thread_local! {
+    // Why a static: what the module learns (counts, corrections, tables, servers' refusals) is
+    // kept for the page's life across requests and chats; the module has no app state.
+    static LEARNED: Learned = Learned {
+        counting: RefCell::new(Counting::default()),
+        tables: RefCell::new(HashMap::new()),
+        no_format: RefCell::new(Default::default()),
+    };
+}
+
+/// Read or change what was learned for counting.
+fn counting<R>(f: impl FnOnce(&RefCell<Counting>) -> R) -> R {
+    LEARNED.with(|l| f(&l.counting))
+}
+
+/// Read or change the token tables.
+fn with_tables<R>(f: impl FnOnce(&mut HashMap<&'static str, Table>) -> R) -> R {
+    LEARNED.with(|l| f(&mut l.tables.borrow_mut()))
 }
 
 /// The server at `base_url` refused structured output for `model`: later requests go without.
 pub fn refuse_format(base_url: &str, model: &str) {
-    NO_FORMAT.with_borrow_mut(|n| n.insert(format!("{base_url}|{model}")));
+    LEARNED.with(|l| {
+        l.no_format
+            .borrow_mut()
+            .insert(format!("{base_url}|{model}"))
+    });
 }
 
 fn format_refused(base_url: &str, model: &str) -> bool {
-    NO_FORMAT.with_borrow(|n| n.contains(&format!("{base_url}|{model}")))
+    LEARNED.with(|l| {
+        l.no_format
+            .borrow()
+            .contains(&format!("{base_url}|{model}"))
+    })
 }
 
 /// A counter over the page's remembered exact counts, estimating (and noting) the rest. With an
@@ -137,14 +164,14 @@ impl Counter for ShellCounter<'_> {
 async fn table_ready(encoding: Encoding) -> bool {
     let name = encoding.name();
     let now = crate::adapters::clock::now_ms();
-    let (start, wait) = TABLES.with_borrow_mut(|t| match t.get(name) {
+    let (start, wait) = with_tables(|t| match t.get(name) {
         None => (true, true),
         Some(Table::Failed(at)) if now - at > TABLE_RETRY_MS => (true, true),
         Some(Table::Loading { waited_out }) => (false, !waited_out),
         Some(_) => (false, false),
     });
     if start {
-        TABLES.with_borrow_mut(|t| t.insert(name, Table::Loading { waited_out: false }));
+        with_tables(|t| t.insert(name, Table::Loading { waited_out: false }));
         wasm_bindgen_futures::spawn_local(async move {
             let state = match crate::adapters::tables::fetch(name).await {
                 Ok(bytes) => match Bpe::from_bytes(&bytes) {
@@ -157,23 +184,23 @@ async fn table_ready(encoding: Encoding) -> bool {
                 },
                 Err(e) => table_failed(name, &e),
             };
-            TABLES.with_borrow_mut(|t| t.insert(name, state));
+            with_tables(|t| t.insert(name, state));
         });
     }
     if wait {
         for _ in 0..TABLE_WAIT_MS / 50 {
-            match TABLES.with_borrow(|t| matches!(t.get(name), Some(Table::Loading { .. }))) {
+            match with_tables(|t| matches!(t.get(name), Some(Table::Loading { .. }))) {
                 true => gloo_timers::future::TimeoutFuture::new(50).await,
                 false => break,
             }
         }
-        TABLES.with_borrow_mut(|t| {
+        with_tables(|t| {
             if let Some(Table::Loading { waited_out }) = t.get_mut(name) {
                 *waited_out = true;
             }
         });
     }
-    TABLES.with_borrow(|t| matches!(t.get(name), Some(Table::Ready(_))))
+    with_tables(|t| matches!(t.get(name), Some(Table::Ready(_))))
 }
 
 /// A table that could not be loaded: said in the console (counts fall back to estimates, which
@@ -199,12 +226,12 @@ fn scope(settings: &Settings, info: &ServerInfo) -> Option<String> {
 /// Ollama window).
 async fn server_info(settings: &Settings) -> ServerInfo {
     let base = settings.base_url.clone();
-    let cached = COUNTING.with(|c| c.borrow().servers.get(&base).copied());
+    let cached = counting(|c| c.borrow().servers.get(&base).copied());
     let mut info = match cached {
         Some(info) => info,
         None => {
             let info = probe_server(settings).await;
-            COUNTING.with(|c| c.borrow_mut().servers.insert(base, info));
+            counting(|c| c.borrow_mut().servers.insert(base, info));
             info
         }
     };
@@ -268,7 +295,7 @@ async fn probe_server(settings: &Settings) -> ServerInfo {
 /// model Ollama does not know (yet) is asked about again next time.
 async fn ollama_window(settings: &Settings) -> Option<u32> {
     let key = model_key(settings);
-    if let Some(w) = COUNTING.with(|c| c.borrow().ollama.get(&key).copied()) {
+    if let Some(w) = counting(|c| c.borrow().ollama.get(&key).copied()) {
         return Some(w);
     }
     let ctrl = web_sys::AbortController::new().ok()?;
@@ -282,7 +309,7 @@ async fn ollama_window(settings: &Settings) -> Option<u32> {
         .ok()
         .and_then(|t| server::parse_ollama_ps(&t, &settings.model));
     let window = running.map_or(shown, |r| r.min(shown));
-    COUNTING.with(|c| c.borrow_mut().ollama.insert(key, window));
+    counting(|c| c.borrow_mut().ollama.insert(key, window));
     Some(window)
 }
 
@@ -311,7 +338,7 @@ async fn fetch_counts(
         });
         let answers = futures::future::join_all(asks).await;
         let mut failed = false;
-        COUNTING.with(|c| {
+        counting(|c| {
             let mut c = c.borrow_mut();
             let map = c.exact.entry(scope.to_string()).or_default();
             for (text, n) in answers {
@@ -373,10 +400,10 @@ async fn prepare(
     let table_exact = models::openai_exact(&settings.model);
     // Whether counts can be exact at all (the margin follows).
     let exact_counts = scope.is_some() && (table.is_none() || table_exact);
-    let learned = COUNTING.with(|c| c.borrow().learned.get(&model_key(settings)).copied());
+    let learned = counting(|c| c.borrow().learned.get(&model_key(settings)).copied());
     let window = learned.or(info.window);
     let refs: Vec<&Message> = history.iter().collect();
-    let ratio = COUNTING.with(|c| {
+    let ratio = counting(|c| {
         c.borrow()
             .ratios
             .get(&settings.model)
@@ -393,8 +420,9 @@ async fn prepare(
         );
         // The tools offered take room in the window like the messages.
         config.margin = config.margin.saturating_add(tools);
-        let (context, misses) = COUNTING.with_borrow_mut(|c| {
-            let mut tables = TABLES.with_borrow_mut(std::mem::take);
+        let (context, misses) = counting(|c| {
+            let c = &mut *c.borrow_mut();
+            let mut tables = with_tables(std::mem::take);
             let loaded = match table.and_then(|e| tables.get_mut(e.name())) {
                 Some(Table::Ready(t)) => Some(&mut **t),
                 _ => None,
@@ -419,7 +447,7 @@ async fn prepare(
             };
             crate::adapters::clock::measure_since(name, start);
             let (fresh, misses) = (counter.fresh, counter.misses);
-            TABLES.with_borrow_mut(|t| *t = std::mem::take(&mut tables));
+            with_tables(|t| *t = std::mem::take(&mut tables));
             if let (Some(scope), false) = (&scope, fresh.is_empty()) {
                 c.exact.entry(scope.clone()).or_default().extend(fresh);
             }
@@ -480,7 +508,7 @@ fn model_key(settings: &Settings) -> String {
 /// Learn from a reply's usage: the estimator's ratio for `model` moves towards the `actual`
 /// prompt tokens the server counted for a request estimated at `estimated`.
 pub fn learn(model: &str, estimated: u32, actual: u32) {
-    COUNTING.with(|c| {
+    counting(|c| {
         let mut c = c.borrow_mut();
         let ratio = c.ratios.get(model).copied().unwrap_or(1.0);
         let next =
@@ -491,7 +519,7 @@ pub fn learn(model: &str, estimated: u32, actual: u32) {
 
 /// The server stated the model's window in an error: remember it for the next request.
 pub fn learn_window(base_url: &str, model: &str, window: u32) {
-    COUNTING.with(|c| {
+    counting(|c| {
         c.borrow_mut()
             .learned
             .insert(format!("{base_url}|{model}"), window)

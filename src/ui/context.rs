@@ -13,16 +13,27 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use wasm_bindgen::JsValue;
 
-thread_local! {
-    // Why statics: what the app remembers of its requests per chat outlives the components
-    // that show them (the inspector opens later; a chat is left and comes back).
+/// What the app remembers of its requests, per chat.
+struct Requests {
     /// The last requests sent (newest last): the chat and the report (JSON), for the inspector.
-    static SENT: RefCell<VecDeque<(String, String)>> = const { RefCell::new(VecDeque::new()) };
+    sent: RefCell<VecDeque<(String, String)>>,
     /// Per chat (the last few): the oldest message whose text its last request needed, so the
     /// next one sends the module only the text it can need ([`prepare_send`]).
-    static HORIZON: RefCell<VecDeque<(String, String)>> = const { RefCell::new(VecDeque::new()) };
+    horizon: RefCell<VecDeque<(String, String)>>,
     /// Chats whose summarizer failed: until when summaries wait, and why it failed.
-    static PAUSED: RefCell<Vec<(String, i64, String)>> = const { RefCell::new(Vec::new()) };
+    paused: RefCell<Vec<(String, i64, String)>>,
+}
+
+thread_local! {
+    // Why a static: what the app remembers of its requests per chat outlives the components
+    // that show it (the inspector opens later; a chat is left and comes back).
+    static REQUESTS: Requests = const {
+        Requests {
+            sent: RefCell::new(VecDeque::new()),
+            horizon: RefCell::new(VecDeque::new()),
+            paused: RefCell::new(Vec::new()),
+        }
+    };
 }
 
 /// How long a chat's summaries wait after the summarizer failed, ms: sends in between are
@@ -32,7 +43,8 @@ pub const SUMMARY_PAUSE_MS: i64 = 120_000;
 
 /// The summarizer failed for chat `session_id` at `now` (ms) because of `why`.
 pub fn pause_summaries(session_id: &str, now: i64, why: String) {
-    PAUSED.with_borrow_mut(|p| {
+    REQUESTS.with(|r| {
+        let mut p = r.paused.borrow_mut();
         p.retain(|(id, _, _)| id != session_id);
         p.push((session_id.to_string(), now + SUMMARY_PAUSE_MS, why));
     });
@@ -40,7 +52,8 @@ pub fn pause_summaries(session_id: &str, now: i64, why: String) {
 
 /// Why chat `session_id`'s summaries wait at `now`, if they do.
 pub fn summaries_paused(session_id: &str, now: i64) -> Option<String> {
-    PAUSED.with_borrow(|p| {
+    REQUESTS.with(|r| {
+        let p = r.paused.borrow();
         p.iter()
             .find(|(id, until, _)| id == session_id && now < *until)
             .map(|(_, _, why)| why.clone())
@@ -49,8 +62,8 @@ pub fn summaries_paused(session_id: &str, now: i64) -> Option<String> {
 
 /// Keep the `report` (JSON) of a request sent in chat `session_id` among the last few.
 pub fn remember_sent(session_id: String, report: String) {
-    SENT.with(|s| {
-        let mut s = s.borrow_mut();
+    REQUESTS.with(|r| {
+        let mut s = r.sent.borrow_mut();
         s.push_back((session_id, report));
         while s.len() > 5 {
             s.pop_front();
@@ -106,8 +119,10 @@ pub async fn prepare_send(
     ask: &mut Ask,
     signal: &web_sys::AbortSignal,
 ) -> Result<Answer, ModuleError> {
-    let horizon = HORIZON.with_borrow(|h| {
-        h.iter()
+    let horizon = REQUESTS.with(|r| {
+        r.horizon
+            .borrow()
+            .iter()
             .find(|(id, _)| id == session_id)
             .and_then(|(_, m)| ask.history.iter().position(|x| x.id == *m))
     });
@@ -132,7 +147,8 @@ pub async fn prepare_send(
         .read_from
         .map_or(ask.history.len().saturating_sub(1), |i| i as usize);
     if let Some(m) = ask.history.get(at) {
-        HORIZON.with_borrow_mut(|h| {
+        REQUESTS.with(|r| {
+            let mut h = r.horizon.borrow_mut();
             h.retain(|(id, _)| id != session_id);
             h.push_back((session_id.to_string(), m.id.clone()));
             while h.len() > 8 {
@@ -197,9 +213,10 @@ pub async fn inspect(app: AppState) -> Result<String, ModuleError> {
         .report
         .unwrap_or_default();
     let mut out = vec![next];
-    SENT.with(|s| {
+    REQUESTS.with(|r| {
         out.extend(
-            s.borrow()
+            r.sent
+                .borrow()
                 .iter()
                 .rev()
                 .filter(|(id, _)| *id == session_id)

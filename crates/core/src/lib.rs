@@ -18,6 +18,7 @@ pub mod persist;
 pub mod prompts;
 pub mod protocol;
 pub mod provider;
+pub mod saving;
 pub mod search;
 pub mod session;
 pub mod settings;

@@ -22,7 +22,7 @@ pub struct Row {
 
 thread_local! {
     // Why a static: an edit must outlive its message's component (long chats draw only the rows
-    // near the view).
+    // near the view), and the conversation forgets them when another chat opens.
     /// Unsaved edits of the open chat's messages by id: an edit survives its message leaving
     /// the rows drawn (a long chat draws only those near the view) and coming back.
     static EDITS: std::cell::RefCell<Vec<(String, String)>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -66,27 +66,23 @@ impl Row {
     }
 }
 
-thread_local! {
-    // Why a static: the text arrives once per frame from outside Leptos and is drawn straight
-    // into the element, without re-rendering the message.
-    /// The reply being drawn as it arrives: its content element, where its text is cut (the part
-    /// before is drawn for good), and how much of its reasoning is shown.
-    static LIVE: std::cell::RefCell<Option<(web_sys::Element, usize, usize)>> =
-        const { std::cell::RefCell::new(None) };
-}
+/// The reply being drawn as it arrives: its content element, where its text is cut (the part
+/// before is drawn for good), and how much of its reasoning is shown.
+type Drawing = Option<(web_sys::Element, usize, usize)>;
 
 /// Draw a reply as it arrives into `content` and `thoughts` (its reasoning): the finished blocks
 /// (up to [`markdown::stream_cut`]) are rendered once and appended; only the block still growing
 /// is rendered again each time, and only the new reasoning is appended. Until the renderer has
 /// loaded (`ready`), the text is shown escaped.
 fn show_live(
+    live: &mut Drawing,
     content: &web_sys::Element,
     thoughts: &web_sys::Element,
     text: &str,
     reasoning: &str,
     ready: bool,
 ) {
-    LIVE.with_borrow_mut(|live| {
+    {
         let fresh = !matches!(live, Some((el, cut, shown))
             if el == content && *cut <= text.len() && *shown <= reasoning.len());
         if fresh {
@@ -121,7 +117,7 @@ fn show_live(
             let _ = thoughts.append_with_str_1(&reasoning[*shown..]);
             *shown = reasoning.len();
         }
-    });
+    }
 }
 
 /// Safe HTML for a reply: rendered markdown once the renderer module has loaded (re-run then),
@@ -209,14 +205,14 @@ pub fn MessageView(
             NodeRef::<leptos::html::Div>::new(),
         );
         let live_id = id.clone();
-        // The drawing state goes with the row (the next reply drawn starts afresh anyway).
-        on_cleanup(|| LIVE.with_borrow_mut(|l| *l = None));
+        // The drawing state goes with the row's effect (the next reply drawn starts afresh).
+        let mut drawing: Drawing = None;
         Effect::new(move |_| {
             let ready = app.overlay.markdown_ready.get();
             app.turn.live.with(|l| {
                 if let Some(l) = l.as_ref().filter(|l| l.id == live_id) {
                     if let (Some(c), Some(t)) = (content.get(), thoughts.get()) {
-                        show_live(&c, &t, &l.content, &l.reasoning, ready);
+                        show_live(&mut drawing, &c, &t, &l.content, &l.reasoning, ready);
                     }
                 }
             })

@@ -3,14 +3,6 @@
 use crate::ui::state::AppState;
 use leptos::html;
 use leptos::prelude::*;
-use std::cell::RefCell;
-
-thread_local! {
-    // Why a static: one dialog is open at a time in the page, and the opener may be in
-    // another component (or the other module).
-    /// The element that had focus when the open dialog appeared; focus returns there on close.
-    static OPENER: RefCell<Option<web_sys::HtmlElement>> = const { RefCell::new(None) };
-}
 
 /// A modal with an accessible name taken from its heading.
 #[component]
@@ -31,9 +23,11 @@ pub fn Modal(
     let opener = document()
         .active_element()
         .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok());
-    OPENER.with(|o| *o.borrow_mut() = opener);
-    on_cleanup(|| {
-        if let Some(el) = OPENER.with(|o| o.borrow_mut().take()) {
+    // Focus returns where it was when the dialog closes (a node of this component, still
+    // there while its cleanups run).
+    let opener = StoredValue::new_local(opener);
+    on_cleanup(move || {
+        if let Some(Some(el)) = opener.try_update_value(Option::take) {
             let _ = el.focus();
         }
     });
