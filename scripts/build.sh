@@ -3,7 +3,8 @@
 #   1. trunk (offline, pinned tools) builds the app itself;
 #   2. each lazy module listed in scripts/modules.txt (src/bin/<bin>.rs) becomes a wasm module of
 #      its own in dist/<prefix>-<hash>/ — the markdown renderer (fetched right after the first
-#      paint) and the prompts module (template engine, YAML reader, on-demand dialogs);
+#      paint), the dialogs module (the on-demand dialogs, template engine, YAML reader), the
+#      turns module (each turn's context, request and reply) and the agent module;
 #   3. the OpenAI token tables go to dist/tokens/ (gzip-compressed, hashed names);
 #   4. scripts/postbuild.mjs (after step 5) moves trunk's inline loader into a file (CSP without
 #      'unsafe-inline'), bundles the app's wasm-bindgen glue with the snippets it imports (one
@@ -91,7 +92,7 @@ else
   echo "build: no model file (run bash scripts/setup.sh, or set SATORI_GGUF): built without the in-browser model" >&2
 fi
 
-# The OpenAI token tables the context module counts with (made from npm js-tiktoken by
+# The OpenAI token tables the turns module counts with (made from npm js-tiktoken by
 # scripts/bpe-tables.mjs), stored gzip-compressed under hashed names in dist/tokens/; the page
 # names each in <meta name="satori-table:NAME">.
 node scripts/bpe-tables.mjs "$ROOT/target/bpe" >/dev/null

@@ -961,3 +961,152 @@ fn import_cycles_are_found() {
     ]);
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// The `#[wasm_bindgen]` functions `text` exports: each name with its parameters' types.
+fn exported_functions(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut exported = false;
+    let lines: Vec<&str> = text.lines().collect();
+    for (n, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        if t.starts_with("#[wasm_bindgen") {
+            exported = true;
+            continue;
+        }
+        if t.starts_with("///") || t.starts_with("#[") {
+            continue;
+        }
+        let sig = t
+            .strip_prefix("pub async fn ")
+            .or_else(|| t.strip_prefix("pub fn "));
+        if let (true, Some(sig)) = (exported, sig) {
+            // The parameter list, over as many lines as it takes.
+            let whole = lines[n..].join(" ");
+            let whole = &whole[whole.find(sig).unwrap_or(0)..];
+            let name = whole.split('(').next().unwrap_or("").trim().to_string();
+            let (mut depth, mut params, mut at) = (0, String::new(), 0);
+            for (i, c) in whole.char_indices() {
+                match c {
+                    '(' if depth == 0 => {
+                        depth = 1;
+                        at = i + 1;
+                    }
+                    '(' | '<' => depth += 1,
+                    '>' if depth > 1 => depth -= 1,
+                    ')' if depth == 1 => {
+                        params = whole[at..i].to_string();
+                        break;
+                    }
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+            }
+            // Split at the commas outside `<…>`.
+            let (mut parts, mut level, mut from) = (Vec::new(), 0, 0);
+            for (i, c) in params.char_indices() {
+                match c {
+                    '<' => level += 1,
+                    '>' => level -= 1,
+                    ',' if level == 0 => {
+                        parts.push(&params[from..i]);
+                        from = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            parts.push(&params[from..]);
+            let types = parts
+                .iter()
+                .filter_map(|p| p.split_once(':').map(|(_, ty)| ty.trim().to_string()))
+                .collect();
+            out.push((name, types));
+        }
+        exported = false;
+    }
+    out
+}
+
+#[test]
+fn every_module_call_names_an_export_of_its_module_with_its_arguments() {
+    use satori::core::protocol::every_call;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("scripts/modules.txt")).expect("manifest");
+    // Module name → the functions its bin exports.
+    let mut exports = std::collections::BTreeMap::new();
+    for line in manifest
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let text = std::fs::read_to_string(root.join(format!("src/bin/{}.rs", f[2]))).expect("bin");
+        exports.insert(f[0].to_string(), exported_functions(&text));
+    }
+    let mut wrong = Vec::new();
+    let mut called = std::collections::BTreeSet::new();
+    for (module, function, args, object) in every_call() {
+        let Some(functions) = exports.get(module.name()) else {
+            wrong.push(format!("{}: not in scripts/modules.txt", module.name()));
+            continue;
+        };
+        let Some((_, types)) = functions.iter().find(|(n, _)| n == function) else {
+            wrong.push(format!("{}::{function}: not exported", module.name()));
+            continue;
+        };
+        called.insert((module.name().to_string(), function.to_string()));
+        let texts = types
+            .iter()
+            .filter(|t| *t == "&str" || *t == "String")
+            .count();
+        let objects: Vec<&str> = types
+            .iter()
+            .filter(|t| *t != "&str" && *t != "String")
+            .map(|t| t.rsplit("::").next().unwrap_or(t))
+            .collect();
+        if texts != args.len() || objects != object.into_iter().collect::<Vec<_>>() {
+            wrong.push(format!(
+                "{}::{function}: takes {types:?}, called with {} texts and {object:?}",
+                module.name(),
+                args.len()
+            ));
+        }
+        // The texts come first, in order.
+        if types
+            .iter()
+            .take(texts)
+            .any(|t| t != "&str" && t != "String")
+        {
+            wrong.push(format!("{}::{function}: texts not first", module.name()));
+        }
+    }
+    for (module, functions) in &exports {
+        for (name, _) in functions {
+            if !called.contains(&(module.clone(), name.clone())) {
+                wrong.push(format!("{module}::{name}: exported, but no call names it"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "module calls and exports differ:\n{}",
+        wrong.join("\n")
+    );
+    // The reader finds what a module exports, over lines.
+    assert_eq!(
+        exported_functions(concat!(
+            "#[wasm_bindgen]\npub async fn a(x: String,\n    s: web_sys::AbortSignal) -> u8 {}\n",
+            "/// Not exported.\npub fn b(y: &str) {}\n#[wasm_bindgen]\n/// Doc.\npub fn c() {}\n",
+            "#[wasm_bindgen]\npub fn d(m: HashMap<String, Vec<u8>>, n: &str) {}\n"
+        )),
+        [
+            (
+                "a".to_string(),
+                vec!["String".to_string(), "web_sys::AbortSignal".to_string()]
+            ),
+            ("c".to_string(), vec![]),
+            (
+                "d".to_string(),
+                vec!["HashMap<String, Vec<u8>>".to_string(), "&str".to_string()]
+            ),
+        ]
+    );
+}

@@ -138,10 +138,10 @@ fn write_out(name: &str, text: &str) {
 
 /// Rust statics for the app: each built-in role's name, description and variables, and what a
 /// chat starts with when every variable keeps its default (so the app starts chats without
-/// parsing templates, even when the prompts module cannot load) — except for roles with an
+/// parsing templates, even when the dialogs module cannot load) — except for roles with an
 /// `output_schema`: their replies need the agent module anyway, and their long prompts and
-/// examples stay out of the first load (the prompts module renders them). Other values are
-/// rendered by the prompts module too.
+/// examples stay out of the first load (the dialogs module renders them). Other values are
+/// rendered by the dialogs module too.
 fn catalog(lib: &Library) -> String {
     use std::fmt::Write as _;
     let mut out = String::from(

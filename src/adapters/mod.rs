@@ -2,12 +2,12 @@
 
 pub mod clock;
 pub mod compression;
+pub mod dialogs_module;
 pub mod download;
 pub mod fetch;
 pub mod js;
 pub mod language;
 pub mod markdown_module;
 pub mod modules;
-pub mod prompts_module;
 pub mod storage;
 pub mod tables;

@@ -5,9 +5,12 @@
 //! the app's own origin the first time it is needed. Adding a module is a bin in `Cargo.toml`, a
 //! line in that manifest and a variant of [`Module`].
 //!
+//! What is called is a variant of one enum per module (`core::protocol`: [`Call`]), never a
+//! function named by a string here.
+//!
 //! Boundaries: a module that shows UI carries its own copy of the Leptos runtime, so on-demand
-//! dialogs share one module (`prompts`); UI-free compute (the markdown renderer, the context
-//! pipeline; later importers, search) goes into modules without Leptos.
+//! dialogs share one module (`dialogs`); UI-free compute (the markdown renderer, each turn's
+//! request and reply) goes into modules without Leptos.
 
 use crate::adapters::js::JsError;
 use wasm_bindgen::prelude::*;
@@ -53,35 +56,7 @@ pub async fn local_model(
         .map_err(|e| JsError::from(e).message)
 }
 
-/// The lazy modules (see `scripts/modules.txt`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Module {
-    /// The markdown renderer (UI-free), fetched right after the first paint.
-    Markdown,
-    /// The template engine, YAML reader and the on-demand dialogs, fetched when first needed.
-    Prompts,
-    /// The context pipeline with its counting (UI-free), fetched when the user starts typing or
-    /// a request is built.
-    Context,
-    /// The agent's tools (UI-free), fetched for chats in agent mode.
-    Agent,
-    /// Installable and offline (`src/web/offline.js`, plain JS): registers the service worker
-    /// after the markdown renderer has arrived.
-    Offline,
-}
-
-impl Module {
-    /// The name the manifest and the page use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Module::Markdown => "markdown",
-            Module::Prompts => "prompts",
-            Module::Context => "context",
-            Module::Agent => "agent",
-            Module::Offline => "offline",
-        }
-    }
-}
+pub use crate::core::protocol::{Call, Module};
 
 /// Why a module call failed. Displayed as what the module did ("could not be loaded (…)"), to
 /// follow the module's name in a sentence.
@@ -124,37 +99,55 @@ pub fn loaded(module: Module) -> bool {
     is_loaded(module.name())
 }
 
-/// Call `function` of a loaded `module` with `args`.
-pub fn call(module: Module, function: &str, args: &[JsValue]) -> Result<JsValue, ModuleError> {
+/// A call's module, function and arguments as the module's function takes them: its texts, then
+/// `object` (the browser object it takes, if any). Generic only here, so each caller's code is
+/// one line.
+fn parts<C: Call>(call: C, object: Option<&JsValue>) -> (Module, &'static str, js_sys::Array) {
+    let function = call.function();
+    let array: js_sys::Array = call.args().iter().map(|a| JsValue::from_str(a)).collect();
+    if let Some(o) = object {
+        array.push(o);
+    }
+    (C::MODULE, function, array)
+}
+
+/// Make `call` into a loaded module (`object`: the browser object the function takes, if any).
+pub fn call<C: Call>(call: C, object: Option<&JsValue>) -> Result<JsValue, ModuleError> {
+    let (module, function, args) = parts(call, object);
+    call_parts(module, function, &args)
+}
+
+fn call_parts(
+    module: Module,
+    function: &str,
+    args: &js_sys::Array,
+) -> Result<JsValue, ModuleError> {
     if !loaded(module) {
         return Err(ModuleError::NotLoaded);
     }
-    let array: js_sys::Array = args.iter().collect();
-    call_module(module.name(), function, &array)
+    call_module(module.name(), function, args)
         .map_err(|e| ModuleError::Call(JsError::from(e).message))
 }
 
-/// Load `module` if needed, then call `function`.
-pub async fn load_and_call(
-    module: Module,
-    function: &str,
-    args: &[JsValue],
+/// Load the module if needed, then make `call`.
+pub async fn load_and_call<C: Call>(
+    call: C,
+    object: Option<&JsValue>,
 ) -> Result<JsValue, ModuleError> {
+    let (module, function, args) = parts(call, object);
     load(module).await?;
-    call(module, function, args)
+    call_parts(module, function, &args)
 }
 
-/// Load `module` if needed, call its async `function` and await the answer — giving up when
+/// Load the module if needed, make the async `call` and await the answer — giving up when
 /// `signal` aborts ([`ModuleError::Aborted`]) or after `ms` milliseconds, whatever the module does.
-pub async fn call_within(
-    module: Module,
-    function: &str,
-    args: &[JsValue],
+pub async fn call_within<C: Call>(
+    call: C,
     signal: &web_sys::AbortSignal,
     ms: u32,
 ) -> Result<JsValue, ModuleError> {
-    let array: js_sys::Array = args.iter().collect();
-    call_module_within(module.name(), function, &array, signal, ms)
+    let (module, function, args) = parts(call, None);
+    call_module_within(module.name(), function, &args, signal, ms)
         .await
         .map_err(|e| {
             let e = JsError::from(e);

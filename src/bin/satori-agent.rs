@@ -2,7 +2,7 @@
 //! clock, recall of earlier messages, the planner; `satori::core::agent`) and the tools of the MCP
 //! servers connected in Settings (`satori::shell::mcp`), as a wasm module of its own without
 //! Leptos. The app loads it only for chats in agent mode, so plain chats never pay for it: the
-//! context module asks it for the tools to offer with each request ([`offered`]), and after
+//! turns module asks it for the tools to offer with each request ([`offered`]), and after
 //! each reply the app hands it the branch ([`next`]), which plans the step
 //! (`satori::core::agent::plan`) and runs the calls. `scripts/build.sh` builds it into
 //! `dist/agent-<hash>/`; `satori::ui::agent` calls it.

@@ -7,7 +7,7 @@
 //! so nothing is ever lost. Saves never wait for this: the chat on screen is written as JSON,
 //! and packed again once it has rested.
 //!
-//! The packing runs in the context module (no Leptos, so none of it is in the app's first load):
+//! The packing runs in the turns module (no Leptos, so none of it is in the app's first load):
 //! every request is built there, and a request starts a pass a moment later
 //! ([`after_request`]), at most once every ten minutes.
 
@@ -21,7 +21,7 @@ pub const REST_MS: i64 = 10 * 60 * 1000;
 
 /// Pack every stored chat that has not changed for `rest` ms (by the chat list), but the one
 /// open (the list's active chat, and `open` if given: this tab's chat, which the list may not
-/// name when another tab wrote it last); answers how many were packed. In the context module.
+/// name when another tab wrote it last); answers how many were packed. In the turns module.
 pub async fn pack_resting(rest: i64, open: Option<&str>) -> Result<usize, String> {
     let store = Store::local();
     let index = match store.get(persist::KEY_INDEX) {
@@ -120,20 +120,16 @@ pub fn after_request() {
 }
 
 /// Storage is full: pack every chat but the open one (`open`) now, whatever their rest, in the
-/// context module (loaded if need be; given up after a minute); answers how many were packed.
+/// turns module (loaded if need be; given up after a minute); answers how many were packed.
 /// In the app.
 pub async fn make_room(open: &str) -> Result<usize, String> {
-    use crate::adapters::modules::{self, Module};
+    use crate::adapters::modules;
+    use crate::core::protocol::TurnsCall;
     let controller = web_sys::AbortController::new()
         .map_err(|e| crate::adapters::js::JsError::from(e).message)?;
-    let n = modules::call_within(
-        Module::Context,
-        "pack_now",
-        &[wasm_bindgen::JsValue::from_str(open)],
-        &controller.signal(),
-        60_000,
-    )
-    .await
-    .map_err(|e| e.to_string())?;
+    let call = TurnsCall::PackNow { open: open.into() };
+    let n = modules::call_within(call, &controller.signal(), 60_000)
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(n.as_f64().unwrap_or(0.0) as usize)
 }

@@ -1,5 +1,5 @@
-//! The context module's side of building a request (it runs inside the lazy `context` wasm
-//! module, `src/bin/satori-context.rs`; the app asks it through [`crate::ui::context`]): it
+//! The turns module's side of building a request (it runs inside the lazy `context` wasm
+//! module, `src/bin/satori-turns.rs`; the app asks it through [`crate::ui::context`]): it
 //! gathers what the pure pipeline ([`crate::core::context`]) needs — the server's window and token
 //! counts, the estimator's correction — runs it, and answers with the request body, the summary
 //! that is due and the inspector's report.

@@ -109,8 +109,8 @@ pub fn describe(err: &ApiError, ctx: &ErrorContext) -> String {
     }
 }
 
-/// The words for a request refused before it was sent (it does not fit, or the context module
-/// failed); other errors are described by the context module, which sends and reads replies.
+/// The words for a request refused before it was sent (it does not fit, or the turns module
+/// failed); other errors are described by the turns module, which sends and reads replies.
 fn not_sent_text(err: &ApiError) -> String {
     match err {
         ApiError::ContextTooLarge { need, budget } => format!(
@@ -120,7 +120,7 @@ fn not_sent_text(err: &ApiError) -> String {
             "Not sent: the pinned messages need {pinned} tokens, more than the {budget} that fit the model's context window. Unpin or exclude some of them and send again, or unpin them all and send — Satori does not drop pinned messages on its own."
         ),
         other => format!(
-            "Not sent: the part of Satori that builds each request (the context module) {}. Check the connection and reload the page; your message is kept.",
+            "Not sent: the part of Satori that builds each request (the turns module) {}. Check the connection and reload the page; your message is kept.",
             match other {
                 ApiError::Module(what) => what.as_str(),
                 _ => "failed",
@@ -219,7 +219,7 @@ pub fn retry_status(left: u32, attempt: u32, of: u32) -> String {
 
 /// A message was typed while the chat's prompt was still being prepared, for too long.
 pub const STILL_STARTING: &str =
-    "This chat is still being set up (its prompt module has not answered). Try again in a moment.";
+    "This chat is still being set up (its dialogs module has not answered). Try again in a moment.";
 
 /// The chat's prompt cannot be rendered yet (`problem` says why).
 pub fn cannot_start(problem: &str) -> String {
@@ -228,19 +228,19 @@ pub fn cannot_start(problem: &str) -> String {
     )
 }
 
-/// A dialog of the prompts module (`what`) could not be opened.
+/// A dialog of the dialogs module (`what`) could not be opened.
 pub fn dialog_failed(what: &str, e: &ModuleError) -> String {
-    format!("{what} could not be opened: the prompts module {e}. Reload the page to try again.")
+    format!("{what} could not be opened: the dialogs module {e}. Reload the page to try again.")
 }
 
-/// Why the prompts module could not answer, as part of a sentence.
+/// Why the dialogs module could not answer, as part of a sentence.
 pub fn module_problem(e: &ModuleError) -> String {
-    format!("the prompts module {e}")
+    format!("the dialogs module {e}")
 }
 
-/// The context module (which builds requests and the inspector's reports) failed.
+/// The turns module (which builds requests and the inspector's reports) failed.
 pub fn context_module_problem(e: &ModuleError) -> String {
-    format!("The context module {e}. Check the connection and reload the page.")
+    format!("The turns module {e}. Check the connection and reload the page.")
 }
 
 /// The markdown renderer could not be loaded.
@@ -524,11 +524,11 @@ mod tests {
         let load = ModuleError::Load("Failed to fetch".into());
         assert_eq!(
             dialog_failed("Prompts", &load),
-            "Prompts could not be opened: the prompts module could not be loaded (Failed to fetch). Reload the page to try again."
+            "Prompts could not be opened: the dialogs module could not be loaded (Failed to fetch). Reload the page to try again."
         );
         assert_eq!(
             cannot_start(&module_problem(&ModuleError::Call("boom".into()))),
-            "This chat cannot start yet: the prompts module failed (boom). Fill it in under Chat setup, or pick another Role."
+            "This chat cannot start yet: the dialogs module failed (boom). Fill it in under Chat setup, or pick another Role."
         );
         assert_eq!(
             markdown_failed(&load),

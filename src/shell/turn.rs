@@ -1,4 +1,4 @@
-//! The context module's side of a turn: it sends the request the pipeline built and reads the
+//! The turns module's side of a turn: it sends the request the pipeline built and reads the
 //! reply, running the effects of the turn machine ([`crate::core::turn`]) — the request with its
 //! `AbortController`, the retry countdown, the stall timer, what arrived handed to the app at
 //! most once per animation frame, checkpoints — and hands the app the [`Outcome`]. Streaming
@@ -66,7 +66,7 @@ impl Running {
 }
 
 thread_local! {
-    // Why a static: the turns run in the context module, which has no app state; the app's
+    // Why a static: the turns run in the turns module, which has no app state; the app's
     // Stop reaches them by reply id (`stop`).
     /// Every turn this module is running.
     static RUNNING: RefCell<Vec<Rc<Running>>> = const { RefCell::new(Vec::new()) };

@@ -3,11 +3,11 @@
 //! (see [`crate::core::agent::plan`]); after a reply of a chat whose template declares an
 //! `output_schema` it checks the reply against it and repairs it. The loops that store what it
 //! answers are in [`crate::ui::chat`]. The tools offered with each request are added by the
-//! context module.
+//! turns module.
 
 use crate::adapters::modules::{self, Module, ModuleError};
+use crate::core::protocol::AgentCall;
 use crate::core::session::{Message, Structured, ToolCall};
-use wasm_bindgen::JsValue;
 
 /// What the agent module made of a reply: for `next`, the calls and tool results to store and
 /// why the loop ends, if it does; for `structured`, how the reply matched its schema.
@@ -27,19 +27,18 @@ pub struct After {
     pub structured: Option<Structured>,
 }
 
-/// Call `function` of the agent module with `input` (JSON text: for `next`, `{path, agent,
-/// settings}`; for `structured`, `{path, name, schema, settings, format}`) once the module is
-/// there, unless `stopped()` by then; resolves to its JSON answer, `None` if stopped first.
+/// Make `call` (`next` with `{path, agent, settings}` as JSON, or `structured` with `{path, name,
+/// schema, settings, format}`) once the agent module is there, unless `stopped()` by then;
+/// resolves to its JSON answer, `None` if stopped first.
 pub async fn call(
-    function: &str,
-    input: &str,
+    call: AgentCall,
     stopped: impl Fn() -> bool,
 ) -> Result<Option<String>, ModuleError> {
     modules::load(Module::Agent).await?;
     if stopped() {
         return Ok(None);
     }
-    let promise = modules::call(Module::Agent, function, &[JsValue::from_str(input)])?;
+    let promise = modules::call(call, None)?;
     let v = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
         .await
         .map_err(|e| ModuleError::Call(crate::adapters::js::JsError::from(e).message))?;

@@ -1,4 +1,4 @@
-//! Sending messages and running turns. A turn's request is built by the context module and also
+//! Sending messages and running turns. A turn's request is built by the turns module and also
 //! sent and read there ([`crate::shell::turn`], running the turn machine
 //! [`crate::core::turn`]); this file starts the reply, shows what the module says arrived (only
 //! the live message re-renders), saves at its checkpoints and records the [`Outcome`] it hands
@@ -6,13 +6,14 @@
 //! too: after a reply, the agent module runs the tools it called and the model is asked again.
 
 use crate::adapters::clock::{new_id, now_ms};
-use crate::adapters::modules::{self, Module};
+use crate::adapters::modules;
 use crate::core::agent::plan_run;
 use crate::core::context::ask::{Answer, Ask};
 use crate::core::context::Verdict;
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
 use crate::core::protocol::TurnEvent;
+use crate::core::protocol::{AgentCall, TurnsCall};
 use crate::core::provider::error::ApiError;
 use crate::core::session::{AgentConfig, Command, Message, MessageId, Role, Status, Summary};
 use crate::core::settings::Settings;
@@ -117,12 +118,17 @@ pub fn stop() {
         if let Some(c) = r.controller.borrow().as_ref() {
             c.abort();
         }
-        let _ = modules::call(Module::Context, "stop_turn", &[r.reply.as_str().into()]);
+        let _ = modules::call(
+            TurnsCall::StopTurn {
+                reply: r.reply.clone(),
+            },
+            None,
+        );
     }
-    let _ = modules::call(Module::Agent, "stop", &[]);
+    let _ = modules::call(AgentCall::Stop, None);
 }
 
-/// Longest wait for a chat start (the prompts module) before sending, ms.
+/// Longest wait for a chat start (the dialogs module) before sending, ms.
 const START_WAIT_MS: u32 = 15_000;
 
 /// Send the composer text as a new user message and stream the answer.
@@ -291,9 +297,7 @@ fn plan_next(app: AppState) {
     let leaf = app.chats.session.with_untracked(|s| s.leaf.clone());
     set_plan_pending(true);
     leptos::task::spawn_local(async move {
-        let next =
-            modules::load_and_call(Module::Agent, "plan_next", &[content.into(), after.into()])
-                .await;
+        let next = modules::load_and_call(AgentCall::PlanNext { content, after }, None).await;
         set_plan_pending(false);
         // Stop, another chat, or a message sent meanwhile: the run ends here.
         let same = app
@@ -599,11 +603,11 @@ async fn agent_after(
     let stops = stops_so_far();
     // A notice of the run so far (the switch to ReAct text) stays until the run ends.
     let carried = app.turn.status.get_untracked();
-    let (function, status) = match tools {
-        true => ("next", TOOLS_RUNNING),
-        false => ("structured", CHECKING_OUTPUT),
+    let (call, status) = match tools {
+        true => (AgentCall::Next { input }, TOOLS_RUNNING),
+        false => (AgentCall::Structured { input }, CHECKING_OUTPUT),
     };
-    let Some(after) = agent_answer(app, session_id, function, &input, status, stops).await else {
+    let Some(after) = agent_answer(app, session_id, call, status, stops).await else {
         return StepEnd::Stopped;
     };
     // Stop (also by leaving the chat): what ran is kept (calls that did not finish say so), and
@@ -688,8 +692,7 @@ async fn agent_after(
 async fn agent_answer(
     app: AppState,
     session_id: &str,
-    function: &str,
-    input: &str,
+    call: AgentCall,
     status: &str,
     stops: u32,
 ) -> Option<After> {
@@ -699,7 +702,7 @@ async fn agent_answer(
         ..Live::default()
     });
     app.set_status(status.into());
-    let answer = crate::ui::agent::call(function, input, || stops_so_far() != stops).await;
+    let answer = crate::ui::agent::call(call, || stops_so_far() != stops).await;
     app.live_end();
     if app.chats.session.with_untracked(|s| s.id == session_id) {
         app.set_status(carried);
@@ -793,7 +796,7 @@ async fn context_for(app: AppState, mut ask: Ask, running: &Running) -> Result<S
     })
 }
 
-/// Ask the context module to build `ask`; Stop ends the wait at once (the caller then sees the
+/// Ask the turns module to build `ask`; Stop ends the wait at once (the caller then sees the
 /// turn stopping), and so does `MODULE_TIMEOUT_MS`.
 async fn ask_module(ask: &mut Ask, running: &Running) -> Result<Answer, ApiError> {
     let ctrl =
@@ -815,7 +818,7 @@ fn store_summary(app: AppState, session_id: &str, summary: Summary) {
     }
 }
 
-/// Send the request `body` and read the reply in the context module, showing what arrives;
+/// Send the request `body` and read the reply in the turns module, showing what arrives;
 /// the outcome to record.
 async fn stream(
     app: AppState,
@@ -846,8 +849,7 @@ async fn stream(
         },
     );
     let ask = serde_json::to_string(&ask).unwrap_or_default();
-    let args = [JsValue::from_str(&ask), on_event.as_ref().clone()];
-    let result = match modules::call(Module::Context, "turn", &args) {
+    let result = match modules::call(TurnsCall::Turn { ask }, Some(on_event.as_ref())) {
         Ok(promise) => wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
             .await
             .map_err(|e| crate::adapters::js::JsError::from(e).message),

@@ -6,12 +6,12 @@
 use crate::adapters::modules::{self, Module, ModuleError};
 use crate::core::context::ask::{self, Answer, Ask, ReportAsk};
 use crate::core::context::summary::SummaryAnswer;
+use crate::core::protocol::TurnsCall;
 use crate::core::session::{Message, Role, Session, Summary};
 use crate::core::settings::Settings;
 use crate::ui::state::AppState;
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use wasm_bindgen::JsValue;
 
 /// What the app remembers of its requests, per chat.
 struct Requests {
@@ -71,14 +71,14 @@ pub fn remember_sent(session_id: String, report: String) {
     });
 }
 
-/// Start loading the context module (when the user types), so the first send does not wait for
+/// Start loading the turns module (when the user types), so the first send does not wait for
 /// it; with the in-browser model (`base_url`), also its weights, if they are stored already
 /// (`src/web/llm-local.js` answers `GET {base}/warm` once per worker, so a worker started anew
 /// is warmed too; it never downloads for this).
 pub fn warm(base_url: &str) {
-    if !modules::loaded(Module::Context) {
+    if !modules::loaded(Module::Turns) {
         leptos::task::spawn_local(async {
-            let _ = modules::load(Module::Context).await;
+            let _ = modules::load(Module::Turns).await;
         });
     }
     if crate::core::settings::in_browser(base_url) {
@@ -88,19 +88,18 @@ pub fn warm(base_url: &str) {
     }
 }
 
-/// How long a request may wait for the context module (loading it, probing the server, counting),
+/// How long a request may wait for the turns module (loading it, probing the server, counting),
 /// ms: a module that never answers must not hold the chat.
 pub const MODULE_TIMEOUT_MS: u32 = 60_000;
 
-/// Build the context for `ask` in the context module; `signal` (Stop) and [`MODULE_TIMEOUT_MS`]
+/// Build the context for `ask` in the turns module; `signal` (Stop) and [`MODULE_TIMEOUT_MS`]
 /// end the wait. The whole exchange (the history to JSON, the module's work, the answer read
 /// back) is the User Timing measure `satori:context-ask`.
 pub async fn prepare(ask: &Ask, signal: &web_sys::AbortSignal) -> Result<Answer, ModuleError> {
     let start = crate::adapters::clock::precise_ms();
     let json = serde_json::to_string(ask).map_err(|e| ModuleError::Call(e.to_string()))?;
-    let args = [JsValue::from_str(&json)];
-    let answer =
-        modules::call_within(Module::Context, "prepare", &args, signal, MODULE_TIMEOUT_MS).await;
+    let call = TurnsCall::Prepare { ask: json };
+    let answer = modules::call_within(call, signal, MODULE_TIMEOUT_MS).await;
     crate::adapters::clock::measure_since("satori:context-ask", start);
     serde_json::from_str(&answer?.as_string().unwrap_or_default())
         .map_err(|e| ModuleError::Call(e.to_string()))
@@ -240,7 +239,7 @@ pub enum SummaryError {
     Stopped,
 }
 
-/// Make the summary due under `due` (an [`Answer`]'s `summary_due`): the context module keeps
+/// Make the summary due under `due` (an [`Answer`]'s `summary_due`): the turns module keeps
 /// its request and has it made in the on-demand dialogs module (it holds the summarizer
 /// template, the fact guard and the summary calls; see `shell::summarize`). `controller` lets Stop
 /// abort it.
@@ -252,8 +251,8 @@ pub async fn make_summary(
         .map_err(|_| SummaryError::Module("no AbortController".into()))?;
     let signal = ctrl.signal();
     *controller.borrow_mut() = Some(ctrl);
-    let args = [JsValue::from_str(due), signal.into()];
-    let answer = match modules::load_and_call(Module::Context, "summarize", &args).await {
+    let call = TurnsCall::Summarize { id: due.into() };
+    let answer = match modules::load_and_call(call, Some(&signal)).await {
         Ok(promise) => wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
             .await
             .map_err(|e| crate::adapters::js::JsError::from(e).message),

@@ -1,7 +1,8 @@
 //! The app's side of "Export chat", "Export all" and "Import" (the dialogs and the files are the
 //! dialogs module's work: `ui::components::transfer_dialog`).
 
-use crate::adapters::prompts_module;
+use crate::adapters::dialogs_module;
+use crate::core::protocol::DialogsCall;
 use crate::shell::error_text;
 use crate::ui::state::{Alert, AppState};
 use leptos::prelude::window;
@@ -14,13 +15,17 @@ fn open_chat(app: AppState) -> String {
 /// "Export chat": JSON or Markdown of the open chat.
 pub fn export_chat(app: AppState) {
     let json = open_chat(app);
-    app.open_external("Export chat", "open_export", vec![json.into()]);
+    app.open_external(
+        "Export chat",
+        DialogsCall::OpenExport { session: json },
+        None,
+    );
 }
 
 /// "Share chat": a link that carries the open chat's branch on screen.
 pub fn share_chat(app: AppState) {
     let json = open_chat(app);
-    app.open_external("Share chat", "open_share", vec![json.into()]);
+    app.open_external("Share chat", DialogsCall::OpenShare { session: json }, None);
 }
 
 /// A share link opened (the page's address ends in `#share=…`): "Shared chat" shows it — once
@@ -30,7 +35,11 @@ pub fn open_link(app: AppState) {
     if hash.starts_with(crate::core::transfer::share::PREFIX)
         && app.overlay.dialog.get_untracked().is_none()
     {
-        app.open_external("Shared chat", "open_shared", vec![hash.into()]);
+        app.open_external(
+            "Shared chat",
+            DialogsCall::OpenShared { fragment: hash },
+            None,
+        );
     }
 }
 
@@ -44,7 +53,7 @@ pub fn export_all(app: AppState) {
         String::new()
     };
     leptos::task::spawn_local(async move {
-        let text = match prompts_module::export_all(&json).await {
+        let text = match dialogs_module::export_all(&json).await {
             Ok(warning) if warning.is_empty() => return,
             // A sentence (and so a paragraph of the alert) per thing left out.
             Ok(warning) => warning
@@ -64,13 +73,17 @@ pub fn export_all(app: AppState) {
 /// "Search chats" over every chat (the open one as on screen).
 pub fn search(app: AppState) {
     let json = open_chat(app);
-    app.open_external("Search chats", "open_search", vec![json.into()]);
+    app.open_external(
+        "Search chats",
+        DialogsCall::OpenSearch { session: json },
+        None,
+    );
 }
 
 /// "Import" (with the files dropped onto the window, if any).
 pub fn import(app: AppState, files: Option<js_sys::Array>) {
     let files = files.map_or(wasm_bindgen::JsValue::UNDEFINED, Into::into);
-    app.open_external("Import", "open_import", vec![files]);
+    app.open_external("Import", DialogsCall::OpenImport, Some(files));
 }
 
 /// Whether a drag carries files (then the window takes the drop as an import).

@@ -85,4 +85,4 @@ console.log('messages'.padStart(9), 'builds'.padStart(7), 'first ms'.padStart(9)
 for (const r of rows) {
   console.log(String(r.n).padStart(9), String(r.builds).padStart(7), r.first.toFixed(2).padStart(9), r.ms.toFixed(2).padStart(10), r.perK.toFixed(3).padStart(16), r.ask.toFixed(2).padStart(8));
 }
-console.log('ask ms: the whole exchange with the context module per send (history to JSON, the build, the answer back), median of sends 2–5');
+console.log('ask ms: the whole exchange with the turns module per send (history to JSON, the build, the answer back), median of sends 2–5');

@@ -107,7 +107,7 @@ const split = await splitRequests(app.url);
 const first = table('First load: fetched before the composer is usable', split.critical);
 table('Fetched right after (not needed to start typing)', split.deferred);
 console.log(`\nbudget ${BUDGET_KB} KB compressed for the first load: gzip ${kb(first.gzip)} KB ${first.gzip / 1024 <= BUDGET_KB ? 'within' : 'OVER'}, brotli ${kb(first.brotli)} KB ${first.brotli / 1024 <= BUDGET_KB ? 'within' : 'OVER'}`);
-// 3. On demand: opening "Prompts" fetches the prompts module (template engine, YAML reader,
+// 3. On demand: opening "Prompts" fetches the dialogs module (template engine, YAML reader,
 // dialogs). Time from the click to the dialog being visible, fresh page each run.
 async function openPrompts(url) {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -137,7 +137,7 @@ for (let i = 0; i < 5; i++) {
 table('On demand: fetched when "Prompts" is opened', promptFiles);
 console.log(`click "Prompts" → dialog visible (module fetched, compiled, mounted): median ${median(promptRuns).toFixed(0)} ms (min ${Math.min(...promptRuns).toFixed(0)}, max ${Math.max(...promptRuns).toFixed(0)}), 5 fresh pages`);
 
-// 4. On demand: typing the first character fetches the context module (the pipeline and its
+// 4. On demand: typing the first character fetches the turns module (the pipeline and its
 // counting), so a send does not wait for it.
 async function typeFirst(url) {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });

@@ -48,7 +48,7 @@ try {
   await page.reload();
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.waitFor();
-  // The renderer and the context module are there before the reply starts.
+  // The renderer and the turns module are there before the reply starts.
   await box.fill('x');
   await page.waitForTimeout(1500);
   await box.fill('');

@@ -306,21 +306,21 @@ test("a chat's own context settings (in the inspector) override Settings for tha
   });
 });
 
-test('when the context module cannot be loaded, nothing is sent, an alert says why and the message is kept', async (t) => {
+test('when the turns module cannot be loaded, nothing is sent, an alert says why and the message is kept', async (t) => {
   await e2e.open(t, async ({ page }) => {
     e2e.fake.reset();
-    await page.route(/\/ctx-[0-9a-f]+\//, (route) => route.abort());
+    await page.route(/\/turns-[0-9a-f]+\//, (route) => route.abort());
     await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
     await sendMessage(page, 'Is anyone there?');
     await waitIdle(page);
-    const alert = page.getByRole('alert').filter({ hasText: /context module/ });
+    const alert = page.getByRole('alert').filter({ hasText: /turns module/ });
     await alert.waitFor();
-    assert.match(await alert.innerText(), /Not sent: .*context module.* could not be loaded/);
+    assert.match(await alert.innerText(), /Not sent: .*turns module.* could not be loaded/);
     assert.equal(e2e.fake.chatRequests().length, 0, 'no request reached the server');
     const stored = await storedChat(page);
     assert.ok(JSON.stringify(stored).includes('Is anyone there?'), 'the message is kept in the chat');
     // Once the module can load, the same chat sends.
-    await page.unroute(/\/ctx-[0-9a-f]+\//);
+    await page.unroute(/\/turns-[0-9a-f]+\//);
     await sendMessage(page, 'Now?');
     await waitIdle(page);
     await waitForStatus(lastAssistant(page), 'complete');
@@ -328,7 +328,7 @@ test('when the context module cannot be loaded, nothing is sent, an alert says w
   });
 });
 
-// OpenAI models are counted with OpenAI's own tables (loaded by the context module after the
+// OpenAI models are counted with OpenAI's own tables (loaded by the turns module after the
 // first load): the inspector's total equals js-tiktoken's count of the request it shows.
 for (const [model, encoding] of [['gpt-4o', 'o200k_base'], ['gpt-4-turbo', 'cl100k_base']]) {
   test(`${model}: counts are exact (${encoding}, equal to js-tiktoken), never estimated`, async (t) => {
@@ -499,12 +499,12 @@ test('estimates learn from usage.prompt_tokens: a server that counts more makes 
   });
 });
 
-test('Stop while the context module is still loading ends the turn at once; nothing is sent', async (t) => {
+test('Stop while the turns module is still loading ends the turn at once; nothing is sent', async (t) => {
   await e2e.open(t, async ({ page }) => {
     e2e.fake.reset();
     await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small' });
     // The module's files never arrive.
-    await page.route(/\/ctx-[0-9a-f]+\//, () => {});
+    await page.route(/\/turns-[0-9a-f]+\//, () => {});
     const box = page.getByRole('textbox', { name: 'Message', exact: true });
     await box.fill('Are you there?');
     await box.press('Enter');
@@ -513,11 +513,11 @@ test('Stop while the context module is still loading ends the turn at once; noth
     await stop.click();
     await page.getByRole('button', { name: 'Send', exact: true }).waitFor({ timeout: 3000 });
     assert.equal(e2e.fake.chatRequests().length, 0, 'nothing was sent');
-    assert.equal(await page.getByRole('alert').filter({ hasText: /context module/ }).count(), 0, 'Stop is not an error');
+    assert.equal(await page.getByRole('alert').filter({ hasText: /turns module/ }).count(), 0, 'Stop is not an error');
   });
 });
 
-test('a long chat sends the context module only the text it needs; a wider window still gets every old message whole', async (t) => {
+test('a long chat sends the turns module only the text it needs; a wider window still gets every old message whole', async (t) => {
   await e2e.open(t, async ({ page }) => {
     await setup(page, { summarize: false });
     await chat(page, 1);

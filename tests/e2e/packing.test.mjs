@@ -1,5 +1,5 @@
 // Packed chat records: chats that rest are compressed and packed a moment after a request (the
-// context module does it, with bzip2 in the pack worker, or DEFLATE where that is shorter),
+// turns module does it, with bzip2 in the pack worker, or DEFLATE where that is shorter),
 // verified before they replace their JSON; they open, search, export and take new messages like
 // any other chat; a reply that ends in a chat packed meanwhile is kept. Both packed formats are
 // also written and read here independently (Node's zlib, Python's bz2, the characters in JS), so

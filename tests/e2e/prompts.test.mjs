@@ -358,12 +358,12 @@ test('an unreadable prompts record is reported, left untouched and never overwri
   });
 });
 
-test('if the prompts module cannot load: a clear alert, and chats with built-in roles still start', async (t) => {
+test('if the dialogs module cannot load: a clear alert, and chats with built-in roles still start', async (t) => {
   await e2e.open(t, async ({ page }) => {
     // Settings lives in the same on-demand module: point the app at the fake server first,
     // then start again with the module blocked.
     await setup(page);
-    await page.route('**/prompts-*/**', (route) => route.abort());
+    await page.route('**/dialogs-*/**', (route) => route.abort());
     await reload(page);
     await page.getByRole('button', byName('Prompts')).click();
     await alerts(page).filter({ hasText: 'Prompts could not be opened' }).waitFor();
@@ -518,17 +518,17 @@ test('a chat whose system prompt was edited is never started over: a role change
   });
 });
 
-test('sending right after a role change waits for the new prompt (slow prompts module)', async (t) => {
+test('sending right after a role change waits for the new prompt (slow dialogs module)', async (t) => {
   await e2e.open(t, async ({ page }) => {
     await setup(page);
-    // A user template in storage, and a prompts module that arrives late.
+    // A user template in storage, and a dialogs module that arrives late.
     await page.evaluate(() => localStorage.setItem('satori.prompts', JSON.stringify({
       v: 1,
       templates: [{ source: 'late:\n  version: 1\n  description: Late.\n  system: Late prompt.\n',
         template: { key: 'late', version: 1, description: 'Late.', system: [{ source: { text: 'Late prompt.' } }] } }],
     })));
     await reload(page);
-    await page.route('**/prompts-*/**', async (route) => {
+    await page.route('**/dialogs-*/**', async (route) => {
       await new Promise((r) => setTimeout(r, 1500));
       await route.continue();
     });

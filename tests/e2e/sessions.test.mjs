@@ -454,7 +454,7 @@ test('Delete chat deletes the chat it names, even if another chat was opened whi
     await chatEntry(page, 'Chat A').click();
     await expectCurrent(page, 'Chat A');
     await reload(page); // the dialogs module is not loaded any more
-    await page.route(/\/prompts-[0-9a-f]+\//, async (route) => {
+    await page.route(/\/dialogs-[0-9a-f]+\//, async (route) => {
       await sleep(800);
       await route.continue();
     });
@@ -551,7 +551,7 @@ test('part records a crash left behind are swept a minute after they were first 
         return set.call(this, k, v);
       };
     });
-    // The context module arrives when the user types: it looks, and notes what no head names.
+    // The turns module arrives when the user types: it looks, and notes what no head names.
     const look = async () => {
       await reload(page);
       await messageBox(page).fill('h');

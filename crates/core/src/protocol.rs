@@ -66,7 +66,7 @@ impl DialogEvent {
     }
 }
 
-/// What a running turn (in the context module) tells the app as it goes: the app draws it.
+/// What a running turn (in the turns module) tells the app as it goes: the app draws it.
 ///
 /// Handed across as three strings ([`TurnEvent::parts`], [`TurnEvent::from_parts`]), not JSON:
 /// it goes once per frame while a reply streams, and serde's reader for it cost the first load
@@ -111,6 +111,331 @@ impl TurnEvent {
             _ => None,
         }
     }
+}
+
+/// The lazy wasm modules (`scripts/modules.txt`), each fetched the first time it is needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Module {
+    /// The markdown renderer (UI-free), fetched right after the first paint.
+    Markdown,
+    /// The dialogs (Settings, Prompts, Chat setup, export, import, search …) with the template
+    /// engine and the YAML reader: the one module that draws, with its own Leptos runtime.
+    Dialogs,
+    /// Each turn's request and reply: the context pipeline with its counting, the request sent
+    /// and its stream read (UI-free); fetched when the user starts typing.
+    Turns,
+    /// The agent's tools (UI-free), fetched for chats in agent mode.
+    Agent,
+    /// Installable and offline (`src/web/offline.js`, plain JavaScript): registers the service
+    /// worker after the markdown renderer has arrived.
+    Offline,
+}
+
+impl Module {
+    /// The name the manifest and the page use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Module::Markdown => "markdown",
+            Module::Dialogs => "dialogs",
+            Module::Turns => "turns",
+            Module::Agent => "agent",
+            Module::Offline => "offline",
+        }
+    }
+}
+
+/// A call into a lazy wasm module: the function it exports — named here and nowhere else
+/// (`tests/tidy.rs` checks every name against the module's exports, with its arguments) — and
+/// its text arguments in order. A call that also hands over a browser object (an abort signal,
+/// a callback, files) says so ([`Call::object`]); the caller appends it.
+pub trait Call {
+    /// The module called.
+    const MODULE: Module;
+    /// The exported function called.
+    fn function(&self) -> &'static str;
+    /// Its text arguments, in order.
+    fn args(self) -> Vec<String>;
+    /// The type of the browser object appended after the texts (`AbortSignal`, `Function`,
+    /// `JsValue`), if the function takes one.
+    fn object(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// A call into the markdown module (`src/bin/satori-markdown.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MarkdownCall {
+    /// Safe HTML for a reply's markdown.
+    Render(String),
+    /// Where a reply still arriving can be cut: the blocks before are finished.
+    StreamCut(String),
+}
+
+impl Call for MarkdownCall {
+    const MODULE: Module = Module::Markdown;
+    fn function(&self) -> &'static str {
+        match self {
+            MarkdownCall::Render(_) => "render",
+            MarkdownCall::StreamCut(_) => "stream_cut",
+        }
+    }
+    fn args(self) -> Vec<String> {
+        match self {
+            MarkdownCall::Render(text) | MarkdownCall::StreamCut(text) => vec![text],
+        }
+    }
+}
+
+/// A call into the dialogs module (`src/bin/satori-dialogs.rs`). The texts are JSON where they
+/// carry a value (a session, settings, variables).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DialogsCall {
+    /// How a chat with a role (`builtin:key` / `user:key`) and variables starts.
+    Start { role: String, vars: String },
+    /// "Chat setup" for a role with variables.
+    OpenSetup { role: String, vars: String },
+    /// "System prompt" of the open chat: its text and origin.
+    OpenSystem { text: String, origin: String },
+    /// "Settings", with the settings in use.
+    OpenSettings { settings: String },
+    /// "Prompts", with the role selected.
+    OpenManager { selected: String },
+    /// A summary made in the module (with an abort signal).
+    Summarize { request: String, settings: String },
+    /// The context inspector shown in the element `host`, with reports.
+    ShowInspector { host: String, reports: String },
+    /// The context inspector removed.
+    HideInspector,
+    /// "Export chat" of a session.
+    OpenExport { session: String },
+    /// "Export all", the open chat as on screen.
+    ExportAll { session: String },
+    /// "Share chat" of a session.
+    OpenShare { session: String },
+    /// A share link opened.
+    OpenShared { fragment: String },
+    /// "Import" of the files picked (with the files).
+    OpenImport,
+    /// "Search chats", the open chat as on screen.
+    OpenSearch { session: String },
+    /// "Rename chat".
+    OpenRename { id: String, title: String },
+    /// "Agent" of a chat, with its agent settings.
+    OpenAgent { id: String, agent: String },
+    /// "Delete chat".
+    OpenDelete { id: String, title: String },
+}
+
+impl Call for DialogsCall {
+    const MODULE: Module = Module::Dialogs;
+    fn function(&self) -> &'static str {
+        match self {
+            DialogsCall::Start { .. } => "start",
+            DialogsCall::OpenSetup { .. } => "open_setup",
+            DialogsCall::OpenSystem { .. } => "open_system",
+            DialogsCall::OpenSettings { .. } => "open_settings",
+            DialogsCall::OpenManager { .. } => "open_manager",
+            DialogsCall::Summarize { .. } => "summarize",
+            DialogsCall::ShowInspector { .. } => "show_inspector",
+            DialogsCall::HideInspector => "hide_inspector",
+            DialogsCall::OpenExport { .. } => "open_export",
+            DialogsCall::ExportAll { .. } => "export_all",
+            DialogsCall::OpenShare { .. } => "open_share",
+            DialogsCall::OpenShared { .. } => "open_shared",
+            DialogsCall::OpenImport => "open_import",
+            DialogsCall::OpenSearch { .. } => "open_search",
+            DialogsCall::OpenRename { .. } => "open_rename",
+            DialogsCall::OpenAgent { .. } => "open_agent",
+            DialogsCall::OpenDelete { .. } => "open_delete",
+        }
+    }
+    fn args(self) -> Vec<String> {
+        match self {
+            DialogsCall::Start { role, vars } | DialogsCall::OpenSetup { role, vars } => {
+                vec![role, vars]
+            }
+            DialogsCall::OpenSystem { text, origin } => vec![text, origin],
+            DialogsCall::Summarize { request, settings } => vec![request, settings],
+            DialogsCall::ShowInspector { host, reports } => vec![host, reports],
+            DialogsCall::OpenRename { id, title } | DialogsCall::OpenDelete { id, title } => {
+                vec![id, title]
+            }
+            DialogsCall::OpenAgent { id, agent } => vec![id, agent],
+            DialogsCall::OpenSettings { settings: one }
+            | DialogsCall::OpenManager { selected: one }
+            | DialogsCall::OpenExport { session: one }
+            | DialogsCall::ExportAll { session: one }
+            | DialogsCall::OpenShare { session: one }
+            | DialogsCall::OpenShared { fragment: one }
+            | DialogsCall::OpenSearch { session: one } => vec![one],
+            DialogsCall::HideInspector | DialogsCall::OpenImport => Vec::new(),
+        }
+    }
+    fn object(&self) -> Option<&'static str> {
+        match self {
+            DialogsCall::Summarize { .. } => Some("AbortSignal"),
+            DialogsCall::OpenImport => Some("JsValue"),
+            _ => None,
+        }
+    }
+}
+
+/// A call into the turns module (`src/bin/satori-turns.rs`). The texts are JSON where they carry
+/// a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnsCall {
+    /// Build the request an `Ask` describes; answers an `Answer`.
+    Prepare { ask: String },
+    /// Make the summary due under this id (with an abort signal).
+    Summarize { id: String },
+    /// Send a request and read its reply, telling the app what arrives as [`TurnEvent`]s (with
+    /// the callback that hears them); answers the turn's `Outcome`.
+    Turn { ask: String },
+    /// Stop the turn writing this reply.
+    StopTurn { reply: String },
+    /// Storage is full: pack every chat but the open one now.
+    PackNow { open: String },
+}
+
+impl Call for TurnsCall {
+    const MODULE: Module = Module::Turns;
+    fn function(&self) -> &'static str {
+        match self {
+            TurnsCall::Prepare { .. } => "prepare",
+            TurnsCall::Summarize { .. } => "summarize",
+            TurnsCall::Turn { .. } => "turn",
+            TurnsCall::StopTurn { .. } => "stop_turn",
+            TurnsCall::PackNow { .. } => "pack_now",
+        }
+    }
+    fn args(self) -> Vec<String> {
+        match self {
+            TurnsCall::Prepare { ask: one }
+            | TurnsCall::Summarize { id: one }
+            | TurnsCall::Turn { ask: one }
+            | TurnsCall::StopTurn { reply: one }
+            | TurnsCall::PackNow { open: one } => vec![one],
+        }
+    }
+    fn object(&self) -> Option<&'static str> {
+        match self {
+            TurnsCall::Summarize { .. } => Some("AbortSignal"),
+            TurnsCall::Turn { .. } => Some("Function"),
+            _ => None,
+        }
+    }
+}
+
+/// A call into the agent module (`src/bin/satori-agent.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentCall {
+    /// The tools to offer with a request (JSON), kept for the run that follows.
+    Offered,
+    /// A planner's reply as a checklist, if it is a plan: its content and what came after it.
+    PlanChecklist { content: String, after: String },
+    /// The next step of a plan being run.
+    PlanNext { content: String, after: String },
+    /// Stop the tools running.
+    Stop,
+    /// Run the tools a reply asked for (its input as JSON).
+    Next { input: String },
+    /// Check (and repair) a structured reply (its input as JSON).
+    Structured { input: String },
+}
+
+impl Call for AgentCall {
+    const MODULE: Module = Module::Agent;
+    fn function(&self) -> &'static str {
+        match self {
+            AgentCall::Offered => "offered",
+            AgentCall::PlanChecklist { .. } => "plan_checklist",
+            AgentCall::PlanNext { .. } => "plan_next",
+            AgentCall::Stop => "stop",
+            AgentCall::Next { .. } => "next",
+            AgentCall::Structured { .. } => "structured",
+        }
+    }
+    fn args(self) -> Vec<String> {
+        match self {
+            AgentCall::PlanChecklist { content, after }
+            | AgentCall::PlanNext { content, after } => {
+                vec![content, after]
+            }
+            AgentCall::Next { input } | AgentCall::Structured { input } => vec![input],
+            AgentCall::Offered | AgentCall::Stop => Vec::new(),
+        }
+    }
+}
+
+/// One call of each kind, with distinct texts: what the tests check against the modules' exports.
+pub fn every_call() -> Vec<(Module, &'static str, Vec<String>, Option<&'static str>)> {
+    fn row<C: Call>(c: C) -> (Module, &'static str, Vec<String>, Option<&'static str>) {
+        let (function, object) = (c.function(), c.object());
+        (C::MODULE, function, c.args(), object)
+    }
+    let t = |s: &str| s.to_string();
+    vec![
+        row(MarkdownCall::Render(t("a"))),
+        row(MarkdownCall::StreamCut(t("a"))),
+        row(DialogsCall::Start {
+            role: t("a"),
+            vars: t("b"),
+        }),
+        row(DialogsCall::OpenSetup {
+            role: t("a"),
+            vars: t("b"),
+        }),
+        row(DialogsCall::OpenSystem {
+            text: t("a"),
+            origin: t("b"),
+        }),
+        row(DialogsCall::OpenSettings { settings: t("a") }),
+        row(DialogsCall::OpenManager { selected: t("a") }),
+        row(DialogsCall::Summarize {
+            request: t("a"),
+            settings: t("b"),
+        }),
+        row(DialogsCall::ShowInspector {
+            host: t("a"),
+            reports: t("b"),
+        }),
+        row(DialogsCall::HideInspector),
+        row(DialogsCall::OpenExport { session: t("a") }),
+        row(DialogsCall::ExportAll { session: t("a") }),
+        row(DialogsCall::OpenShare { session: t("a") }),
+        row(DialogsCall::OpenShared { fragment: t("a") }),
+        row(DialogsCall::OpenImport),
+        row(DialogsCall::OpenSearch { session: t("a") }),
+        row(DialogsCall::OpenRename {
+            id: t("a"),
+            title: t("b"),
+        }),
+        row(DialogsCall::OpenAgent {
+            id: t("a"),
+            agent: t("b"),
+        }),
+        row(DialogsCall::OpenDelete {
+            id: t("a"),
+            title: t("b"),
+        }),
+        row(TurnsCall::Prepare { ask: t("a") }),
+        row(TurnsCall::Summarize { id: t("a") }),
+        row(TurnsCall::Turn { ask: t("a") }),
+        row(TurnsCall::StopTurn { reply: t("a") }),
+        row(TurnsCall::PackNow { open: t("a") }),
+        row(AgentCall::Offered),
+        row(AgentCall::PlanChecklist {
+            content: t("a"),
+            after: t("b"),
+        }),
+        row(AgentCall::PlanNext {
+            content: t("a"),
+            after: t("b"),
+        }),
+        row(AgentCall::Stop),
+        row(AgentCall::Next { input: t("a") }),
+        row(AgentCall::Structured { input: t("a") }),
+    ]
 }
 
 /// A [`RoleRef`] as its text (`builtin:key`, `user:key`).

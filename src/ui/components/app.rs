@@ -1,6 +1,7 @@
 //! The page layout: sidebar, chat header, conversation, alert, composer and dialogs.
 
 use crate::core::protocol::DialogEvent;
+use crate::core::protocol::DialogsCall;
 use crate::core::session::Command;
 use crate::ui::chat;
 use crate::ui::components::alert::AlertBanner;
@@ -67,7 +68,7 @@ pub fn App() -> impl IntoView {
     });
     // What the dialogs (in the dialogs module) did: one event, one typed detail.
     let dialogs = window_event_listener_untyped(crate::core::protocol::DIALOG_EVENT, move |ev| {
-        if let Some(event) = crate::adapters::prompts_module::received(&ev) {
+        if let Some(event) = crate::adapters::dialogs_module::received(&ev) {
             on_dialog_event(app, event, sidebar_open);
         }
     });
@@ -170,7 +171,7 @@ fn agent_dialog(app: AppState) {
             serde_json::to_string(&s.agent).unwrap_or_default(),
         )
     });
-    app.open_external("Agent", "open_agent", vec![id.into(), agent.into()]);
+    app.open_external("Agent", DialogsCall::OpenAgent { id, agent }, None);
 }
 
 /// Open "Rename chat" or ("delete") "Delete chat" for the open chat, in the dialogs module.
@@ -179,11 +180,10 @@ fn chat_dialog(app: AppState, delete: bool) {
         .chats
         .session
         .with_untracked(|s| (s.id.clone(), s.display_title().to_string()));
-    let args = vec![id.into(), title.into()];
     if delete {
-        app.open_external("Delete chat", "open_delete", args);
+        app.open_external("Delete chat", DialogsCall::OpenDelete { id, title }, None);
     } else {
-        app.open_external("Rename chat", "open_rename", args);
+        app.open_external("Rename chat", DialogsCall::OpenRename { id, title }, None);
     }
 }
 

@@ -1,8 +1,9 @@
 //! Before the first message, a line under the header shows the values of the role's variables
 //! (e.g. the reply language) with a "Chat setup" button. The dialog itself lives in the
-//! deferred prompts module (`setup_dialog.rs`); its answer starts the untouched chat over.
+//! deferred dialogs module (`setup_dialog.rs`); its answer starts the untouched chat over.
 
 use crate::core::prompts::RoleRef;
+use crate::core::protocol::DialogsCall;
 use crate::ui::state::AppState;
 use leptos::prelude::*;
 
@@ -27,7 +28,7 @@ fn open_setup(app: AppState) {
     }
     .encode();
     let vars = serde_json::to_string(&o.vars).unwrap_or_else(|_| "{}".into());
-    app.open_external("Chat setup", "open_setup", vec![role.into(), vars.into()]);
+    app.open_external("Chat setup", DialogsCall::OpenSetup { role, vars }, None);
 }
 
 /// The summary line (only for an untouched chat whose role has variables, or still waits for

@@ -2,7 +2,7 @@
 //! inspector into ([`crate::ui::components::inspector`]). While it is open, the reports are
 //! rebuilt when the chat, the settings or the draft change (the draft after a pause in typing).
 
-use crate::adapters::prompts_module;
+use crate::adapters::dialogs_module;
 use crate::ui::context::inspect;
 use crate::ui::state::{Alert, AppState};
 use leptos::prelude::*;
@@ -44,7 +44,7 @@ pub fn ContextInspector(
                     if generation.try_get_value() != Some(mine) || !open.get_untracked() {
                         return;
                     }
-                    prompts_module::show_inspector(HOST_ID, &json)
+                    dialogs_module::show_inspector(HOST_ID, &json)
                         .await
                         .map_err(|e| crate::shell::error_text::module_problem(&e))
                 }
@@ -77,7 +77,7 @@ pub fn ContextInspector(
 pub fn toggle(open: RwSignal<bool>) {
     if open.get_untracked() {
         leptos::task::spawn_local(async move {
-            let _ = prompts_module::hide_inspector().await;
+            let _ = dialogs_module::hide_inspector().await;
             open.set(false);
         });
     } else {

@@ -2,6 +2,7 @@
 
 use crate::adapters::markdown_module;
 use crate::core::markdown;
+use crate::core::protocol::AgentCall;
 use crate::core::session::{Command, Message, Role, Status};
 use crate::ui::chat;
 use crate::ui::state::AppState;
@@ -496,12 +497,7 @@ fn PlanChecklist(msg_id: String) -> impl IntoView {
         }
         let args = app.chats.session.with(|s| chat::plan_args(s, &at));
         let answer = args.and_then(|(content, after)| {
-            modules::call(
-                Module::Agent,
-                "plan_checklist",
-                &[content.into(), after.into()],
-            )
-            .ok()
+            modules::call(AgentCall::PlanChecklist { content, after }, None).ok()
         });
         let field = |k: &str| {
             answer

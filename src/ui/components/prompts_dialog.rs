@@ -3,11 +3,11 @@
 //! Built-in templates are read-only (copy one to change it). Imports and edits are saved only
 //! when the whole text is valid.
 //!
-//! This dialog runs inside the deferred prompts module (`src/bin/satori-prompts.rs`), not in
+//! This dialog runs inside the deferred dialogs module (`src/bin/satori-dialogs.rs`), not in
 //! the app: it owns the `satori.prompts` record while it is open and tells the app about
-//! changes through window events (see `crate::adapters::prompts_module`).
+//! changes through window events (see `crate::adapters::dialogs_module`).
 
-use crate::adapters::prompts_module::send;
+use crate::adapters::dialogs_module::send;
 use crate::adapters::storage::Store;
 use crate::core::persist;
 use crate::core::prompts::{

@@ -1,6 +1,6 @@
 //! The "Settings" dialog: provider preset, base URL, key, model (with the server's list),
 //! temperature, max reply tokens, stall timeout. It runs in the on-demand dialogs module
-//! (`src/bin/satori-prompts.rs`), which saves with [`save`] and tells the app.
+//! (`src/bin/satori-dialogs.rs`), which saves with [`save`] and tells the app.
 
 use crate::adapters::fetch::get_models;
 use crate::adapters::storage::Store;
@@ -549,6 +549,6 @@ fn storage_answer(answer: Option<bool>) -> &'static str {
 /// Draw Satori in `language` (`en`, `zh-CN`) from now on, in this tab at once and in the others
 /// through the stored choice (`src/web/i18n.js` does the drawing).
 fn set_language(language: &str) -> Result<(), crate::adapters::storage::StorageError> {
-    crate::adapters::prompts_module::language_changed(language);
+    crate::adapters::dialogs_module::language_changed(language);
     crate::adapters::storage::Store::local().save_language(language)
 }

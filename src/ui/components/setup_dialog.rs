@@ -1,4 +1,4 @@
-//! "Chat setup" (in the deferred prompts module): the variables of the open, untouched chat's
+//! "Chat setup" (in the deferred dialogs module): the variables of the open, untouched chat's
 //! role, with a live preview of the system prompt. "Apply" sends the values to the app, which
 //! starts the chat over with them (see `crate::core::protocol::DialogEvent::Setup`).
 

@@ -1,15 +1,16 @@
 //! The chat list ("Chats"): newest first, the open one marked `aria-current="page"`.
 
 use crate::core::prompts::{RoleRef, Vars};
+use crate::core::protocol::DialogsCall;
 use crate::core::session::PromptSource;
 use crate::ui::chat;
 use crate::ui::state::AppState;
 use leptos::prelude::*;
 
-/// Open the "Prompts" dialog (in the prompts module, loaded now if needed).
+/// Open the "Prompts" dialog (in the dialogs module, loaded now if needed).
 fn open_prompts(app: AppState) {
     let selected = app.chats.next_role.get_untracked().encode();
-    app.open_external("Prompts", "open_manager", vec![selected.into()]);
+    app.open_external("Prompts", DialogsCall::OpenManager { selected }, None);
 }
 
 /// Sidebar with "New chat" and the list of chats.

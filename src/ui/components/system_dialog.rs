@@ -1,8 +1,9 @@
 //! "System prompt": view and edit the open chat's system prompt. Only this chat changes; the
-//! template it came from is left as it is. The dialog runs in the prompts module; the app opens
+//! template it came from is left as it is. The dialog runs in the dialogs module; the app opens
 //! it and applies the saved text (`DialogEvent::SystemPrompt`).
 
 use crate::adapters::clock::{new_id, now_ms};
+use crate::core::protocol::DialogsCall;
 use crate::core::session::{Command, PromptSource};
 use crate::shell::error_text;
 use crate::ui::chat;
@@ -47,18 +48,15 @@ pub fn origin_text(app: AppState) -> String {
     })
 }
 
-/// Open the "System prompt" dialog (in the prompts module) for the open chat.
+/// Open the "System prompt" dialog (in the dialogs module) for the open chat.
 pub fn open(app: AppState) {
     let text = app
         .chats
         .session
         .with_untracked(|s| s.system().map(|m| m.content.clone()).unwrap_or_default());
     let origin = origin_text(app);
-    app.open_external(
-        "The system prompt editor",
-        "open_system",
-        vec![text.into(), origin.into()],
-    );
+    let call = DialogsCall::OpenSystem { text, origin };
+    app.open_external("The system prompt editor", call, None);
 }
 
 /// Apply the text saved in the dialog to the open chat.
@@ -82,7 +80,7 @@ pub fn save(app: AppState, text: String) {
     }
 }
 
-/// The dialog (runs in the prompts module; the app applies what it saves).
+/// The dialog (runs in the dialogs module; the app applies what it saves).
 #[component]
 pub fn SystemPromptDialog(
     /// The chat's system prompt.

@@ -1,5 +1,5 @@
 //! "Export chat", "Export all" and "Import" (they run in the dialogs module; the app opens them
-//! through `adapters::prompts_module`). Export writes Satori's export format
+//! through `adapters::dialogs_module`). Export writes Satori's export format
 //! (`core::transfer::format`) or, for one chat, Markdown; never the API key, which lives in a
 //! record export does not read. Import reads the whole file and checks it before anything is
 //! written, shows what it will do, writes with a backup (all or nothing), and offers "Undo import".

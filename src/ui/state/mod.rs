@@ -23,6 +23,7 @@ use crate::core::key_binding::{KeySave, SettingsSaved};
 use crate::core::persist::{self, Index};
 use crate::core::prompts::catalog::Catalog;
 use crate::core::prompts::RoleRef;
+use crate::core::protocol::DialogsCall;
 use crate::core::saving::Clean;
 use crate::core::session::{MessageId, Session};
 use crate::core::settings::Settings;
@@ -74,7 +75,7 @@ pub enum Leave {
 /// Which modal dialog is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialog {
-    /// A dialog of the prompts module ("Prompts", "Chat setup", "System prompt") is open.
+    /// A dialog of the dialogs module ("Prompts", "Chat setup", "System prompt") is open.
     External,
 }
 
@@ -199,7 +200,7 @@ pub struct AppState {
     catalog: RwSignal<Catalog>,
     setup_problem: RwSignal<Option<String>>,
     next_role: RwSignal<RoleRef>,
-    /// How many chat starts are waiting for the prompts module; sending waits for them.
+    /// How many chat starts are waiting for the dialogs module; sending waits for them.
     starting: RwSignal<u32>,
     /// The open chat's latest change could not be saved (storage full or failing).
     unsaved: RwSignal<bool>,
@@ -425,7 +426,11 @@ impl AppState {
         let json = self
             .settings
             .with_untracked(|s| serde_json::to_string(s).unwrap_or_default());
-        self.open_external("Settings", "open_settings", vec![json.into()]);
+        self.open_external(
+            "Settings",
+            DialogsCall::OpenSettings { settings: json },
+            None,
+        );
     }
 
     /// The API key to send to `base_url`: only the one saved for exactly that URL.
@@ -437,20 +442,22 @@ impl AppState {
         })
     }
 
-    /// Open a dialog of the prompts module: call its `function` with `args` (`what` names the
-    /// dialog in the error). The app treats it as an open dialog until the module says it
-    /// closed. One function for every dialog, not one per dialog: each would be code of its own
-    /// in the first load.
+    /// Open a dialog of the dialogs module by `call` (`what` names the dialog in the error;
+    /// `object`: the files "Import" reads). The app treats it as an open dialog until the module
+    /// says it closed. One function for every dialog, not one per dialog: each would be code of
+    /// its own in the first load.
     pub fn open_external(
         &self,
         what: &'static str,
-        function: &'static str,
-        args: Vec<wasm_bindgen::JsValue>,
+        call: DialogsCall,
+        object: Option<wasm_bindgen::JsValue>,
     ) {
         let app = *self;
         app.dialog.set(Some(Dialog::External));
         leptos::task::spawn_local(async move {
-            if let Err(e) = crate::adapters::prompts_module::open_dialog(function, &args).await {
+            if let Err(e) =
+                crate::adapters::dialogs_module::open_dialog(call, object.as_ref()).await
+            {
                 app.dialog.set(None);
                 app.alert.set(Some(Alert {
                     text: dialog_failed(what, &e),
@@ -460,7 +467,7 @@ impl AppState {
         });
     }
 
-    /// Re-read the roles after the user templates changed (in the prompts module).
+    /// Re-read the roles after the user templates changed (in the dialogs module).
     pub fn reload_catalog(&self) {
         let record = match store().get(persist::KEY_PROMPTS) {
             Ok(r) => r,

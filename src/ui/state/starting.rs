@@ -42,7 +42,7 @@ fn preamble_of(messages: Vec<catalog::StartMessage>) -> Vec<Preamble> {
 }
 
 /// How a chat with `role` and `vars` starts: directly for a built-in role with default values,
-/// otherwise asked of the prompts module.
+/// otherwise asked of the dialogs module.
 pub async fn start_of(role: &RoleRef, vars: &Vars) -> StartAnswer {
     if role.source == PromptSource::Builtin {
         if let Some((origin, preamble)) = catalog::builtin_start(&role.key, vars, String::new) {
@@ -61,7 +61,7 @@ pub async fn start_of(role: &RoleRef, vars: &Vars) -> StartAnswer {
         }
     }
     let vars_json = serde_json::to_string(vars).unwrap_or_else(|_| "{}".into());
-    match crate::adapters::prompts_module::start(&role.encode(), &vars_json).await {
+    match crate::adapters::dialogs_module::start(&role.encode(), &vars_json).await {
         Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| {
             StartAnswer::error(module_problem(&ModuleError::Call(format!(
                 "unreadable answer: {e}"
@@ -72,12 +72,12 @@ pub async fn start_of(role: &RoleRef, vars: &Vars) -> StartAnswer {
 }
 
 impl AppState {
-    /// Whether a chat start is still waiting for the prompts module.
+    /// Whether a chat start is still waiting for the dialogs module.
     pub fn start_pending(&self) -> bool {
         self.starting.get_untracked() > 0
     }
 
-    /// A chat start (which may wait for the prompts module) began.
+    /// A chat start (which may wait for the dialogs module) began.
     pub fn start_begun(&self) {
         self.starting.update(|n| *n += 1);
     }
@@ -125,7 +125,7 @@ impl AppState {
 
     /// Start a chat with `role` and `vars`: over the open, untouched chat (`restart`) or as a
     /// new one. Built-in roles with default values start at once; anything else waits for the
-    /// prompts module.
+    /// dialogs module.
     pub fn start_chat(&self, role: RoleRef, vars: Vars, restart: bool) {
         let app = *self;
         let (session_id, may) = self

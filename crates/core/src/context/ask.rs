@@ -1,4 +1,4 @@
-//! What the app and the context module say to each other. The pipeline and everything around it
+//! What the app and the turns module say to each other. The pipeline and everything around it
 //! (counting, server probes, reports) run in the lazy `context` module; the app sends it an
 //! [`Ask`] and gets an [`Answer`], both as JSON.
 
@@ -32,7 +32,7 @@ pub struct Ask {
     /// will not be made for this request, so its turns are not read.
     #[serde(default)]
     pub summaries_paused: bool,
-    /// The chat's agent mode: when on, the context module adds the tools the agent module offers
+    /// The chat's agent mode: when on, the turns module adds the tools the agent module offers
     /// (as `tools`, or described in the system prompt in ReAct text); they count against the
     /// window like the messages.
     #[serde(default, skip_serializing_if = "is_off")]
@@ -104,7 +104,7 @@ pub struct ReportAsk {
     pub editable: bool,
 }
 
-/// The context module's answer.
+/// The turns module's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Answer {
     /// Whether the request may be sent.
@@ -115,11 +115,11 @@ pub struct Answer {
     pub exact: bool,
     /// The window used.
     pub window: u32,
-    /// A summary is due first: the request for it (the context module keeps it, under
+    /// A summary is due first: the request for it (the turns module keeps it, under
     /// `summary_due`, and makes it when the app asks: never sent to the app).
     #[serde(skip)]
     pub summary: Option<SummaryRequest>,
-    /// A summary is due first: the id the context module keeps its request under, for the app
+    /// A summary is due first: the id the turns module keeps its request under, for the app
     /// to ask for it (not kept when the chat's summaries are paused, or for the inspector).
     #[serde(default)]
     pub summary_due: Option<String>,

@@ -215,7 +215,7 @@ impl fmt::Display for Step {
     }
 }
 
-/// Whether the request may be sent. Between the context module and the app it travels as
+/// Whether the request may be sent. Between the turns module and the app it travels as
 /// [`VerdictWire`] (a flat record decodes with much less code in the app's first load).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(from = "VerdictWire", into = "VerdictWire")]

@@ -797,7 +797,7 @@ fn same_request(a: &Context, b: &Context) -> Result<(), TestCaseError> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// The app sends the context module a long chat's old turns without their text
+    /// The app sends the turns module a long chat's old turns without their text
     /// (`ask::elide`); a build that then needs none of it must send exactly what a build over the
     /// whole history sends, and one that does need it must say so (`ask::read_from`).
     #[test]

@@ -2,7 +2,7 @@
 //! Rust statics written by `build.rs` (with the messages a chat starts with when every variable
 //! keeps its default, for roles without an `output_schema`), and the names and descriptions of
 //! the user's templates read from their storage record. Rendering anything else is the deferred
-//! prompts module's job, so the template model stays off the first load.
+//! dialogs module's job, so the template model stays off the first load.
 
 use crate::session::{Preamble, PromptOrigin, PromptSource, Role};
 use serde::Deserialize;
@@ -44,13 +44,13 @@ pub struct BuiltinRole {
     /// Declared variables.
     pub variables: &'static [VarInfo],
     /// The start of a chat with every variable at its default (`None` when a variable is
-    /// required, and for roles with an `output_schema`, which the prompts module starts).
+    /// required, and for roles with an `output_schema`, which the dialogs module starts).
     pub preamble: Option<&'static [StaticMessage]>,
 }
 
 include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
 
-/// A role as the role picker sees it (variables are the prompts module's business; a chat's
+/// A role as the role picker sees it (variables are the dialogs module's business; a chat's
 /// values are in its session record).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoleInfo {
@@ -127,7 +127,7 @@ impl Catalog {
 }
 
 /// The start of a chat with built-in role `key` when every variable keeps its default:
-/// its origin and messages, or `None` when the role needs the prompts module (unknown role,
+/// its origin and messages, or `None` when the role needs the dialogs module (unknown role,
 /// a required variable, or other values).
 pub fn builtin_start(
     key: &str,
@@ -168,7 +168,7 @@ pub fn builtin_start(
     Some((origin, preamble))
 }
 
-/// What the prompts module answers when asked to start a chat: `origin` and `messages` when
+/// What the dialogs module answers when asked to start a chat: `origin` and `messages` when
 /// the chat can start; `origin` and `missing` when the template needs values it did not get
 /// (the chat waits for them); `error` when the role cannot be used. A plain struct rather than
 /// an enum: its decoder is much smaller in the app.

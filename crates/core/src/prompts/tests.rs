@@ -628,7 +628,7 @@ fn prerendered_builtin_starts_match_the_template_engine() {
                 assert_eq!(p1, p2, "{}", t.key);
             }
             // Roles with a schema are not pre-rendered: their long prompts stay out of the app's
-            // first load, and the prompts module renders them.
+            // first load, and the dialogs module renders them.
             (Ok(_), None) if t.output_schema.is_some() => {}
             (Err(PromptError::MissingVariables { .. }), None) => {}
             (e, f) => panic!("{}: engine {e:?} vs prerendered {f:?}", t.key),

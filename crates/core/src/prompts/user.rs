@@ -188,7 +188,7 @@ pub fn start(
     Ok((origin, preamble))
 }
 
-/// The prompts module's answer to "start a chat with `role` and `vars`" (see
+/// The dialogs module's answer to "start a chat with `role` and `vars`" (see
 /// [`super::catalog::StartAnswer`]).
 pub fn start_answer(
     role: &RoleRef,

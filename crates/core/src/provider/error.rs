@@ -87,9 +87,9 @@ pub enum ApiError {
         /// Tokens available.
         budget: u32,
     },
-    /// Not sent: the context module (which builds every request) could not be loaded or failed;
+    /// Not sent: the turns module (which builds every request) could not be loaded or failed;
     /// its words.
-    #[error("the context module {0}")]
+    #[error("the turns module {0}")]
     Module(String),
     /// Not sent: the pinned messages alone need more than the budget.
     #[error("pinned messages need {pinned} tokens, budget {budget}")]

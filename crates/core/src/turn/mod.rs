@@ -150,7 +150,7 @@ pub struct Alerted {
     pub local: bool,
 }
 
-/// A reply as it ended, for the app to record: what the context module hands back when the turn
+/// A reply as it ended, for the app to record: what the turns module hands back when the turn
 /// it ran is over (the app turns it into session commands with [`Outcome::commands`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {

@@ -420,7 +420,7 @@ fn the_ending_records_text_usage_and_tool_calls_in_the_session() {
         bytes(DONE),
     ]);
     let end = ending(&effects);
-    // What the context module hands the app (as JSON) records the same.
+    // What the turns module hands the app (as JSON) records the same.
     let outcome = Outcome::of(&turn, end, None, None);
     let back: Outcome = serde_json::from_str(&serde_json::to_string(&outcome).unwrap()).unwrap();
     assert_eq!(

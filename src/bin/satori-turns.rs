@@ -1,9 +1,11 @@
-//! The context module: the context pipeline (`satori::core::context`) and the shell around it
-//! (`satori::shell::context`: server probes, token counts, the estimator's corrections,
-//! reports), as a wasm module of its own without Leptos. The app loads it when the user starts
-//! typing (or when a request is built) and asks it to build every request, so none of it is on
-//! the first-load path. Its state (counts, corrections, windows learned) lives for the page.
-//! `scripts/build.sh` builds it into `dist/ctx-<hash>/`; `satori::ui::context` calls it.
+//! The turns module: each turn's request and reply — the context pipeline (`satori::core::context`)
+//! with the shell around it (`satori::shell::context`: server probes, token counts, the
+//! estimator's corrections, reports), the request sent and its stream read
+//! (`satori::shell::turn`) — as a wasm module of its own without Leptos. The app loads it when
+//! the user starts typing (or when a request is built), so none of it is on the first-load path.
+//! Its state (counts, corrections, windows learned, the turns running) lives for the page.
+//! `scripts/build.sh` builds it into `dist/turns-<hash>/`; `satori::ui::context` and
+//! `satori::ui::chat` call it with `TurnsCall`s.
 
 use satori::core::context::ask::Ask;
 use satori::core::context::summary::SummaryRequest;
@@ -71,7 +73,7 @@ pub async fn summarize(id: String, signal: web_sys::AbortSignal) -> Result<Strin
     };
     let request = serde_json::to_string(&request).map_err(|e| e.to_string())?;
     let settings = serde_json::to_string(&settings).map_err(|e| e.to_string())?;
-    satori::adapters::prompts_module::summarize(&request, &settings, &signal)
+    satori::adapters::dialogs_module::summarize(&request, &settings, &signal)
         .await
         .map_err(|e| satori::shell::error_text::module_problem(&e))
 }
@@ -91,19 +93,6 @@ pub async fn turn(ask: String, on_event: js_sys::Function) -> Result<String, Str
 #[wasm_bindgen]
 pub fn stop_turn(reply: &str) {
     satori::shell::turn::stop(reply);
-}
-
-/// A reply's usage: the server counted `actual` prompt tokens for a request of `model` estimated
-/// at `estimated`.
-#[wasm_bindgen]
-pub fn learn(model: &str, estimated: u32, actual: u32) {
-    context_shell::learn(model, estimated, actual);
-}
-
-/// The server at `base_url` stated `model`'s window in an error.
-#[wasm_bindgen]
-pub fn learn_window(base_url: &str, model: &str, window: u32) {
-    context_shell::learn_window(base_url, model, window);
 }
 
 /// Runs when the module arrives (the user started typing, or a request is built): once per page,
@@ -131,8 +120,8 @@ fn sweep(held: Vec<satori::core::persist::Unnamed>) {
 
 /// The tools the agent module offers, loading it first.
 async fn offered() -> Result<serde_json::Value, satori::adapters::modules::ModuleError> {
-    use satori::adapters::modules::{load_and_call, Module, ModuleError};
-    let v = load_and_call(Module::Agent, "offered", &[]).await?;
+    use satori::adapters::modules::{load_and_call, ModuleError};
+    let v = load_and_call(satori::core::protocol::AgentCall::Offered, None).await?;
     serde_json::from_str(&v.as_string().unwrap_or_default())
         .map_err(|e| ModuleError::Call(e.to_string()))
 }

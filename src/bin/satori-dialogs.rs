@@ -1,12 +1,13 @@
-//! The prompts module: the template engine (rendering user templates and non-default values),
-//! the YAML reader, and the on-demand dialogs (Prompts, Chat setup, System prompt, Settings), as
-//! a wasm module of its own that the app loads on demand (one module, so the Leptos runtime is
-//! not copied per dialog). None of it is on the first-load path: the app starts chats from the built-in
-//! roles' pre-rendered messages (see `core::prompts::catalog`). `scripts/build.sh` builds it
-//! into `dist/prompts-<hash>/`; `src/adapters/prompts_module.rs` loads it.
+//! The dialogs module: the on-demand dialogs (Settings, Prompts, Chat setup, System prompt,
+//! export, import, share, search, rename, agent, delete) with the template engine (rendering
+//! user templates and non-default values) and the YAML reader, as a wasm module of its own that
+//! the app loads on demand (one module, so the Leptos runtime is not copied per dialog). None of
+//! it is on the first-load path: the app starts chats from the built-in roles' pre-rendered
+//! messages (see `core::prompts::catalog`). `scripts/build.sh` builds it into
+//! `dist/dialogs-<hash>/`; `src/adapters/dialogs_module.rs` calls it with `DialogsCall`s.
 
 use leptos::prelude::*;
-use satori::adapters::prompts_module::send;
+use satori::adapters::dialogs_module::send;
 use satori::adapters::storage::Store;
 use satori::core::key_binding::KeyField;
 use satori::core::persist;

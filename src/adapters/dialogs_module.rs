@@ -1,26 +1,30 @@
-//! The prompts module (`src/bin/satori-prompts.rs`) is a separate wasm module holding the
-//! template engine, the YAML reader and the on-demand dialogs (Prompts, Chat setup, System
-//! prompt, Settings). The app loads it on demand and talks to it through these calls; the
+//! The dialogs module (`src/bin/satori-dialogs.rs`) is a separate wasm module holding the
+//! on-demand dialogs (Settings, Prompts, Chat setup, System prompt, export, import, share,
+//! search …) with the template engine and the YAML reader. The app loads it on demand and calls
+//! it with [`DialogsCall`]s; the
 //! module tells the app what its dialogs did through one window event ([`DIALOG_EVENT`]), whose
 //! detail is a [`DialogEvent`] ([`send`], [`received`]).
 
-use crate::adapters::modules::{self, Module, ModuleError};
-use crate::core::protocol::{DialogEvent, DIALOG_EVENT, LANGUAGE_EVENT};
+use crate::adapters::modules::{self, ModuleError};
+use crate::core::protocol::{DialogEvent, DialogsCall, DIALOG_EVENT, LANGUAGE_EVENT};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// Call `function` of the prompts module (loading it first) with string arguments.
-async fn call(function: &str, args: &[&str]) -> Result<JsValue, ModuleError> {
-    let args: Vec<JsValue> = args.iter().map(|a| JsValue::from_str(a)).collect();
-    modules::load_and_call(Module::Prompts, function, &args).await
+/// Make `call` into the dialogs module (loading it first); its answer as text.
+async fn call(call: DialogsCall) -> Result<String, ModuleError> {
+    modules::load_and_call(call, None)
+        .await
+        .map(|v| v.as_string().unwrap_or_default())
 }
 
 /// Ask the module how a chat with `role` (`builtin:key` / `user:key`) and `vars` (a JSON
 /// object) starts; the answer is a `core::prompts::catalog::StartAnswer` as JSON.
 pub async fn start(role: &str, vars: &str) -> Result<String, ModuleError> {
-    call("start", &[role, vars])
-        .await
-        .map(|v| v.as_string().unwrap_or_default())
+    call(DialogsCall::Start {
+        role: role.into(),
+        vars: vars.into(),
+    })
+    .await
 }
 
 /// Make a summary in the module: `request` is a `SummaryRequest`, `settings` the settings in
@@ -30,12 +34,11 @@ pub async fn summarize(
     settings: &str,
     signal: &web_sys::AbortSignal,
 ) -> Result<String, ModuleError> {
-    let args = [
-        JsValue::from_str(request),
-        JsValue::from_str(settings),
-        JsValue::from(signal.clone()),
-    ];
-    let promise = modules::load_and_call(Module::Prompts, "summarize", &args).await?;
+    let call = DialogsCall::Summarize {
+        request: request.into(),
+        settings: settings.into(),
+    };
+    let promise = modules::load_and_call(call, Some(signal)).await?;
     let promise: js_sys::Promise = promise
         .dyn_into()
         .map_err(|_| ModuleError::Call("summarize did not answer with a promise".into()))?;
@@ -47,12 +50,17 @@ pub async fn summarize(
 
 /// Show (or update) the context inspector in the element with id `host`, with `reports` (JSON).
 pub async fn show_inspector(host: &str, reports: &str) -> Result<(), ModuleError> {
-    call("show_inspector", &[host, reports]).await.map(|_| ())
+    call(DialogsCall::ShowInspector {
+        host: host.into(),
+        reports: reports.into(),
+    })
+    .await
+    .map(|_| ())
 }
 
 /// Remove the context inspector.
 pub async fn hide_inspector() -> Result<(), ModuleError> {
-    call("hide_inspector", &[]).await.map(|_| ())
+    call(DialogsCall::HideInspector).await.map(|_| ())
 }
 
 /// Dispatch window event `name` with the text `detail`.
@@ -86,17 +94,14 @@ pub fn received(ev: &web_sys::Event) -> Option<DialogEvent> {
 /// Download every chat (the open one as on screen: `session`, JSON); the answer is a warning
 /// about what could not be included (empty if nothing).
 pub async fn export_all(session: &str) -> Result<String, ModuleError> {
-    call("export_all", &[session])
-        .await
-        .map(|v| v.as_string().unwrap_or_default())
+    call(DialogsCall::ExportAll {
+        session: session.into(),
+    })
+    .await
 }
 
-/// Open one of the module's dialogs: call its `function` (`open_manager`, `open_setup`,
-/// `open_settings`, `open_system`, `open_export`, `open_share`, `open_shared`, `open_import`,
-/// `open_search`, `open_rename`, `open_agent`, `open_delete`; see `src/bin/satori-prompts.rs`)
-/// with `args`, loading the module first.
-pub async fn open_dialog(function: &str, args: &[JsValue]) -> Result<(), ModuleError> {
-    modules::load_and_call(Module::Prompts, function, args)
-        .await
-        .map(|_| ())
+/// Open one of the module's dialogs (`object`: the files "Import" reads), loading the module
+/// first.
+pub async fn open_dialog(call: DialogsCall, object: Option<&JsValue>) -> Result<(), ModuleError> {
+    modules::load_and_call(call, object).await.map(|_| ())
 }
