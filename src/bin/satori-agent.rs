@@ -45,10 +45,7 @@ pub fn plan_checklist(content: &str, after: &str) -> JsValue {
     let (html, runnable) = match plan_run::read(content) {
         None => (String::new(), false),
         Some(Err(e)) => (
-            format!(
-                "<p class=\"hint\">This plan cannot run: {}.</p>",
-                plan_run::escape_html(&e)
-            ),
+            satori::shell::error_text::plan_unrunnable_html(&plan_run::escape_html(&e)),
             false,
         ),
         Some(Ok(plan)) => {
@@ -134,12 +131,12 @@ impl Toolbox {
     /// names the server, never its URL (which may hold a secret): it is stored in the chat.
     async fn call(&self, name: &str, args: &serde_json::Value, signal: &AbortSignal) -> String {
         let Some(o) = self.remote.iter().find(|o| o.spec.name == name) else {
-            return format!("Error: there is no tool `{name}`.");
+            return satori::shell::error_text::no_such_tool(name);
         };
         let server = &self.servers.servers[o.server];
         match mcp_call(&server.url, &o.tool, args, signal).await {
             Ok(text) => text,
-            Err(e) => format!("Error: {}", e.named(&server.name)),
+            Err(e) => satori::shell::error_text::tool_error(&e.named(&server.name)),
         }
     }
 }
@@ -290,7 +287,7 @@ pub async fn next(input: String) -> Result<String, String> {
 }
 
 /// The result of a call that Stop ended before it finished (or before it ran).
-const STOPPED: &str = "Error: stopped by the user before this tool finished.";
+const STOPPED: &str = satori::shell::error_text::TOOL_STOPPED;
 
 /// Run one call; its result, or what went wrong, as text for the model.
 fn run(specs: &[tools::Spec], call: &ToolCall, context: &HashSet<String>) -> String {
@@ -304,7 +301,7 @@ fn run(specs: &[tools::Spec], call: &ToolCall, context: &HashSet<String>) -> Str
         }
         Ok(tools::Call::SearchChats { query, limit }) => search(&query, limit, context),
         Ok(tools::Call::Plan(_) | tools::Call::Other(_)) => {
-            "Error: this tool runs on its own.".into()
+            satori::shell::error_text::TOOL_RUNS_ALONE.into()
         }
     }
 }
@@ -332,7 +329,7 @@ async fn planner(goal: &str, settings: &Settings, signal: &web_sys::AbortSignal)
     )
     .ok();
     let (Some(schema), Some((_, preamble))) = (schema, start) else {
-        return "Plan unavailable: the planner template is missing.".into();
+        return satori::shell::error_text::NO_PLANNER.into();
     };
     let mut messages: Vec<serde_json::Value> = preamble
         .iter()
@@ -399,7 +396,7 @@ async fn conform(
                         continue;
                     }
                     Err(Some(e)) => {
-                        let why = format!("{} request failed ({e}).", asked.who);
+                        let why = satori::shell::error_text::request_failed(asked.who, &e);
                         return (None, failed(why), repairer.tries());
                     }
                     Err(None) => return (None, failed("stopped.".into()), repairer.tries()),
@@ -451,7 +448,7 @@ pub async fn structured(input: String) -> Result<String, String> {
     let schema = match schema {
         Ok(v) => v,
         Err(e) => {
-            let reason = format!("the template's output_schema cannot be used: {e}");
+            let reason = satori::shell::error_text::schema_unusable(&e);
             let failed = Verdict::Failed { reason }.structured(input.name == "planner");
             let out = serde_json::json!({ "structured": failed });
             return Ok(out.to_string());
@@ -518,6 +515,6 @@ fn search(query: &str, limit: usize, context: &HashSet<String>) -> String {
                     .to_string()
             })
         }
-        Err(e) => format!("Error: the stored chats could not be read ({e})."),
+        Err(e) => satori::shell::error_text::chats_unreadable_for_tool(&e),
     }
 }

@@ -228,7 +228,7 @@ pub async fn summarize(request: String, settings: String, signal: web_sys::Abort
         (Ok(request), Ok(settings)) => {
             satori::shell::summarize::summarize(&request, &settings, &signal).await
         }
-        _ => SummaryAnswer::Failed("the summary request could not be read".into()),
+        _ => SummaryAnswer::Failed(satori::shell::error_text::SUMMARY_REQUEST_UNREADABLE.into()),
     };
     serde_json::to_string(&answer).unwrap_or_default()
 }
@@ -275,8 +275,8 @@ pub fn hide_inspector() {
 /// Open "Export chat" for `session` (the open chat as JSON, as it is on screen).
 #[wasm_bindgen]
 pub fn open_export(session: &str) -> Result<(), String> {
-    let session: satori::core::session::Session =
-        serde_json::from_str(session).map_err(|e| format!("the chat could not be read ({e})"))?;
+    let session: satori::core::session::Session = serde_json::from_str(session)
+        .map_err(|e| satori::shell::error_text::chat_unreadable(&e))?;
     mount(move || {
         view! {
             <satori::ui::components::transfer_dialog::ExportDialog
@@ -299,8 +299,8 @@ pub fn export_all(session: &str) -> Result<String, String> {
 /// Open "Share chat" for `session` (the open chat as JSON, as it is on screen).
 #[wasm_bindgen]
 pub fn open_share(session: &str) -> Result<(), String> {
-    let session: satori::core::session::Session =
-        serde_json::from_str(session).map_err(|e| format!("the chat could not be read ({e})"))?;
+    let session: satori::core::session::Session = serde_json::from_str(session)
+        .map_err(|e| satori::shell::error_text::chat_unreadable(&e))?;
     mount(move || {
         view! {
             <satori::ui::components::share_dialog::ShareDialog
@@ -319,7 +319,7 @@ pub fn open_shared(fragment: &str) -> Result<(), String> {
     use satori::ui::components::share_dialog::{forget_link, SharedChatDialog};
     if SCREEN.with(|m| m.dialog.borrow().is_some()) {
         // Said, not dropped: the link stays in the address bar for when the dialog is closed.
-        return Err("another dialog is open; close it and open the link again".into());
+        return Err(satori::shell::error_text::LINK_WAITS.into());
     }
     let fragment = fragment.to_string();
     let (opened, saved, closed) = (fragment.clone(), fragment.clone(), fragment);

@@ -623,10 +623,9 @@ pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
             &Inputs {
                 // The next request says when a summary comes first.
                 title: match &summary {
-                    Some(_) if r.editable && ask.summaries_paused => format!(
-                        "{} (older turns left out: the summarizer failed a moment ago)",
-                        r.title
-                    ),
+                    Some(_) if r.editable && ask.summaries_paused => {
+                        crate::shell::error_text::summary_waits(&r.title)
+                    }
                     Some(_) if r.editable => format!("{} (a summary will be made first)", r.title),
                     _ => r.title.clone(),
                 },

@@ -397,6 +397,167 @@ pub fn export_failed(e: &impl std::fmt::Display) -> String {
     format!("Export failed: {e}.")
 }
 
+/// "Export chat" could not make the file.
+pub fn file_not_made(e: &impl std::fmt::Display) -> String {
+    format!("The file could not be made: {e}.")
+}
+
+/// "Undo import" failed.
+pub fn undo_failed(e: &impl std::fmt::Display) -> String {
+    format!("The import could not be undone: {e}.")
+}
+
+/// An import failed (`e`); taking back what it wrote failed too for the records `failed`.
+pub fn import_failed(e: &impl std::fmt::Display, failed: &[String]) -> String {
+    if failed.is_empty() {
+        format!("Nothing was imported: {e}.")
+    } else {
+        format!(
+            "The import failed ({e}), and taking back what it had written also failed ({}): some chats may have been added.",
+            failed.join("; ")
+        )
+    }
+}
+
+/// The browser refused to copy the share link.
+pub const NOT_COPIED: &str =
+    "The browser did not allow copying to the clipboard: select the link and copy it.";
+
+/// The open chat cannot be put in a link.
+pub fn not_shareable(e: &impl std::fmt::Display) -> String {
+    format!("This chat cannot be shared by link: {e}. Export it as a file instead.")
+}
+
+/// A share link that cannot be opened.
+pub fn link_unopenable(e: &impl std::fmt::Display) -> String {
+    format!("This share link cannot be opened: {e}. Nothing was saved.")
+}
+
+/// "Save a copy" of a shared chat saved nothing.
+pub const NOTHING_SAVED: &str = "Nothing was saved.";
+
+/// A share link opened while another dialog is open.
+pub const LINK_WAITS: &str = "another dialog is open; close it and open the link again";
+
+/// The stored MCP servers cannot be read (`e`).
+pub fn mcp_unreadable(e: &impl std::fmt::Display) -> String {
+    format!("The stored MCP servers cannot be read ({e}); they are left as they are.")
+}
+
+/// An MCP server was not added (or, `added` false, listed again) because of `e`.
+pub fn mcp_not_listed(added: bool, e: &impl std::fmt::Display) -> String {
+    let what = if added { "added" } else { "listed again" };
+    format!("The MCP server was not {what}: {e}.")
+}
+
+/// The MCP servers could not be saved (with the settings saved).
+pub fn mcp_not_saved(e: &StorageError) -> String {
+    format!("The MCP servers: {}", describe_storage(e))
+}
+
+/// The server has no model list to offer.
+pub const NO_MODEL_LIST: &str = "The server offered no model list; type the model name.";
+
+/// The interface language changed but was not stored.
+pub fn language_not_kept(e: &impl std::fmt::Display) -> String {
+    format!("The language is in use, but it could not be remembered: {e}.")
+}
+
+/// How much storage is used cannot be read.
+pub fn storage_use_unreadable(e: &impl std::fmt::Display) -> String {
+    format!("Storage use cannot be read ({e}).")
+}
+
+/// A tool result (sent to the model): there is no tool of that name.
+pub fn no_such_tool(name: &str) -> String {
+    format!("Error: there is no tool `{name}`.")
+}
+
+/// A tool result (sent to the model): the tool failed as `why` says.
+pub fn tool_error(why: &impl std::fmt::Display) -> String {
+    format!("Error: {why}")
+}
+
+/// A tool result (sent to the model): Stop ended the call before it finished (or ran).
+pub const TOOL_STOPPED: &str = "Error: stopped by the user before this tool finished.";
+
+/// A tool result (sent to the model): a tool that is not called like the others.
+pub const TOOL_RUNS_ALONE: &str = "Error: this tool runs on its own.";
+
+/// A tool result (sent to the model): the stored chats cannot be read.
+pub fn chats_unreadable_for_tool(e: &impl std::fmt::Display) -> String {
+    format!("Error: the stored chats could not be read ({e}).")
+}
+
+/// The planner has no template to plan with.
+pub const NO_PLANNER: &str = "Plan unavailable: the planner template is missing.";
+
+/// Why part of what "Export all" writes is missing: storage could not be read.
+pub fn storage_unreadable(e: &impl std::fmt::Display) -> String {
+    format!("browser storage could not be read ({e})")
+}
+
+/// Why part of what "Export all" writes is missing: `n` stored chats are unreadable.
+pub fn chats_left_out(n: usize) -> String {
+    format!("{n} stored chat(s) could not be read at all and are not in the file (they are kept as they are)")
+}
+
+/// A picked file the browser could not read (its words), as part of a sentence.
+pub fn file_unreadable(why: &str) -> String {
+    format!("the file could not be read ({why})")
+}
+
+/// A file (`name`) refused by "Import" because of `e`.
+pub fn not_importable(name: &str, e: &impl std::fmt::Display) -> String {
+    format!("{name} cannot be imported: {e}. Nothing was changed.")
+}
+
+/// "Search chats": `n` stored chats could not be searched (empty when none).
+pub fn chats_not_searched(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        n => format!(" {n} chat(s) could not be read and were not searched."),
+    }
+}
+
+/// A plan that cannot run (`why`, as HTML already escaped), in the checklist.
+pub fn plan_unrunnable_html(why_html: &str) -> String {
+    format!("<p class=\"hint\">This plan cannot run: {why_html}.</p>")
+}
+
+/// The model's request for structured output (or its repair) failed: who asked, and why.
+pub fn request_failed(who: &str, e: &impl std::fmt::Display) -> String {
+    format!("{who} request failed ({e}).")
+}
+
+/// A template's `output_schema` that cannot be used.
+pub fn schema_unusable(e: &impl std::fmt::Display) -> String {
+    format!("the template's output_schema cannot be used: {e}")
+}
+
+/// A summary request the dialogs module could not read.
+pub const SUMMARY_REQUEST_UNREADABLE: &str = "the summary request could not be read";
+
+/// The chat handed to a dialog could not be read, as part of a sentence.
+pub fn chat_unreadable(e: &impl std::fmt::Display) -> String {
+    format!("the chat could not be read ({e})")
+}
+
+/// The stored prompt templates could not be read, as part of a sentence.
+pub fn templates_unreadable(e: &impl std::fmt::Display) -> String {
+    format!("your prompt templates could not be read ({e})")
+}
+
+/// The stored chat list could not be read, as part of a sentence.
+pub fn list_unreadable(e: &impl std::fmt::Display) -> String {
+    format!("the chat list record could not be read ({e})")
+}
+
+/// The inspector's title of a request whose summary waits after the summarizer failed.
+pub fn summary_waits(title: &str) -> String {
+    format!("{title} (older turns left out: the summarizer failed a moment ago)")
+}
+
 /// Words for a storage failure while saving.
 pub fn describe_storage(err: &StorageError) -> String {
     match err {

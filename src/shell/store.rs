@@ -74,7 +74,7 @@ fn read_chat(text: &str) -> Option<Session> {
 pub fn stored_prompts(store: &Store) -> Result<UserPrompts, String> {
     match store.get(persist::KEY_PROMPTS) {
         Ok(Some(text)) => persist::decode_prompts(&text)
-            .map_err(|e| format!("your prompt templates could not be read ({e})")),
+            .map_err(|e| crate::shell::error_text::templates_unreadable(&e)),
         Ok(None) => Ok(UserPrompts::default()),
         Err(e) => Err(e.to_string()),
     }
@@ -96,7 +96,7 @@ fn take_out(store: &Store, backup: &Backup) -> Result<(), String> {
     let err = |e: crate::adapters::storage::StorageError| e.to_string();
     if let Some(text) = store.get(persist::KEY_INDEX).map_err(err)? {
         let mut index = persist::decode_index(&text)
-            .map_err(|e| format!("the chat list record could not be read ({e})"))?;
+            .map_err(|e| crate::shell::error_text::list_unreadable(&e))?;
         index.sessions.retain(|e| !backup.added.contains(&e.id));
         store.save_index(&index).map_err(err)?;
     }
@@ -122,7 +122,7 @@ pub fn import(store: &Store, plan: &Plan, undo: bool) -> Result<(), String> {
     let prompts_before = store.get(persist::KEY_PROMPTS).map_err(err)?;
     let mut index = match &index_before {
         Some(text) => persist::decode_index(text)
-            .map_err(|e| format!("the chat list record could not be read ({e})"))?,
+            .map_err(|e| crate::shell::error_text::list_unreadable(&e))?,
         None => persist::Index::default(),
     };
     let mut prompts = stored_prompts(store)?;
@@ -175,14 +175,7 @@ pub fn import(store: &Store, plan: &Plan, undo: bool) -> Result<(), String> {
     if undo {
         let _ = store.save_import_backup(None);
     }
-    Err(if failed.is_empty() {
-        format!("Nothing was imported: {e}.")
-    } else {
-        format!(
-            "The import failed ({e}), and taking back what it had written also failed ({}): some chats may have been added.",
-            failed.join("; ")
-        )
-    })
+    Err(crate::shell::error_text::import_failed(&e, &failed))
 }
 
 /// Undo the last import (while its dialog is open).

@@ -41,9 +41,7 @@ impl McpEdit {
                 unreadable: None,
             },
             (Err(e), _) | (_, Err(e)) => McpEdit {
-                unreadable: Some(format!(
-                    "The stored MCP servers cannot be read ({e}); they are left as they are."
-                )),
+                unreadable: Some(crate::shell::error_text::mcp_unreadable(&e)),
                 ..McpEdit::default()
             },
         }
@@ -108,8 +106,7 @@ pub fn McpSection(
                 Ok(server) => server,
                 Err(e) => {
                     status.set(String::new());
-                    let what = if added { "added" } else { "listed again" };
-                    return error.set(format!("The MCP server was not {what}: {e}."));
+                    return error.set(crate::shell::error_text::mcp_not_listed(added, &e));
                 }
             };
             let mut shown = None;

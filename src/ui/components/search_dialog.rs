@@ -47,10 +47,7 @@ pub fn SearchDialog(
     });
     let status = move || {
         let n = results.with(Vec::len);
-        let skipped = match unreadable {
-            0 => String::new(),
-            n => format!(" {n} chat(s) could not be read and were not searched."),
-        };
+        let skipped = crate::shell::error_text::chats_not_searched(unreadable);
         match (query.with(|q| q.trim().is_empty()), n) {
             (true, _) => format!("Search {total} chats by title and message text.{skipped}"),
             (false, 0) => format!("No chat matches.{skipped}"),

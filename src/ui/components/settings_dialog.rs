@@ -30,7 +30,7 @@ pub fn save(store: &Store, settings: Settings, field: &KeyField, mcp: &McpEdit) 
     // The MCP servers are kept apart: their failing to save never holds back the settings.
     let problem = match (written, mcp.save(store)) {
         (Err(e), _) => Some(describe_storage(&e)),
-        (Ok(()), Err(e)) => Some(format!("The MCP servers: {}", describe_storage(&e))),
+        (Ok(()), Err(e)) => Some(crate::shell::error_text::mcp_not_saved(&e)),
         (Ok(()), Ok(())) => None,
     };
     SettingsSaved {
@@ -148,8 +148,7 @@ pub fn SettingsDialog(
                 }
                 _ => {
                     models.set(Vec::new());
-                    models_note
-                        .set("The server offered no model list; type the model name.".into());
+                    models_note.set(crate::shell::error_text::NO_MODEL_LIST.into());
                 }
             }
         });
@@ -250,7 +249,7 @@ pub fn SettingsDialog(
                     "Language"
                     <select translate="no" on:change=move |ev| {
                         if let Err(e) = set_language(&event_target_value(&ev)) {
-                            error.set(format!("The language is in use, but it could not be remembered: {e}."));
+                            error.set(crate::shell::error_text::language_not_kept(&e));
                         }
                     }>
                         <option value="en" selected=!chinese>"English"</option>
@@ -525,7 +524,7 @@ pub fn storage_use(used: Result<usize, crate::adapters::storage::StorageError>) 
                 format!("{:.1}", n as f64 / 1e6)
             }
         ),
-        Err(e) => format!("Storage use cannot be read ({e})."),
+        Err(e) => crate::shell::error_text::storage_use_unreadable(&e),
     }
 }
 

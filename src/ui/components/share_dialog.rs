@@ -48,7 +48,7 @@ pub fn ShareDialog(
                     copied.set(
                         match wasm_bindgen_futures::JsFuture::from(promise).await {
                             Ok(_) => "Link copied.",
-                            Err(_) => "The browser did not allow copying to the clipboard: select the link and copy it.",
+                            Err(_) => crate::shell::error_text::NOT_COPIED,
                         }
                         .into(),
                     );
@@ -81,7 +81,7 @@ pub fn ShareDialog(
         }
         Err(e) => view! {
             <p role="alert" class="form-error">
-                {format!("This chat cannot be shared by link: {e}. Export it as a file instead.")}
+                {crate::shell::error_text::not_shareable(&e)}
             </p>
             <div class="dialog-actions">
                 <button type="button" class="primary" on:click=move |_| on_close.run(())>"Close"</button>
@@ -151,7 +151,7 @@ pub fn SharedChatDialog(
         Some(None) => view! { <p role="alert" class="form-error">"This link holds no shared chat."</p> }.into_any(),
         Some(Some(Err(e))) => view! {
             <p role="alert" class="form-error">
-                {format!("This share link cannot be opened: {e}. Nothing was saved.")}
+                {crate::shell::error_text::link_unopenable(&e)}
             </p>
             <div class="dialog-actions">
                 <button type="button" class="primary" on:click=move |_| on_close.run(())>"Close"</button>
@@ -225,5 +225,5 @@ fn save_copy(mut chat: Session) -> Result<String, String> {
     plan.add
         .first()
         .map(|c| c.id.clone())
-        .ok_or_else(|| "Nothing was saved.".to_string())
+        .ok_or_else(|| crate::shell::error_text::NOTHING_SAVED.to_string())
 }

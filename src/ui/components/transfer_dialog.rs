@@ -25,7 +25,7 @@ pub fn export_all(current: Option<Session>) -> Result<String, String> {
         unreadable,
         raw,
     } = stored_chats(&store).unwrap_or_else(|e| {
-        warnings.push(format!("browser storage could not be read ({e})"));
+        warnings.push(crate::shell::error_text::storage_unreadable(&e));
         Stored {
             chats: Vec::new(),
             unreadable: Vec::new(),
@@ -38,9 +38,8 @@ pub fn export_all(current: Option<Session>) -> Result<String, String> {
     }
     chats.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.id.cmp(&b.id)));
     if unreadable.len() > raw.len() {
-        warnings.push(format!(
-            "{} stored chat(s) could not be read at all and are not in the file (they are kept as they are)",
-            unreadable.len() - raw.len()
+        warnings.push(crate::shell::error_text::chats_left_out(
+            unreadable.len() - raw.len(),
         ));
     }
     let prompts = stored_prompts(&store)
@@ -93,7 +92,7 @@ pub fn ExportDialog(
         });
         match result {
             Ok(()) => on_close.run(()),
-            Err(e) => problem.set(format!("The file could not be made: {e}.")),
+            Err(e) => problem.set(crate::shell::error_text::file_not_made(&e)),
         }
     };
     let count = session.with_value(|s| s.messages.len());
@@ -170,10 +169,7 @@ async fn examine(files: Vec<web_sys::File>) -> Result<Plan, String> {
 }
 
 fn read_failed(e: wasm_bindgen::JsValue) -> String {
-    format!(
-        "the file could not be read ({})",
-        crate::adapters::js::JsError::from(e).message
-    )
+    crate::shell::error_text::file_unreadable(&crate::adapters::js::JsError::from(e).message)
 }
 
 async fn text(file: &web_sys::File) -> Result<String, String> {
@@ -303,9 +299,7 @@ pub fn ImportDialog(
             match examine(files).await {
                 Ok(plan) => step.set(Step::Preview { name, plan }),
                 Err(e) => {
-                    problem.set(format!(
-                        "{name} cannot be imported: {e}. Nothing was changed."
-                    ));
+                    problem.set(crate::shell::error_text::not_importable(&name, &e));
                     step.set(Step::Choose);
                 }
             }
@@ -334,7 +328,7 @@ pub fn ImportDialog(
             step.set(Step::Undone);
             on_changed.run(());
         }
-        Err(e) => problem.set(format!("The import could not be undone: {e}.")),
+        Err(e) => problem.set(crate::shell::error_text::undo_failed(&e)),
     };
     let body = move || {
         match step.get() {
