@@ -190,43 +190,92 @@ pub fn MessageView(
     let draft = edit_of(&id);
     let editing = RwSignal::new(draft.is_some());
     let edit_text = RwSignal::new(draft.unwrap_or_else(|| msg.content.clone()));
-    let end_edit = {
-        let id = id.clone();
-        move || {
-            editing.set(false);
-            set_edit(&id, None);
-        }
-    };
 
     let body = if live_now {
-        // A reply arriving: only what is new is drawn (see [`show_live`]), so a piece costs the
-        // same however long the reply already is.
-        let (content, thoughts) = (
-            NodeRef::<leptos::html::Div>::new(),
-            NodeRef::<leptos::html::Div>::new(),
-        );
-        let live_id = id.clone();
-        // The drawing state goes with the row's effect (the next reply drawn starts afresh).
-        let mut drawing: Drawing = None;
-        Effect::new(move |_| {
-            let ready = app.overlay.markdown_ready.get();
-            app.turn.live.with(|l| {
-                if let Some(l) = l.as_ref().filter(|l| l.id == live_id) {
-                    if let (Some(c), Some(t)) = (content.get(), thoughts.get()) {
-                        show_live(&mut drawing, &c, &t, &l.content, &l.reasoning, ready);
-                    }
+        live_body(app, id.clone())
+    } else {
+        body(app, &msg)
+    };
+    let badge = match msg.status {
+        Status::Stopped => Some(("badge stopped", "Stopped")),
+        Status::Incomplete => Some(("badge incomplete", "Incomplete")),
+        _ => None,
+    };
+    let note = msg.note.clone();
+    // How the reply matched its template's `output_schema`.
+    let structured = msg.structured.as_ref().map(|s| {
+        view! { <p class="msg-structured" class:failed=s.failed()>{s.line.clone()}</p> }
+    });
+    // The tokens a reply used: the server's count when it sent one, else Satori's estimate.
+    let tokens = (role == Role::Assistant && !live_now && !msg.content.is_empty()).then(|| {
+        let (text, title) = reply_tokens(&msg);
+        view! { <span class="tokens" title=title>{text}</span> }
+    });
+    let toggles = (matches!(role, Role::User | Role::Assistant) && !msg.example && !live_now)
+        .then(|| context_toggles(app, &msg));
+    let actions = actions(app, &row, live_now, editing, edit_text);
+    let edit_id = id.clone();
+    view! {
+        <article class="msg" aria-busy={
+            let is_live = is_live.clone();
+            move || is_live().then_some("true")
+        } data-message=id.clone() data-role=role.as_str() data-example=msg.example.then_some("true")
+          data-pinned=msg.pinned.then_some("true") data-excluded=msg.excluded.then_some("true") data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
+            <header class="msg-head" class:hidden=role == Role::System || msg.example>
+                <span class="who">{role_label(role)}</span>
+                {(row.variants > 1).then(|| variants(app, &row))}
+                {badge.map(|(class, text)| view! { <span class=class>{text}</span> })}
+                {msg.pinned.then(|| view! { <span class="badge pinned">"Pinned"</span> })}
+                {msg.excluded.then(|| view! { <span class="badge excluded">"Excluded"</span> })}
+                {tokens}
+            </header>
+            <Show
+                when=move || editing.get()
+                fallback=move || ()
+            >
+                {edit_box(app, edit_id.clone(), editing, edit_text)}
+            </Show>
+            <div class="msg-body" class:hidden=move || editing.get()>{body}</div>
+            {note.map(|n| view! { <p class="msg-note">{n}</p> })}
+            {structured}
+            <footer class="msg-actions">{actions}{toggles}</footer>
+        </article>
+    }
+}
+
+/// A reply arriving: only what is new is drawn (see [`show_live`]), so a piece costs the same
+/// however long the reply already is.
+fn live_body(app: AppState, live_id: String) -> AnyView {
+    let (content, thoughts) = (
+        NodeRef::<leptos::html::Div>::new(),
+        NodeRef::<leptos::html::Div>::new(),
+    );
+    // The drawing state goes with the row's effect (the next reply drawn starts afresh).
+    let mut drawing: Drawing = None;
+    Effect::new(move |_| {
+        let ready = app.overlay.markdown_ready.get();
+        app.turn.live.with(|l| {
+            if let Some(l) = l.as_ref().filter(|l| l.id == live_id) {
+                if let (Some(c), Some(t)) = (content.get(), thoughts.get()) {
+                    show_live(&mut drawing, &c, &t, &l.content, &l.reasoning, ready);
                 }
-            })
-        });
-        view! {
-            <details class="reasoning" class:hidden=move || app.turn.live.with(|l| l.as_ref().is_none_or(|l| l.reasoning.is_empty()))>
-                <summary>"Reasoning"</summary>
-                <div class="reasoning-text" translate="no" node_ref=thoughts></div>
-            </details>
-            <div class="content markdown" translate="no" node_ref=content></div>
-        }
-        .into_any()
-    } else if role == Role::System {
+            }
+        })
+    });
+    view! {
+        <details class="reasoning" class:hidden=move || app.turn.live.with(|l| l.as_ref().is_none_or(|l| l.reasoning.is_empty()))>
+            <summary>"Reasoning"</summary>
+            <div class="reasoning-text" translate="no" node_ref=thoughts></div>
+        </details>
+        <div class="content markdown" translate="no" node_ref=content></div>
+    }
+    .into_any()
+}
+
+/// The body of a message that is not arriving, by what it is.
+fn body(app: AppState, msg: &Message) -> AnyView {
+    let role = msg.role;
+    if role == Role::System {
         let empty = msg.content.trim().is_empty();
         view! {
             <details class="system-prompt">
@@ -254,8 +303,8 @@ pub fn MessageView(
         view! { <div class="content plain" translate="no">{msg.content.clone()}</div> }.into_any()
     } else if role == Role::Tool {
         // A plan from the planner: its checklist and "Run plan".
-        let plan = (msg.content.starts_with("Plan (") && from_planner(app, &msg))
-            .then(|| view! { <PlanChecklist msg_id=id.clone() /> });
+        let plan = (msg.content.starts_with("Plan (") && from_planner(app, msg))
+            .then(|| view! { <PlanChecklist msg_id=msg.id.clone() /> });
         view! {
             {plan}
             <details class="tool-result">
@@ -265,115 +314,118 @@ pub fn MessageView(
         }
         .into_any()
     } else {
-        let reasoning = (!msg.reasoning.is_empty()).then(|| {
-            view! {
-                <details class="reasoning">
-                    <summary>"Reasoning"</summary>
-                    <div class="reasoning-text" translate="no">{msg.reasoning.clone()}</div>
-                </details>
-            }
-        });
-        // Agent mode: the tools the reply called, with their arguments.
-        let calls = (!msg.tool_calls.is_empty()).then(|| {
-            let names: Vec<&str> = msg.tool_calls.iter().map(|c| c.name.as_str()).collect();
-            let args: Vec<String> = msg
-                .tool_calls
-                .iter()
-                .map(|c| format!("{}({})", c.name, c.arguments))
-                .collect();
-            view! {
-                <details class="tool-calls">
-                    <summary>{format!("Called {}", names.join(", "))}</summary>
-                    <div class="content plain" translate="no">{args.join("\n")}</div>
-                </details>
-            }
-        });
-        view! {
-            {reasoning}
-            <div class="content markdown" translate="no" inner_html={
-                // A reply that matched its template's schema is JSON: shown as a code block.
-                let content = match &msg.structured {
-                    Some(s) if !s.failed() => {
-                        markdown::code_block("json", &msg.content)
-                    }
-                    _ => msg.content.clone(),
-                };
-                move || to_html(app, &content)
-            }></div>
-            {calls}
-        }
-        .into_any()
-    };
+        reply_body(app, msg)
+    }
+}
 
-    let badge = match msg.status {
-        Status::Stopped => Some(("badge stopped", "Stopped")),
-        Status::Incomplete => Some(("badge incomplete", "Incomplete")),
-        _ => None,
-    };
-    let note = msg.note.clone();
-    // How the reply matched its template's `output_schema`.
-    let structured = msg.structured.as_ref().map(|s| {
-        view! { <p class="msg-structured" class:failed=s.failed()>{s.line.clone()}</p> }
+/// A reply: its reasoning, its text as markdown, and the tools it called (agent mode).
+fn reply_body(app: AppState, msg: &Message) -> AnyView {
+    let reasoning = (!msg.reasoning.is_empty()).then(|| {
+        view! {
+            <details class="reasoning">
+                <summary>"Reasoning"</summary>
+                <div class="reasoning-text" translate="no">{msg.reasoning.clone()}</div>
+            </details>
+        }
     });
-    let variants = (row.variants > 1).then(|| {
-        let prev = app.chats.session.with_untracked(|s| s.variant(&id, -1).map(str::to_string));
-        let next = app.chats.session.with_untracked(|s| s.variant(&id, 1).map(str::to_string));
-        let go = move |target: Option<String>| {
-            move |_| {
-                if let Some(t) = target.clone() {
-                    if !chat::is_streaming(&app) {
-                        let _ = app.apply(Command::SelectVariant { id: t });
-                    }
+    // Agent mode: the tools the reply called, with their arguments.
+    let calls = (!msg.tool_calls.is_empty()).then(|| {
+        let names: Vec<&str> = msg.tool_calls.iter().map(|c| c.name.as_str()).collect();
+        let args: Vec<String> = msg
+            .tool_calls
+            .iter()
+            .map(|c| format!("{}({})", c.name, c.arguments))
+            .collect();
+        view! {
+            <details class="tool-calls">
+                <summary>{format!("Called {}", names.join(", "))}</summary>
+                <div class="content plain" translate="no">{args.join("\n")}</div>
+            </details>
+        }
+    });
+    // A reply that matched its template's schema is JSON: shown as a code block.
+    let content = match &msg.structured {
+        Some(s) if !s.failed() => markdown::code_block("json", &msg.content),
+        _ => msg.content.clone(),
+    };
+    view! {
+        {reasoning}
+        <div class="content markdown" translate="no" inner_html=move || to_html(app, &content)></div>
+        {calls}
+    }
+    .into_any()
+}
+
+/// "‹ 2 / 3 ›": the message's variants (regenerated replies, edited questions).
+fn variants(app: AppState, row: &Row) -> impl IntoView {
+    let id = &row.msg.id;
+    let prev = app
+        .chats
+        .session
+        .with_untracked(|s| s.variant(id, -1).map(str::to_string));
+    let next = app
+        .chats
+        .session
+        .with_untracked(|s| s.variant(id, 1).map(str::to_string));
+    let go = move |target: Option<String>| {
+        move |_| {
+            if let Some(t) = target.clone() {
+                if !chat::is_streaming(&app) {
+                    let _ = app.apply(Command::SelectVariant { id: t });
                 }
             }
-        };
-        view! {
-            <span class="variants">
-                <button type="button" class="icon-btn" aria-label="Previous variant" disabled=prev.is_none() on:click=go(prev.clone())>"‹"</button>
-                <span class="variant-count">{format!("{} / {}", row.variant, row.variants)}</span>
-                <button type="button" class="icon-btn" aria-label="Next variant" disabled=next.is_none() on:click=go(next.clone())>"›"</button>
-            </span>
         }
-    });
+    };
+    view! {
+        <span class="variants">
+            <button type="button" class="icon-btn" aria-label="Previous variant" disabled=prev.is_none() on:click=go(prev.clone())>"‹"</button>
+            <span class="variant-count">{format!("{} / {}", row.variant, row.variants)}</span>
+            <button type="button" class="icon-btn" aria-label="Next variant" disabled=next.is_none() on:click=go(next.clone())>"›"</button>
+        </span>
+    }
+}
 
-    // The tokens a reply used: the server's count when it sent one, else Satori's estimate.
-    let tokens = (role == Role::Assistant && !live_now && !msg.content.is_empty()).then(|| {
-        let (text, title) = reply_tokens(&msg);
-        view! { <span class="tokens" title=title>{text}</span> }
-    });
-    let context_toggles = (matches!(role, Role::User | Role::Assistant) && !msg.example && !live_now).then(|| {
-        let (pin_id, ex_id) = (id.clone(), id.clone());
-        let (pinned, excluded) = (msg.pinned, msg.excluded);
-        view! {
-            <button type="button" class="link-btn" aria-pressed=if pinned { "true" } else { "false" }
-                title="Always send this message, whatever the context budget"
-                on:click=move |_| { let _ = app.apply(Command::SetPinned { id: pin_id.clone(), pinned: !pinned }); }>"Pin"</button>
-            <button type="button" class="link-btn" aria-pressed=if excluded { "true" } else { "false" }
-                title="Never send this message to the model"
-                on:click=move |_| { let _ = app.apply(Command::SetExcluded { id: ex_id.clone(), excluded: !excluded }); }>"Exclude"</button>
-        }
-    });
-    let actions = match role {
+/// "Pin" and "Exclude": whether the message always goes to the model, or never.
+fn context_toggles(app: AppState, msg: &Message) -> impl IntoView {
+    let (pin_id, ex_id) = (msg.id.clone(), msg.id.clone());
+    let (pinned, excluded) = (msg.pinned, msg.excluded);
+    view! {
+        <button type="button" class="link-btn" aria-pressed=if pinned { "true" } else { "false" }
+            title="Always send this message, whatever the context budget"
+            on:click=move |_| { let _ = app.apply(Command::SetPinned { id: pin_id.clone(), pinned: !pinned }); }>"Pin"</button>
+        <button type="button" class="link-btn" aria-pressed=if excluded { "true" } else { "false" }
+            title="Never send this message to the model"
+            on:click=move |_| { let _ = app.apply(Command::SetExcluded { id: ex_id.clone(), excluded: !excluded }); }>"Exclude"</button>
+    }
+}
+
+/// What can be done with the message: "Edit" a question; "Copy", and "Retry" or "Regenerate"
+/// the last reply.
+fn actions(
+    app: AppState,
+    row: &Row,
+    live_now: bool,
+    editing: RwSignal<bool>,
+    edit_text: RwSignal<String>,
+) -> Option<AnyView> {
+    let msg = &row.msg;
+    match msg.role {
         _ if msg.example => None,
         Role::User => {
-            let content = msg.content.clone();
+            let (content, id) = (msg.content.clone(), msg.id.clone());
             Some(
                 view! {
-                    <button type="button" class="link-btn" on:click={
-                        let id = id.clone();
-                        move |_| {
-                            edit_text.set(content.clone());
-                            editing.set(true);
-                            set_edit(&id, Some(content.clone()));
-                        }
+                    <button type="button" class="link-btn" on:click=move |_| {
+                        edit_text.set(content.clone());
+                        editing.set(true);
+                        set_edit(&id, Some(content.clone()));
                     }>"Edit"</button>
                 }
                 .into_any(),
             )
         }
         Role::Assistant if !live_now => {
-            let raw = msg.content.clone();
-            let id2 = id.clone();
+            let (raw, id) = (msg.content.clone(), msg.id.clone());
             let last = row.last;
             let incomplete = msg.status == Status::Incomplete;
             Some(
@@ -386,74 +438,55 @@ pub fn MessageView(
                     {(last && incomplete).then(|| view! {
                         <button type="button" class="link-btn" on:click=move |_| chat::retry(app)>"Retry"</button>
                     })}
-                    {(last && !incomplete).then(|| {
-                        let id3 = id2.clone();
-                        view! {
-                            <button type="button" class="link-btn" on:click=move |_| chat::regenerate(app, id3.clone())>"Regenerate"</button>
-                        }
+                    {(last && !incomplete).then(|| view! {
+                        <button type="button" class="link-btn" on:click=move |_| chat::regenerate(app, id.clone())>"Regenerate"</button>
                     })}
                 }
                 .into_any(),
             )
         }
         _ => None,
-    };
+    }
+}
 
-    let id_for_edit = id.clone();
-    let id_for_draft = id.clone();
-    let edit_label_id = format!("edit-{id}");
+/// Editing a question: its text (kept across redraws, [`set_edit`]), "Save and send", "Cancel".
+fn edit_box(
+    app: AppState,
+    id: String,
+    editing: RwSignal<bool>,
+    edit_text: RwSignal<String>,
+) -> impl IntoView {
+    let end_edit = {
+        let id = id.clone();
+        move || {
+            editing.set(false);
+            set_edit(&id, None);
+        }
+    };
+    let label_id = format!("edit-{id}");
+    let of = id.clone();
     view! {
-        <article class="msg" aria-busy={
-            let is_live = is_live.clone();
-            move || is_live().then_some("true")
-        } data-message=id.clone() data-role=role.as_str() data-example=msg.example.then_some("true")
-          data-pinned=msg.pinned.then_some("true") data-excluded=msg.excluded.then_some("true") data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
-            <header class="msg-head" class:hidden=role == Role::System || msg.example>
-                <span class="who">{role_label(role)}</span>
-                {variants}
-                {badge.map(|(class, text)| view! { <span class=class>{text}</span> })}
-                {msg.pinned.then(|| view! { <span class="badge pinned">"Pinned"</span> })}
-                {msg.excluded.then(|| view! { <span class="badge excluded">"Excluded"</span> })}
-                {tokens}
-            </header>
-            <Show
-                when=move || editing.get()
-                fallback=move || ()
-            >
-                <div class="edit-box">
-                    <label for=edit_label_id.clone() class="visually-hidden">"Edit message"</label>
-                    <textarea id=edit_label_id.clone() rows="3" prop:value=move || edit_text.get() on:input={
-                        let id = id_for_draft.clone();
-                        move |ev| {
-                            let text = event_target_value(&ev);
-                            set_edit(&id, Some(text.clone()));
-                            edit_text.set(text);
+        <div class="edit-box">
+            <label for=label_id.clone() class="visually-hidden">"Edit message"</label>
+            <textarea id=label_id rows="3" prop:value=move || edit_text.get() on:input=move |ev| {
+                let text = event_target_value(&ev);
+                set_edit(&id, Some(text.clone()));
+                edit_text.set(text);
+            }></textarea>
+            <div class="edit-actions">
+                <button type="button" class="primary" disabled=move || chat::is_streaming(&app) on:click={
+                    let end_edit = end_edit.clone();
+                    move |_| {
+                        let text = edit_text.get_untracked();
+                        if !text.trim().is_empty() {
+                            end_edit();
+                            chat::edit(app, of.clone(), text);
                         }
-                    }></textarea>
-                    <div class="edit-actions">
-                        <button type="button" class="primary" disabled=move || chat::is_streaming(&app) on:click={
-                            let of = id_for_edit.clone();
-                            let end_edit = end_edit.clone();
-                            move |_| {
-                                let text = edit_text.get_untracked();
-                                if !text.trim().is_empty() {
-                                    end_edit();
-                                    chat::edit(app, of.clone(), text);
-                                }
-                            }
-                        }>"Save and send"</button>
-                        <button type="button" on:click={
-                            let end_edit = end_edit.clone();
-                            move |_| end_edit()
-                        }>"Cancel"</button>
-                    </div>
-                </div>
-            </Show>
-            <div class="msg-body" class:hidden=move || editing.get()>{body}</div>
-            {note.map(|n| view! { <p class="msg-note">{n}</p> })}
-            {structured}
-            <footer class="msg-actions">{actions}{context_toggles}</footer>
-        </article>
+                    }
+                }>"Save and send"</button>
+                <button type="button" on:click=move |_| end_edit()>"Cancel"</button>
+            </div>
+        </div>
     }
 }
 
