@@ -4,6 +4,7 @@
 use crate::adapters::storage::Store;
 use crate::core::agent::{mcp, tools};
 use crate::core::session::{AgentConfig, DEFAULT_MAX_STEPS, MAX_STEPS_LIMIT};
+use crate::ui::components::form::{NumberField, SaveActions};
 use crate::ui::components::mcp_settings::McpEdit;
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
@@ -57,12 +58,7 @@ pub fn AgentDialog(
                         on:change=move |ev| on.set(event_target_checked(&ev)) />
                     "Agent mode"
                 </label>
-                <label>
-                    "Max steps"
-                    <input type="number" min="1" max=MAX_STEPS_LIMIT step="1"
-                        prop:value=move || steps.get()
-                        on:input=move |ev| steps.set(event_target_value(&ev)) />
-                </label>
+                <NumberField label="Max steps" value=steps min="1" max=MAX_STEPS_LIMIT.to_string() step="1" />
                 <label class="check">
                     <input type="checkbox" prop:checked=move || react.get()
                         on:change=move |ev| react.set(event_target_checked(&ev)) />
@@ -79,10 +75,7 @@ pub fn AgentDialog(
                     </ul>
                     <p class="hint">"Tools of MCP servers are added in Settings → MCP servers."</p>
                 </fieldset>
-                <div class="dialog-actions">
-                    <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
-                    <button type="submit" class="primary">"Save"</button>
-                </div>
+                <SaveActions on_cancel=on_close />
             </form>
         </Modal>
     }

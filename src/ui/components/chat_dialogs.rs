@@ -2,6 +2,7 @@
 //! modal is not on the first-load path); the app opens them and applies the answer it gets back
 //! (`DialogEvent::Rename` with the new title, `DialogEvent::Delete`).
 
+use crate::ui::components::form::SaveActions;
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
 
@@ -33,10 +34,7 @@ pub fn RenameDialog(
                     <input type="text" maxlength="200" prop:value=move || title.get() on:input=move |ev| title.set(event_target_value(&ev)) />
                 </label>
                 <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
-                <div class="dialog-actions">
-                    <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
-                    <button type="submit" class="primary">"Save"</button>
-                </div>
+                <SaveActions on_cancel=on_close />
             </form>
         </Modal>
     }

@@ -5,6 +5,7 @@
 
 use crate::core::context::report::Report;
 use crate::core::session::ContextOverrides;
+use crate::ui::components::form::NumberField;
 use leptos::prelude::*;
 
 /// Tokens as shown: `1234`, or `≈1234` when estimated.
@@ -60,12 +61,7 @@ fn chat_settings(current: ContextOverrides, on_save: Callback<ContextOverrides>)
     );
     let error = RwSignal::new(String::new());
     let field = |label: &'static str, value: RwSignal<String>| {
-        view! {
-            <label>{label}
-                <input type="number" min="0" step="1" placeholder="as in Settings"
-                    prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev)) />
-            </label>
-        }
+        view! { <NumberField label=label value=value min="0" step="1" placeholder="as in Settings" /> }
     };
     let save = move |_| {
         let num = |v: RwSignal<String>| -> Result<Option<u32>, ()> {

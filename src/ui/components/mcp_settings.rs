@@ -59,37 +59,41 @@ impl McpEdit {
     }
 }
 
-/// The MCP servers section; `edit` is read when Settings is saved.
-#[component]
-pub fn McpSection(
-    /// The servers and tokens stored.
-    stored: McpEdit,
-    /// Set to read the section's state when saving.
-    edit: StoredValue<Option<Callback<(), McpEdit>>>,
-) -> impl IntoView {
-    // The list redraws when a server is added, listed again or removed; a switch only updates
-    // its tool here (no redraw, so focus stays on it).
-    let rows = RwSignal::new(stored.servers.servers);
-    let tokens = StoredValue::new(stored.tokens);
-    let unreadable = stored.unreadable;
-    let locked = unreadable.is_some();
-    let url_field = RwSignal::new(String::new());
-    let token_field = RwSignal::new(String::new());
-    let busy = RwSignal::new(false);
-    let status = RwSignal::new(String::new());
-    let error = RwSignal::new(unreadable.clone().unwrap_or_default());
-    edit.set_value(Some(Callback::new(move |()| McpEdit {
-        servers: Servers {
-            servers: rows.get_untracked(),
-        },
-        tokens: tokens.get_value(),
-        unreadable: unreadable.clone(),
-    })));
+/// What the section shows and edits. The list redraws when a server is added, listed again or
+/// removed; a switch only updates its tool here (no redraw, so focus stays on it).
+#[derive(Clone, Copy)]
+struct McpForm {
+    /// The servers with their tools and switches.
+    rows: RwSignal<Vec<Server>>,
+    /// Their bearer tokens.
+    tokens: StoredValue<Tokens>,
+    /// The stored records could not be read: nothing can be added.
+    locked: bool,
+    /// The "MCP server URL" and "MCP bearer token" fields.
+    url_field: RwSignal<String>,
+    token_field: RwSignal<String>,
+    /// A server is being listed.
+    busy: RwSignal<bool>,
+    /// What happened last, and what went wrong.
+    status: RwSignal<String>,
+    error: RwSignal<String>,
+}
 
-    // Connect to `url` with `token`, list its tools and show it (in place of the row of the
-    // same URL, keeping its switches). `added`: typed in (the fields empty on success), else
-    // listed again (dropped if the server was removed meanwhile).
-    let fetch = move |url: String, token: Option<String>, added: bool| {
+impl McpForm {
+    /// Connect to `url` with `token`, list its tools and show it (in place of the row of the
+    /// same URL, keeping its switches). `added`: typed in (the fields empty on success), else
+    /// listed again (dropped if the server was removed meanwhile).
+    fn fetch(self, url: String, token: Option<String>, added: bool) {
+        let McpForm {
+            rows,
+            tokens,
+            url_field,
+            token_field,
+            busy,
+            status,
+            error,
+            ..
+        } = self;
         busy.set(true);
         error.set(String::new());
         status.set(format!("Connecting to {url}…"));
@@ -133,113 +137,190 @@ pub fn McpSection(
                 "{name}: {count} tools listed. Save to keep the changes."
             ));
         });
-    };
+    }
 
-    // A token left empty keeps the one stored for that URL.
-    let add = move || match mcp::check_url(&url_field.get_untracked()) {
-        Ok(u) => {
-            let typed = token_field.get_untracked().trim().to_string();
-            let token = if typed.is_empty() {
-                tokens.with_value(|t| t.token_for(&u).map(str::to_string))
-            } else {
-                Some(typed)
-            };
-            fetch(u, token, true);
+    /// Add the server typed in. A token left empty keeps the one stored for that URL.
+    fn add(self) {
+        match mcp::check_url(&self.url_field.get_untracked()) {
+            Ok(u) => {
+                let typed = self.token_field.get_untracked().trim().to_string();
+                let token = if typed.is_empty() {
+                    self.tokens
+                        .with_value(|t| t.token_for(&u).map(str::to_string))
+                } else {
+                    Some(typed)
+                };
+                self.fetch(u, token, true);
+            }
+            Err(e) => self.error.set(e),
         }
-        Err(e) => error.set(e),
+    }
+
+    /// List the tools of the server at `url` again.
+    fn refresh(self, url: String) {
+        let token = self
+            .tokens
+            .with_value(|t| t.token_for(&url).map(str::to_string));
+        self.fetch(url, token, false);
+    }
+
+    /// Switch the tool `tool` of the server at `url` on or off.
+    fn switch(self, url: &str, tool: &str, on: bool) {
+        self.rows.update_untracked(|rows| {
+            let t = rows
+                .iter_mut()
+                .filter(|r| r.url == url)
+                .flat_map(|r| r.tools.iter_mut())
+                .find(|t| t.name == tool);
+            if let Some(t) = t {
+                t.on = on;
+            }
+        });
+    }
+
+    /// Remove the server at `url`, called `name`.
+    fn remove(self, url: &str, name: &str) {
+        self.rows.update(|r| r.retain(|r| r.url != url));
+        self.status
+            .set(format!("{name} removed. Save to keep the change."));
+    }
+}
+
+/// The MCP servers section; `edit` is read when Settings is saved.
+#[component]
+pub fn McpSection(
+    /// The servers and tokens stored.
+    stored: McpEdit,
+    /// Set to read the section's state when saving.
+    edit: StoredValue<Option<Callback<(), McpEdit>>>,
+) -> impl IntoView {
+    let unreadable = stored.unreadable;
+    let form = McpForm {
+        rows: RwSignal::new(stored.servers.servers),
+        tokens: StoredValue::new(stored.tokens),
+        locked: unreadable.is_some(),
+        url_field: RwSignal::new(String::new()),
+        token_field: RwSignal::new(String::new()),
+        busy: RwSignal::new(false),
+        status: RwSignal::new(String::new()),
+        error: RwSignal::new(unreadable.clone().unwrap_or_default()),
     };
+    let McpForm {
+        rows,
+        tokens,
+        status,
+        error,
+        ..
+    } = form;
+    edit.set_value(Some(Callback::new(move |()| McpEdit {
+        servers: Servers {
+            servers: rows.get_untracked(),
+        },
+        tokens: tokens.get_value(),
+        unreadable: unreadable.clone(),
+    })));
+    view! {
+        <fieldset class="mcp-settings">
+            <legend>"MCP servers"</legend>
+            <p class="hint">"Tools of MCP servers (Streamable HTTP) are offered to chats in agent mode. A server must allow requests from this page (CORS). A token is sent only to its server's URL and is never exported."</p>
+            {move || rows.get().into_iter().map(|server| view! { <McpServer form=form server=server /> }).collect_view()}
+            <McpAddFields form=form />
+            <p class="hint" role="status">{move || status.get()}</p>
+            <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
+        </fieldset>
+    }
+}
+
+/// One server: its name and URL, a switch per tool, "Refresh tools" and "Remove".
+#[component]
+fn McpServer(
+    /// The section.
+    form: McpForm,
+    /// The server shown.
+    server: Server,
+) -> impl IntoView {
+    let busy = form.busy;
+    let name = server.name.clone();
+    let count = server.tools.len();
+    let (refresh_url, remove_url) = (server.url.clone(), server.url.clone());
+    let removed = name.clone();
+    let tools = server
+        .tools
+        .iter()
+        .map(|t| {
+            let (at, tool) = (server.url.clone(), t.name.clone());
+            view! {
+                <li>
+                    <label class="check" title=t.description.clone()>
+                        <input type="checkbox" prop:checked=t.on
+                            on:change=move |ev| form.switch(&at, &tool, event_target_checked(&ev)) />
+                        <code>{t.name.clone()}</code>
+                    </label>
+                    <span class="hint">{t.description.clone()}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="mcp-server" role="group" aria-label=format!("MCP server {name}")>
+            <p translate="no"><strong>{name.clone()}</strong>" "<span class="hint">{server.url.clone()}</span></p>
+            <p class="hint">{format!("{count} tools; the checked ones are offered in agent mode.")}</p>
+            <ul class="mcp-tools" translate="no">{tools}</ul>
+            <div class="row">
+                <button type="button" aria-label=format!("Refresh tools of {name}")
+                    prop:disabled=move || busy.get()
+                    on:click=move |_| form.refresh(refresh_url.clone())>"Refresh tools"</button>
+                <button type="button" aria-label=format!("Remove MCP server {name}")
+                    prop:disabled=move || busy.get()
+                    on:click=move |_| form.remove(&remove_url, &removed)>"Remove"</button>
+            </div>
+        </div>
+    }
+}
+
+/// The fields to add a server (URL, optional token), the plain-http warning and "Add MCP server".
+#[component]
+fn McpAddFields(
+    /// The section.
+    form: McpForm,
+) -> impl IntoView {
+    let McpForm {
+        url_field,
+        token_field,
+        busy,
+        locked,
+        ..
+    } = form;
     // Enter in the fields adds the server (it must not submit Settings).
     let on_enter = move |ev: leptos::ev::KeyboardEvent| {
         if ev.key() == "Enter" {
             ev.prevent_default();
             if !busy.get_untracked() && !locked {
-                add();
+                form.add();
             }
         }
     };
-
-    let row_view = move |server: Server| {
-        let name = server.name.clone();
-        let count = server.tools.len();
-        let (refresh_url, remove_url) = (server.url.clone(), server.url.clone());
-        let removed = name.clone();
-        let tools = server
-            .tools
-            .iter()
-            .map(|t| {
-                let (at, tool) = (server.url.clone(), t.name.clone());
-                view! {
-                    <li>
-                        <label class="check" title=t.description.clone()>
-                            <input type="checkbox" prop:checked=t.on
-                                on:change=move |ev| {
-                                    let on = event_target_checked(&ev);
-                                    rows.update_untracked(|rows| {
-                                        let t = rows.iter_mut().filter(|r| r.url == at)
-                                            .flat_map(|r| r.tools.iter_mut()).find(|t| t.name == tool);
-                                        if let Some(t) = t {
-                                            t.on = on;
-                                        }
-                                    });
-                                } />
-                            <code>{t.name.clone()}</code>
-                        </label>
-                        <span class="hint">{t.description.clone()}</span>
-                    </li>
-                }
-            })
-            .collect_view();
-        view! {
-            <div class="mcp-server" role="group" aria-label=format!("MCP server {name}")>
-                <p translate="no"><strong>{name.clone()}</strong>" "<span class="hint">{server.url.clone()}</span></p>
-                <p class="hint">{format!("{count} tools; the checked ones are offered in agent mode.")}</p>
-                <ul class="mcp-tools" translate="no">{tools}</ul>
-                <div class="row">
-                    <button type="button" aria-label=format!("Refresh tools of {name}")
-                        prop:disabled=move || busy.get()
-                        on:click=move |_| {
-                            let t = tokens.with_value(|t| t.token_for(&refresh_url).map(str::to_string));
-                            fetch(refresh_url.clone(), t, false);
-                        }>"Refresh tools"</button>
-                    <button type="button" aria-label=format!("Remove MCP server {name}")
-                        prop:disabled=move || busy.get()
-                        on:click=move |_| {
-                            rows.update(|r| r.retain(|r| r.url != remove_url));
-                            status.set(format!("{removed} removed. Save to keep the change."));
-                        }>"Remove"</button>
-                </div>
-            </div>
-        }
-    };
-
     view! {
-        <fieldset class="mcp-settings">
-            <legend>"MCP servers"</legend>
-            <p class="hint">"Tools of MCP servers (Streamable HTTP) are offered to chats in agent mode. A server must allow requests from this page (CORS). A token is sent only to its server's URL and is never exported."</p>
-            {move || rows.get().into_iter().map(row_view).collect_view()}
-            <div class="row">
-                <label>
-                    "MCP server URL"
-                    <input type="text" inputmode="url" autocomplete="off" spellcheck="false"
-                        placeholder="http://127.0.0.1:8000/mcp"
-                        prop:value=move || url_field.get()
-                        on:input=move |ev| url_field.set(event_target_value(&ev))
-                        on:keydown=on_enter />
-                </label>
-                <label>
-                    "MCP bearer token"
-                    <input type="password" autocomplete="off" placeholder="optional"
-                        prop:value=move || token_field.get()
-                        on:input=move |ev| token_field.set(event_target_value(&ev))
-                        on:keydown=on_enter />
-                </label>
-            </div>
-            <p class="form-warning" class:hidden=move || token_field.with(|t| t.trim().is_empty()) || !url_field.with(|u| plain_http_remote(u))>
-                "This server is reached over plain http://, so the token would travel unencrypted."
-            </p>
-            <button type="button" prop:disabled=move || busy.get() || locked on:click=move |_| add()>"Add MCP server"</button>
-            <p class="hint" role="status">{move || status.get()}</p>
-            <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
-        </fieldset>
+        <div class="row">
+            <label>
+                "MCP server URL"
+                <input type="text" inputmode="url" autocomplete="off" spellcheck="false"
+                    placeholder="http://127.0.0.1:8000/mcp"
+                    prop:value=move || url_field.get()
+                    on:input=move |ev| url_field.set(event_target_value(&ev))
+                    on:keydown=on_enter />
+            </label>
+            <label>
+                "MCP bearer token"
+                <input type="password" autocomplete="off" placeholder="optional"
+                    prop:value=move || token_field.get()
+                    on:input=move |ev| token_field.set(event_target_value(&ev))
+                    on:keydown=on_enter />
+            </label>
+        </div>
+        <p class="form-warning" class:hidden=move || token_field.with(|t| t.trim().is_empty()) || !url_field.with(|u| plain_http_remote(u))>
+            "This server is reached over plain http://, so the token would travel unencrypted."
+        </p>
+        <button type="button" prop:disabled=move || busy.get() || locked on:click=move |_| form.add()>"Add MCP server"</button>
     }
 }

@@ -8,6 +8,7 @@ pub mod chat_setup;
 pub mod composer;
 pub mod context_inspector;
 pub mod conversation;
+pub mod form;
 pub mod inspector;
 pub mod mcp_settings;
 pub mod message;

@@ -8,9 +8,11 @@ use crate::core::key_binding::{key_save, plain_http_remote, KeyField, KeySave, S
 use crate::core::persist::{self, ApiKeyRecord};
 use crate::core::settings::{models_url, preset, Settings, IN_BROWSER_ID, PRESETS};
 use crate::shell::error_text::describe_storage;
+use crate::ui::components::form::{FilePicker, NumberField, SaveActions};
 use crate::ui::components::mcp_settings::{McpEdit, McpSection};
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
+use std::collections::BTreeMap;
 
 /// Save validated `settings` and the key field, each in its own record: the key is bound only
 /// to the base URL it was typed for ([`key_save`]). Returns what the app must apply; a storage
@@ -57,71 +59,81 @@ fn window_hint(model: &str) -> String {
     }
 }
 
-/// Settings form in a modal.
-#[component]
-pub fn SettingsDialog(
-    /// The settings in use.
-    current: Settings,
-    /// The stored API key and the URL it belongs to.
-    stored: Option<ApiKeyRecord>,
-    /// The MCP servers and their tokens, as stored.
-    mcp: McpEdit,
-    /// Save: validated settings, the key field and the MCP servers; an error is shown in the
-    /// dialog.
-    on_save: Callback<(Settings, KeyField, McpEdit), Result<(), String>>,
-    /// The dialog closed.
-    on_close: Callback<()>,
-) -> impl IntoView {
-    let provider = RwSignal::new(current.provider.clone());
-    let base_url = RwSignal::new(current.base_url.clone());
-    // The stored key and the base URL it belongs to; the field only ever shows a key that
-    // belongs to the base URL field's current value.
-    let stored_key = StoredValue::new(stored);
-    let key =
-        RwSignal::new(stored_key.with_value(|r| KeyField::load(r.as_ref(), &current.base_url)));
-    let key_cleared = RwSignal::new(false);
-    let model = RwSignal::new(current.model.clone());
-    let temperature = RwSignal::new(
-        current
-            .temperature
-            .map(|t| t.to_string())
-            .unwrap_or_default(),
-    );
-    let max_tokens = RwSignal::new(
-        current
-            .max_tokens
-            .map(|t| t.to_string())
-            .unwrap_or_default(),
-    );
-    let stall = RwSignal::new(current.stall_seconds.to_string());
-    let window = RwSignal::new(
-        current
-            .window_for(&current.model)
-            .map(|w| w.to_string())
-            .unwrap_or_default(),
-    );
-    let reserve = RwSignal::new(
-        current
-            .reply_reserve
-            .map(|r| r.to_string())
-            .unwrap_or_default(),
-    );
-    let keep_recent = RwSignal::new(current.keep_recent_rounds.to_string());
-    let min_keep = RwSignal::new(current.min_keep_rounds.to_string());
-    let summarize = RwSignal::new(current.summarize);
-    let summarizer = RwSignal::new(current.summarizer_model.clone());
-    let windows = StoredValue::new(current.windows.clone());
-    let error = RwSignal::new(String::new());
-    let mcp_edit = StoredValue::new(None::<Callback<(), McpEdit>>);
-    let models = RwSignal::new(Vec::<String>::new());
-    let models_note = RwSignal::new(String::new());
+/// What the form's fields hold (numbers as typed, checked on saving) and the server's model
+/// list.
+#[derive(Clone, Copy)]
+struct SettingsForm {
+    provider: RwSignal<String>,
+    base_url: RwSignal<String>,
+    /// The stored key and the base URL it belongs to; the key field only ever shows a key that
+    /// belongs to the base URL field's current value.
+    stored_key: StoredValue<Option<ApiKeyRecord>>,
+    key: RwSignal<KeyField>,
+    /// The key field was emptied because the base URL changed.
+    key_cleared: RwSignal<bool>,
+    model: RwSignal<String>,
+    temperature: RwSignal<String>,
+    max_tokens: RwSignal<String>,
+    stall: RwSignal<String>,
+    window: RwSignal<String>,
+    reserve: RwSignal<String>,
+    keep_recent: RwSignal<String>,
+    min_keep: RwSignal<String>,
+    summarize: RwSignal<bool>,
+    summarizer: RwSignal<String>,
+    /// The context window of each model (the field shows the one of the model typed).
+    windows: StoredValue<BTreeMap<String, u32>>,
+    /// What went wrong, shown above the buttons.
+    error: RwSignal<String>,
+    /// The models the server offers, and a line about them.
+    models: RwSignal<Vec<String>>,
+    models_note: RwSignal<String>,
+    /// Only the newest model-list request may update the list (answers can arrive out of order).
+    generation: StoredValue<u32>,
+}
 
-    // Only the newest model-list request may update the list (answers can arrive out of order).
-    let generation = StoredValue::new(0u32);
-    let load_models = move || {
+impl SettingsForm {
+    fn new(current: &Settings, stored: Option<ApiKeyRecord>) -> Self {
+        let text = |n: Option<String>| RwSignal::new(n.unwrap_or_default());
+        let stored_key = StoredValue::new(stored);
+        SettingsForm {
+            provider: RwSignal::new(current.provider.clone()),
+            base_url: RwSignal::new(current.base_url.clone()),
+            key: RwSignal::new(
+                stored_key.with_value(|r| KeyField::load(r.as_ref(), &current.base_url)),
+            ),
+            stored_key,
+            key_cleared: RwSignal::new(false),
+            model: RwSignal::new(current.model.clone()),
+            temperature: text(current.temperature.map(|t| t.to_string())),
+            max_tokens: text(current.max_tokens.map(|t| t.to_string())),
+            stall: RwSignal::new(current.stall_seconds.to_string()),
+            window: text(current.window_for(&current.model).map(|w| w.to_string())),
+            reserve: text(current.reply_reserve.map(|r| r.to_string())),
+            keep_recent: RwSignal::new(current.keep_recent_rounds.to_string()),
+            min_keep: RwSignal::new(current.min_keep_rounds.to_string()),
+            summarize: RwSignal::new(current.summarize),
+            summarizer: RwSignal::new(current.summarizer_model.clone()),
+            windows: StoredValue::new(current.windows.clone()),
+            error: RwSignal::new(String::new()),
+            models: RwSignal::new(Vec::new()),
+            models_note: RwSignal::new(String::new()),
+            generation: StoredValue::new(0),
+        }
+    }
+
+    /// Ask the base URL's server for its models (with the key only if it belongs to that URL).
+    fn load_models(self) {
+        let Self {
+            generation,
+            models,
+            models_note,
+            ..
+        } = self;
         generation.update_value(|g| *g += 1);
         let mine = generation.get_value();
-        let base = base_url
+        let base = self
+            .base_url
             .get_untracked()
             .trim()
             .trim_end_matches('/')
@@ -131,7 +143,9 @@ pub fn SettingsDialog(
             return;
         }
         // The key goes only to the server it belongs to, never to one merely typed in here.
-        let key = key.with_untracked(|k| k.usable_for(&base).map(str::to_string));
+        let key = self
+            .key
+            .with_untracked(|k| k.usable_for(&base).map(str::to_string));
         models_note.set("Loading the server's model list…".into());
         leptos::task::spawn_local(async move {
             let Ok(ctrl) = web_sys::AbortController::new() else {
@@ -152,39 +166,50 @@ pub fn SettingsDialog(
                 }
             }
         });
-    };
-    load_models();
+    }
 
-    // The base URL field changed (typed or by a preset): a key never follows it elsewhere.
-    let base_changed = move |new_base: String| {
-        let before = key.get_untracked();
-        let after = stored_key.with_value(|r| before.follow_base(&new_base, r.as_ref()));
+    /// The base URL field changed (typed or by a preset): a key never follows it elsewhere.
+    fn base_changed(self, new_base: String) {
+        let before = self.key.get_untracked();
+        let after = self
+            .stored_key
+            .with_value(|r| before.follow_base(&new_base, r.as_ref()));
         // The note stays until a key is back in the field (typed, or restored for its own URL).
         if !after.text.trim().is_empty() {
-            key_cleared.set(false);
+            self.key_cleared.set(false);
         } else if !before.text.trim().is_empty() {
-            key_cleared.set(true);
+            self.key_cleared.set(true);
         }
-        key.set(after);
-        base_url.set(new_base);
-    };
+        self.key.set(after);
+        self.base_url.set(new_base);
+    }
 
-    let on_preset = move |ev| {
-        let id = event_target_value(&ev);
+    /// The provider preset `id` was chosen: its URL and model (if it has them) fill the fields.
+    fn preset_chosen(self, id: String) {
         if let Some(p) = preset(&id) {
             if !p.base_url.is_empty() {
-                base_changed(p.base_url.to_string());
+                self.base_changed(p.base_url.to_string());
             }
             if !p.model.is_empty() {
-                model.set(p.model.to_string());
+                self.model.set(p.model.to_string());
             }
         }
-        provider.set(id);
-        load_models();
-    };
+        self.provider.set(id);
+        self.load_models();
+    }
 
-    let save = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
+    /// The model name typed: the context window field shows the one kept for it.
+    fn model_typed(self, m: String) {
+        self.window.set(
+            self.windows
+                .with_value(|w| w.get(m.trim()).map(|v| v.to_string()))
+                .unwrap_or_default(),
+        );
+        self.model.set(m);
+    }
+
+    /// The settings in the fields, validated; else what is wrong, in words.
+    fn settings(self) -> Result<Settings, String> {
         let (
             Ok(temperature),
             Ok(max_tokens),
@@ -194,27 +219,26 @@ pub fn SettingsDialog(
             Ok(Some(keep_recent_rounds)),
             Ok(Some(min_keep_rounds)),
         ) = (
-            parse_opt::<f32>(&temperature.get_untracked()),
-            parse_opt::<u32>(&max_tokens.get_untracked()),
-            parse_opt::<u32>(&stall.get_untracked()),
-            parse_opt::<u32>(&window.get_untracked()),
-            parse_opt::<u32>(&reserve.get_untracked()),
-            parse_opt::<u32>(&keep_recent.get_untracked()),
-            parse_opt::<u32>(&min_keep.get_untracked()),
+            parse_opt::<f32>(&self.temperature.get_untracked()),
+            parse_opt::<u32>(&self.max_tokens.get_untracked()),
+            parse_opt::<u32>(&self.stall.get_untracked()),
+            parse_opt::<u32>(&self.window.get_untracked()),
+            parse_opt::<u32>(&self.reserve.get_untracked()),
+            parse_opt::<u32>(&self.keep_recent.get_untracked()),
+            parse_opt::<u32>(&self.min_keep.get_untracked()),
         )
         else {
-            error.set(crate::shell::error_text::SETTINGS_NOT_NUMBERS.into());
-            return;
+            return Err(crate::shell::error_text::SETTINGS_NOT_NUMBERS.into());
         };
-        let model_name = model.get_untracked().trim().to_string();
-        let mut windows = windows.get_value();
+        let model_name = self.model.get_untracked().trim().to_string();
+        let mut windows = self.windows.get_value();
         match window {
             Some(w) => windows.insert(model_name.clone(), w),
             None => windows.remove(&model_name),
         };
-        let candidate = Settings {
-            provider: provider.get_untracked(),
-            base_url: base_url.get_untracked(),
+        Settings {
+            provider: self.provider.get_untracked(),
+            base_url: self.base_url.get_untracked(),
             model: model_name,
             temperature,
             max_tokens,
@@ -223,168 +247,214 @@ pub fn SettingsDialog(
             reply_reserve,
             keep_recent_rounds,
             min_keep_rounds,
-            summarize: summarize.get_untracked(),
-            summarizer_model: summarizer.get_untracked(),
-        };
-        match candidate.validated() {
+            summarize: self.summarize.get_untracked(),
+            summarizer_model: self.summarizer.get_untracked(),
+        }
+        .validated()
+        .map_err(|e| crate::shell::error_text::settings_invalid(&e))
+    }
+}
+
+/// Settings form in a modal.
+#[component]
+pub fn SettingsDialog(
+    /// The settings in use.
+    current: Settings,
+    /// The stored API key and the URL it belongs to.
+    stored: Option<ApiKeyRecord>,
+    /// The MCP servers and their tokens, as stored.
+    mcp: McpEdit,
+    /// Save: validated settings, the key field and the MCP servers; an error is shown in the
+    /// dialog.
+    on_save: Callback<(Settings, KeyField, McpEdit), Result<(), String>>,
+    /// The dialog closed.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let form = SettingsForm::new(&current, stored);
+    let error = form.error;
+    let mcp_edit = StoredValue::new(None::<Callback<(), McpEdit>>);
+    form.load_models();
+    let save = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        match form.settings() {
             Ok(s) => {
                 let mcp = mcp_edit.get_value().map(|c| c.run(())).unwrap_or_default();
-                if let Err(e) = on_save.run((s, key.get_untracked(), mcp)) {
+                if let Err(e) = on_save.run((s, form.key.get_untracked(), mcp)) {
                     error.set(e);
                 }
             }
-            Err(e) => error.set(crate::shell::error_text::settings_invalid(&e)),
+            Err(e) => error.set(e),
         }
     };
-
-    let chinese = document()
-        .document_element()
-        .is_some_and(|e| e.get_attribute("lang").is_some_and(|l| l.starts_with("zh")));
     view! {
         <Modal title="Settings" on_close=on_close>
             <form class="settings" on:submit=save>
-                // The interface language changes at once (not on "Save") and is remembered; each
-                // language is named in itself.
-                <label>
-                    "Language"
-                    <select translate="no" on:change=move |ev| {
-                        if let Err(e) = set_language(&event_target_value(&ev)) {
-                            error.set(crate::shell::error_text::language_not_kept(&e));
-                        }
-                    }>
-                        <option value="en" selected=!chinese>"English"</option>
-                        <option value="zh-CN" selected=chinese>"简体中文"</option>
-                    </select>
-                </label>
-                <label>
-                    "Provider"
-                    <select on:change=on_preset prop:value=move || provider.get()>
-                        {PRESETS
-                            .iter()
-                            .map(|p| view! { <option value=p.id selected=p.id == current.provider>{p.label}</option> })
-                            .collect_view()}
-                    </select>
-                </label>
-                {move || provider.with(|p| p == IN_BROWSER_ID).then(|| view! { <ModelFileSection error=error /> })}
-                <label>
-                    "API base URL"
-                    <input
-                        type="url"
-                        placeholder="https://api.example.com/v1"
-                        prop:value=move || base_url.get()
-                        on:input=move |ev| base_changed(event_target_value(&ev))
-                        on:change=move |_| load_models()
-                    />
-                </label>
-                <label>
-                    "API key"
-                    <input
-                        type="password"
-                        autocomplete="off"
-                        placeholder="Not needed for local servers"
-                        prop:value=move || key.with(|k| k.text.clone())
-                        on:input=move |ev| {
-                            key_cleared.set(false);
-                            key.set(KeyField::typed(&event_target_value(&ev), &base_url.get_untracked()));
-                        }
-                    />
-                </label>
-                <p class="hint" role="status">
-                    {move || key_cleared.get().then_some("The API key field was emptied: a key belongs to the server it was entered for. Enter the key for this server.")}
-                </p>
-                <p class="form-warning" class:hidden=move || !key.with(|k| !k.text.trim().is_empty()) || !base_url.with(|b| plain_http_remote(b))>
-                    "This server is reached over plain http://, so the API key would travel unencrypted. Use https:// unless the server is on a network you trust."
-                </p>
-                <label>
-                    "Model"
-                    <input
-                        type="text"
-                        list="model-options"
-                        prop:value=move || model.get()
-                        on:input=move |ev| {
-                            let m = event_target_value(&ev);
-                            window.set(windows.with_value(|w| w.get(m.trim()).map(|v| v.to_string())).unwrap_or_default());
-                            model.set(m);
-                        }
-                    />
-                </label>
-                <datalist id="model-options">
-                    <For each=move || models.get() key=|m| m.clone() children=|m| view! { <option value=m.clone()></option> } />
-                </datalist>
-                <p class="hint">{move || models_note.get()}</p>
-                <div class="row">
-                    <label>
-                        "Temperature"
-                        <input type="number" min="0" max="2" step="0.1" placeholder="server default"
-                            prop:value=move || temperature.get()
-                            on:input=move |ev| temperature.set(event_target_value(&ev)) />
-                    </label>
-                    <label>
-                        "Max reply tokens"
-                        <input type="number" min="1" step="1" placeholder="server default"
-                            prop:value=move || max_tokens.get()
-                            on:input=move |ev| max_tokens.set(event_target_value(&ev)) />
-                    </label>
-                    <label>
-                        "Stall timeout (seconds)"
-                        <input type="number" min="1" max="3600" step="1"
-                            prop:value=move || stall.get()
-                            on:input=move |ev| stall.set(event_target_value(&ev)) />
-                    </label>
-                </div>
-                <fieldset class="context-settings">
-                    <legend>"Context"</legend>
-                    <div class="row">
-                        <label>
-                            "Context window"
-                            <input type="number" min="256" step="1"
-                                placeholder=move || model.with(|m| window_hint(m))
-                                prop:value=move || window.get()
-                                on:input=move |ev| window.set(event_target_value(&ev)) />
-                        </label>
-                        <label>
-                            "Reply reserve"
-                            <input type="number" min="0" step="1" placeholder="automatic"
-                                prop:value=move || reserve.get()
-                                on:input=move |ev| reserve.set(event_target_value(&ev)) />
-                        </label>
-                        <label>
-                            "Keep recent rounds"
-                            <input type="number" min="0" max="1000" step="1"
-                                prop:value=move || keep_recent.get()
-                                on:input=move |ev| keep_recent.set(event_target_value(&ev)) />
-                        </label>
-                        <label>
-                            "Minimum rounds"
-                            <input type="number" min="0" max="1000" step="1"
-                                prop:value=move || min_keep.get()
-                                on:input=move |ev| min_keep.set(event_target_value(&ev)) />
-                        </label>
-                    </div>
-                    <label class="check">
-                        <input type="checkbox"
-                            prop:checked=move || summarize.get()
-                            on:change=move |ev| summarize.set(event_target_checked(&ev)) />
-                        "Summarize old turns"
-                    </label>
-                    <label>
-                        "Summarizer model"
-                        <input type="text" list="model-options" placeholder="the chat model"
-                            prop:value=move || summarizer.get()
-                            on:input=move |ev| summarizer.set(event_target_value(&ev)) />
-                    </label>
-                    <p class="hint">"The context window is kept for this model. Empty fields use what the server or Satori's model table says."</p>
-                </fieldset>
+                <LanguageField error=error />
+                <ConnectionFields form=form />
+                <GenerationFields form=form />
+                <ContextFields form=form />
                 <McpSection stored=mcp edit=mcp_edit />
                 <StorageSection />
                 <p class="hint">"The API key stays in this browser's storage. It is only sent to the API base URL, in the Authorization header."</p>
                 <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>
-                <div class="dialog-actions">
-                    <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
-                    <button type="submit" class="primary">"Save"</button>
-                </div>
+                <SaveActions on_cancel=on_close />
             </form>
         </Modal>
+    }
+}
+
+/// The interface language: it changes at once (not on "Save") and is remembered; each language
+/// is named in itself.
+#[component]
+fn LanguageField(
+    /// Where a language that could not be kept is said.
+    error: RwSignal<String>,
+) -> impl IntoView {
+    let chinese = document()
+        .document_element()
+        .is_some_and(|e| e.get_attribute("lang").is_some_and(|l| l.starts_with("zh")));
+    view! {
+        <label>
+            "Language"
+            <select translate="no" on:change=move |ev| {
+                if let Err(e) = set_language(&event_target_value(&ev)) {
+                    error.set(crate::shell::error_text::language_not_kept(&e));
+                }
+            }>
+                <option value="en" selected=!chinese>"English"</option>
+                <option value="zh-CN" selected=chinese>"简体中文"</option>
+            </select>
+        </label>
+    }
+}
+
+/// Where requests go: provider preset (with the in-browser model's file for that one), base
+/// URL, API key (with its notes), model (with the server's list).
+#[component]
+fn ConnectionFields(
+    /// The form.
+    form: SettingsForm,
+) -> impl IntoView {
+    let SettingsForm {
+        provider,
+        base_url,
+        key,
+        key_cleared,
+        model,
+        models,
+        models_note,
+        error,
+        ..
+    } = form;
+    // The preset in use when the dialog opened is the one selected.
+    let chosen = provider.get_untracked();
+    view! {
+        <label>
+            "Provider"
+            <select on:change=move |ev| form.preset_chosen(event_target_value(&ev)) prop:value=move || provider.get()>
+                {PRESETS
+                    .iter()
+                    .map(|p| view! { <option value=p.id selected=p.id == chosen>{p.label}</option> })
+                    .collect_view()}
+            </select>
+        </label>
+        {move || provider.with(|p| p == IN_BROWSER_ID).then(|| view! { <ModelFileSection error=error /> })}
+        <label>
+            "API base URL"
+            <input
+                type="url"
+                placeholder="https://api.example.com/v1"
+                prop:value=move || base_url.get()
+                on:input=move |ev| form.base_changed(event_target_value(&ev))
+                on:change=move |_| form.load_models()
+            />
+        </label>
+        <label>
+            "API key"
+            <input
+                type="password"
+                autocomplete="off"
+                placeholder="Not needed for local servers"
+                prop:value=move || key.with(|k| k.text.clone())
+                on:input=move |ev| {
+                    key_cleared.set(false);
+                    key.set(KeyField::typed(&event_target_value(&ev), &base_url.get_untracked()));
+                }
+            />
+        </label>
+        <p class="hint" role="status">
+            {move || key_cleared.get().then_some("The API key field was emptied: a key belongs to the server it was entered for. Enter the key for this server.")}
+        </p>
+        <p class="form-warning" class:hidden=move || !key.with(|k| !k.text.trim().is_empty()) || !base_url.with(|b| plain_http_remote(b))>
+            "This server is reached over plain http://, so the API key would travel unencrypted. Use https:// unless the server is on a network you trust."
+        </p>
+        <label>
+            "Model"
+            <input
+                type="text"
+                list="model-options"
+                prop:value=move || model.get()
+                on:input=move |ev| form.model_typed(event_target_value(&ev))
+            />
+        </label>
+        <datalist id="model-options">
+            <For each=move || models.get() key=|m| m.clone() children=|m| view! { <option value=m.clone()></option> } />
+        </datalist>
+        <p class="hint">{move || models_note.get()}</p>
+    }
+}
+
+/// How replies are asked for: temperature, length, stall timeout.
+#[component]
+fn GenerationFields(
+    /// The form.
+    form: SettingsForm,
+) -> impl IntoView {
+    view! {
+        <div class="row">
+            <NumberField label="Temperature" value=form.temperature min="0" max="2" step="0.1" placeholder="server default" />
+            <NumberField label="Max reply tokens" value=form.max_tokens min="1" step="1" placeholder="server default" />
+            <NumberField label="Stall timeout (seconds)" value=form.stall min="1" max="3600" step="1" />
+        </div>
+    }
+}
+
+/// How the context is built: window, reply reserve, rounds kept, summaries.
+#[component]
+fn ContextFields(
+    /// The form.
+    form: SettingsForm,
+) -> impl IntoView {
+    let SettingsForm {
+        model,
+        summarize,
+        summarizer,
+        ..
+    } = form;
+    let automatic = Signal::derive(move || model.with(|m| window_hint(m)));
+    view! {
+        <fieldset class="context-settings">
+            <legend>"Context"</legend>
+            <div class="row">
+                <NumberField label="Context window" value=form.window min="256" step="1" placeholder=automatic />
+                <NumberField label="Reply reserve" value=form.reserve min="0" step="1" placeholder="automatic" />
+                <NumberField label="Keep recent rounds" value=form.keep_recent min="0" max="1000" step="1" />
+                <NumberField label="Minimum rounds" value=form.min_keep min="0" max="1000" step="1" />
+            </div>
+            <label class="check">
+                <input type="checkbox"
+                    prop:checked=move || summarize.get()
+                    on:change=move |ev| summarize.set(event_target_checked(&ev)) />
+                "Summarize old turns"
+            </label>
+            <label>
+                "Summarizer model"
+                <input type="text" list="model-options" placeholder="the chat model"
+                    prop:value=move || summarizer.get()
+                    on:input=move |ev| summarizer.set(event_target_value(&ev)) />
+            </label>
+            <p class="hint">"The context window is kept for this model. Empty fields use what the server or Satori's model table says."</p>
+        </fieldset>
     }
 }
 
@@ -422,18 +492,10 @@ fn ModelFileSection(error: RwSignal<String>) -> impl IntoView {
         });
     };
     run("which", None);
-    let on_pick = move |ev: leptos::ev::Event| {
-        use wasm_bindgen::JsCast;
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
+    let on_pick = move |files: Vec<web_sys::File>| {
+        let Some(file) = files.into_iter().next() else {
             return;
         };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        input.set_value("");
         error.set(String::new());
         note.set(format!("Checking “{}”…", file.name()));
         run("pick", Some(file));
@@ -444,7 +506,7 @@ fn ModelFileSection(error: RwSignal<String>) -> impl IntoView {
             <p class="hint" role="status">{move || note.get()}</p>
             <label>
                 "Model file (GGUF)"
-                <input type="file" accept=".gguf" on:change=on_pick prop:disabled=move || busy.get() />
+                <FilePicker accept=".gguf" disabled=busy on_pick=Callback::new(on_pick) />
             </label>
             <p class="hint">"A GGUF file of the SmolLM2 family (Q4_1 or Q8_0) runs instead of the built-in model. It is read from this computer, never uploaded."</p>
             <button type="button" class:hidden=move || !picked.get() prop:disabled=move || busy.get() on:click=move |_| {

@@ -4,6 +4,7 @@
 
 use crate::core::prompts::{self, RoleRef, UserPrompts, Vars, What};
 use crate::ui::components::chat_setup::label_of;
+use crate::ui::components::form::SaveActions;
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
 
@@ -93,10 +94,7 @@ pub fn SetupDialog(
                     Ok(text) => view! { <pre class="prompt-preview" translate="no">{text}</pre> }.into_any(),
                     Err(e) => view! { <p class="form-error">{e}</p> }.into_any(),
                 }}
-                <div class="dialog-actions">
-                    <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
-                    <button type="submit" class="primary">"Apply"</button>
-                </div>
+                <SaveActions on_cancel=on_close label="Apply" />
             </form>
         </Modal>
     }

@@ -7,6 +7,7 @@ use crate::core::protocol::DialogsCall;
 use crate::core::session::{Command, PromptSource};
 use crate::shell::error_text;
 use crate::ui::chat;
+use crate::ui::components::form::SaveActions;
 use crate::ui::components::modal::Modal;
 use crate::ui::state::{Alert, AppState};
 use leptos::prelude::*;
@@ -102,10 +103,7 @@ pub fn SystemPromptDialog(
                 <p class="hint">{origin} " Changes apply to this chat only; the template stays as it is."</p>
                 <label for="system-prompt-text">"System prompt"</label>
                 <textarea id="system-prompt-text" rows="14" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-                <div class="dialog-actions">
-                    <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
-                    <button type="submit" class="primary">"Save"</button>
-                </div>
+                <SaveActions on_cancel=on_close />
             </form>
         </Modal>
     }

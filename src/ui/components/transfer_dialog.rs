@@ -12,6 +12,7 @@ use crate::core::session::Session;
 use crate::core::transfer::import::{self, Plan};
 use crate::core::transfer::{format, markdown, parts};
 use crate::shell::store::{stored_chats, stored_prompts, Stored};
+use crate::ui::components::form::FilePicker;
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
 
@@ -262,12 +263,6 @@ async fn read_parts(
     Ok(parts::read(texts, others.len()))
 }
 
-/// The files of a file list (a picker's or a drop's).
-fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
-    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
-        .unwrap_or_default()
-}
-
 /// "Import": choose a file — or the parts of a ChatGPT export, or its `.zip` — (or those dropped
 /// on the window, `dropped`), see what it holds, import. `on_changed` runs after storage changed
 /// (import or undo), so the app reloads its chat list.
@@ -306,12 +301,8 @@ pub fn ImportDialog(
         });
     };
     take(dropped);
-    let on_file = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        take(files_of(input.files()));
-        input.set_value("");
-    };
-    let confirm = move |_| {
+    let on_pick = Callback::new(take);
+    let on_import = Callback::new(move |()| {
         let Step::Preview { plan, .. } = step.get_untracked() else {
             return;
         };
@@ -322,7 +313,11 @@ pub fn ImportDialog(
             }
             Err(e) => problem.set(e),
         }
-    };
+    });
+    let on_again = Callback::new(move |()| {
+        problem.set(String::new());
+        step.set(Step::Choose)
+    });
     let undo_import = move |_| match crate::shell::store::undo(&Store::local()) {
         Ok(()) => {
             step.set(Step::Undone);
@@ -332,70 +327,27 @@ pub fn ImportDialog(
     };
     let body = move || {
         match step.get() {
-        Step::Choose => view! {
-            <p>
-                "Satori exports (from “Export chat” or “Export all”), ChatGPT’s export (its .zip, conversations.json, or its conversations-000.json, -001.json … parts picked together), NextChat backups and BetterChatGPT exports. Everything is checked before anything is written; chats you already have are never overwritten."
-            </p>
-            <label for="import-file">"Import file"</label>
-            <input id="import-file" type="file" multiple accept=".json,.zip,application/json,application/zip" on:change=on_file />
-        }
-        .into_any(),
-        Step::Reading(name) => view! { <p role="status">{format!("Reading {name}…")}</p> }.into_any(),
-        Step::Preview { name, plan } => {
-            let titles = |list: Vec<(String, String)>| {
-                list.into_iter()
-                    .map(|(title, what)| view! { <li>{title}" — "{what}</li> })
-                    .collect_view()
-            };
-            // The list shows at most this many lines; the sentence above counts them all.
-            const SHOWN: usize = 200;
-            let copies: std::collections::HashSet<&str> =
-                plan.copies.iter().map(String::as_str).collect();
-            let adding: Vec<(String, String)> = plan
-                .add
-                .iter()
-                .take(SHOWN)
-                .map(|s| {
-                    let copy = if copies.contains(s.id.as_str()) {
-                        ", as a copy (the id was taken)"
-                    } else {
-                        ""
-                    };
-                    (s.display_title().to_string(), format!("{} messages{copy}", s.messages.len()))
-                })
-                .collect();
-            let skipping: Vec<(String, String)> = plan
-                .identical
-                .iter()
-                .take(SHOWN.saturating_sub(adding.len()))
-                .map(|t| (t.clone(), "skipped: identical to another chat".to_string()))
-                .collect();
-            let n = plan.add.len();
-            let empty = plan.is_empty();
-            view! {
-                <p role="status">{format!("{name}: {}", plan.summary(false))}</p>
-                <ul class="import-list" translate="no">{titles(adding)}{titles(skipping)}</ul>
+            Step::Choose => view! {
+                <p>
+                    "Satori exports (from “Export chat” or “Export all”), ChatGPT’s export (its .zip, conversations.json, or its conversations-000.json, -001.json … parts picked together), NextChat backups and BetterChatGPT exports. Everything is checked before anything is written; chats you already have are never overwritten."
+                </p>
+                <label for="import-file">"Import file"</label>
+                <FilePicker id="import-file" multiple=true accept=".json,.zip,application/json,application/zip" on_pick=on_pick />
+            }
+            .into_any(),
+            Step::Reading(name) => view! { <p role="status">{format!("Reading {name}…")}</p> }.into_any(),
+            Step::Preview { name, plan } => view! {
+                <ImportPreview name=name plan=plan on_import=on_import on_again=on_again />
+            }
+            .into_any(),
+            Step::Done(summary) => view! {
+                <p role="status">{summary}</p>
                 <div class="dialog-actions">
-                    {(!empty).then(|| view! {
-                        <button type="button" on:click=confirm>
-                            {format!("Import {n} {}", if n == 1 { "chat" } else { "chats" })}
-                        </button>
-                    })}
-                    <button type="button" on:click=move |_| { problem.set(String::new()); step.set(Step::Choose) }>
-                        "Choose another file"
-                    </button>
+                    <button type="button" on:click=undo_import>"Undo import"</button>
                 </div>
             }
-            .into_any()
-        }
-        Step::Done(summary) => view! {
-            <p role="status">{summary}</p>
-            <div class="dialog-actions">
-                <button type="button" on:click=undo_import>"Undo import"</button>
-            </div>
-        }
-        .into_any(),
-        Step::Undone => view! { <p role="status">"Import undone: everything is as it was before."</p> }.into_any(),
+            .into_any(),
+            Step::Undone => view! { <p role="status">"Import undone: everything is as it was before."</p> }.into_any(),
     }
     };
     // Undo is offered only while the dialog is open: closing it lets the backup go.
@@ -411,5 +363,66 @@ pub fn ImportDialog(
                 <button type="button" on:click=move |_| on_close.run(())>"Close"</button>
             </div>
         </Modal>
+    }
+}
+
+/// What importing the file `name` would do (`plan`): a sentence, the chats listed, and
+/// "Import N chats" (if there is anything to import) and "Choose another file".
+#[component]
+fn ImportPreview(
+    /// The file (or files) read.
+    name: String,
+    /// What importing it would do.
+    plan: Plan,
+    /// "Import N chats" was pressed.
+    on_import: Callback<()>,
+    /// "Choose another file" was pressed.
+    on_again: Callback<()>,
+) -> impl IntoView {
+    let titles = |list: Vec<(String, String)>| {
+        list.into_iter()
+            .map(|(title, what)| view! { <li>{title}" — "{what}</li> })
+            .collect_view()
+    };
+    // The list shows at most this many lines; the sentence above counts them all.
+    const SHOWN: usize = 200;
+    let copies: std::collections::HashSet<&str> = plan.copies.iter().map(String::as_str).collect();
+    let adding: Vec<(String, String)> = plan
+        .add
+        .iter()
+        .take(SHOWN)
+        .map(|s| {
+            let copy = if copies.contains(s.id.as_str()) {
+                ", as a copy (the id was taken)"
+            } else {
+                ""
+            };
+            (
+                s.display_title().to_string(),
+                format!("{} messages{copy}", s.messages.len()),
+            )
+        })
+        .collect();
+    let skipping: Vec<(String, String)> = plan
+        .identical
+        .iter()
+        .take(SHOWN.saturating_sub(adding.len()))
+        .map(|t| (t.clone(), "skipped: identical to another chat".to_string()))
+        .collect();
+    let n = plan.add.len();
+    let empty = plan.is_empty();
+    view! {
+        <p role="status">{format!("{name}: {}", plan.summary(false))}</p>
+        <ul class="import-list" translate="no">{titles(adding)}{titles(skipping)}</ul>
+        <div class="dialog-actions">
+            {(!empty).then(|| view! {
+                <button type="button" on:click=move |_| on_import.run(())>
+                    {format!("Import {n} {}", if n == 1 { "chat" } else { "chats" })}
+                </button>
+            })}
+            <button type="button" on:click=move |_| on_again.run(())>
+                "Choose another file"
+            </button>
+        </div>
     }
 }
