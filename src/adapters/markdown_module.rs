@@ -13,7 +13,7 @@ pub async fn load() -> Result<(), ModuleError> {
 /// Where a reply still arriving can be cut (`markdown::stream_cut` of `text`, which starts at the
 /// last cut), or `None` while the renderer is not loaded.
 pub fn stream_cut(text: &str) -> Option<usize> {
-    modules::call(MarkdownCall::StreamCut(text.to_string()), None)
+    modules::call(MarkdownCall::StreamCut(text), None)
         .ok()
         .and_then(|v| v.as_f64())
         .map(|n| n as usize)
@@ -21,7 +21,7 @@ pub fn stream_cut(text: &str) -> Option<usize> {
 
 /// Safe HTML for untrusted markdown, or `None` while the renderer is not loaded.
 pub fn render(text: &str) -> Option<String> {
-    modules::call(MarkdownCall::Render(text.to_string()), None)
+    modules::call(MarkdownCall::Render(text), None)
         .ok()
         .and_then(|v| v.as_string())
 }

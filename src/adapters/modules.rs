@@ -104,7 +104,12 @@ pub fn loaded(module: Module) -> bool {
 /// one line.
 fn parts<C: Call>(call: C, object: Option<&JsValue>) -> (Module, &'static str, js_sys::Array) {
     let function = call.function();
-    let array: js_sys::Array = call.args().iter().map(|a| JsValue::from_str(a)).collect();
+    let array: js_sys::Array = call
+        .args()
+        .into_iter()
+        .flatten()
+        .map(JsValue::from_str)
+        .collect();
     if let Some(o) = object {
         array.push(o);
     }
@@ -130,23 +135,41 @@ fn call_parts(
 }
 
 /// Load the module if needed, then make `call`.
-pub async fn load_and_call<C: Call>(
+pub fn load_and_call<C: Call>(
     call: C,
     object: Option<&JsValue>,
-) -> Result<JsValue, ModuleError> {
+) -> impl std::future::Future<Output = Result<JsValue, ModuleError>> {
     let (module, function, args) = parts(call, object);
+    load_and_call_parts(module, function, args)
+}
+
+async fn load_and_call_parts(
+    module: Module,
+    function: &'static str,
+    args: js_sys::Array,
+) -> Result<JsValue, ModuleError> {
     load(module).await?;
     call_parts(module, function, &args)
 }
 
 /// Load the module if needed, make the async `call` and await the answer — giving up when
 /// `signal` aborts ([`ModuleError::Aborted`]) or after `ms` milliseconds, whatever the module does.
-pub async fn call_within<C: Call>(
+pub fn call_within<C: Call>(
     call: C,
     signal: &web_sys::AbortSignal,
     ms: u32,
-) -> Result<JsValue, ModuleError> {
+) -> impl std::future::Future<Output = Result<JsValue, ModuleError>> + '_ {
     let (module, function, args) = parts(call, None);
+    call_within_parts(module, function, args, signal, ms)
+}
+
+async fn call_within_parts(
+    module: Module,
+    function: &'static str,
+    args: js_sys::Array,
+    signal: &web_sys::AbortSignal,
+    ms: u32,
+) -> Result<JsValue, ModuleError> {
     call_module_within(module.name(), function, &args, signal, ms)
         .await
         .map_err(|e| {

@@ -155,16 +155,16 @@ pub fn change_of(key: &str, open: &str, removed: bool) -> Change {
     }
 }
 
-/// The chat list read again from storage (`stored`) in a tab whose list is `mine` and whose open
-/// chat is `open`: the stored list, with this tab's active chat, and the open chat listed if it
-/// has started (it may not be written yet).
-pub fn list_reread(stored: Index, mine: &Index, open: &Session) -> Index {
-    let mut index = stored;
-    index.active.clone_from(&mine.active);
-    if open.started() && !index.sessions.iter().any(|e| e.id == open.id) {
-        index.upsert(open);
+/// The chat list `mine` of a tab whose open chat is `open`, read again from storage (`stored`):
+/// the stored list, with this tab's active chat, and the open chat listed if it has started (it
+/// may not be written yet).
+pub fn list_reread(mine: &mut Index, stored: Index, open: &Session) {
+    let active = mine.active.take();
+    *mine = stored;
+    mine.active = active;
+    if open.started() && !mine.sessions.iter().any(|e| e.id == open.id) {
+        mine.upsert(open);
     }
-    index
 }
 
 #[cfg(test)]
@@ -315,7 +315,12 @@ mod tests {
         };
         let mut fresh = Session::new("open".into(), 5, None, Vec::new());
         // Not started: not listed (it would be an empty chat in the list).
-        let got = list_reread(stored.clone(), &mine, &fresh);
+        let reread = |stored: &Index, open: &Session| {
+            let mut got = mine.clone();
+            list_reread(&mut got, stored.clone(), open);
+            got
+        };
+        let got = reread(&stored, &fresh);
         assert_eq!(got.active.as_deref(), Some("open"));
         assert_eq!(
             got.sessions
@@ -331,7 +336,7 @@ mod tests {
                 at: 30,
             })
             .unwrap();
-        let got = list_reread(stored.clone(), &mine, &fresh);
+        let got = reread(&stored, &fresh);
         assert_eq!(
             got.sessions
                 .iter()
@@ -342,7 +347,7 @@ mod tests {
         // Listed already (another tab wrote it): its stored entry stays as it is.
         let mut listed = stored.clone();
         listed.sessions.push(entry("open", 1));
-        let got = list_reread(listed, &mine, &fresh);
+        let got = reread(&listed, &fresh);
         assert_eq!(got.sessions.len(), 3);
         assert_eq!(got.sessions[2], entry("open", 1));
     }

@@ -17,8 +17,7 @@ impl AppState {
             .and_then(|t| persist::decode_index(&t).ok());
         if let Some(stored) = stored {
             let open = self.session.get_untracked();
-            self.index
-                .update(|i| *i = saving::list_reread(stored, i, &open));
+            self.index.update(|i| saving::list_reread(i, stored, &open));
         }
     }
 
