@@ -102,6 +102,7 @@ pub fn read(files: Vec<(String, String)>, others: usize) -> Result<Incoming, Imp
     let mut named = BTreeSet::new();
     let mut notes = Vec::new();
     let mut any = false;
+    let mut what = "ChatGPT's export";
     let mut files = files;
     files.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, text) in &files {
@@ -115,12 +116,17 @@ pub fn read(files: Vec<(String, String)>, others: usize) -> Result<Incoming, Imp
                 numbers.extend(n);
                 let value = import::parse(text).map_err(in_file)?;
                 let empty = value.as_array().is_some_and(Vec::is_empty);
-                if !empty && !super::chatgpt::looks_like(&value) {
+                if super::claude::looks_like(&value) {
+                    // Claude's data export is a `.zip` with a `conversations.json` too.
+                    what = "Claude's export";
+                    chats.extend(super::claude::read(&value));
+                } else if empty || super::chatgpt::looks_like(&value) {
+                    chats.extend(super::chatgpt::read(&value));
+                } else {
                     return Err(in_file(ImportError::UnknownFormat(
-                        "it is not a list of ChatGPT conversations".into(),
+                        "it is not a list of ChatGPT or Claude conversations".into(),
                     )));
                 }
-                chats.extend(super::chatgpt::read(&value).map_err(in_file)?);
             }
             Kind::Manifest => match import::parse(text) {
                 Ok(value) => named.extend(shards_named(&value)),
@@ -179,7 +185,7 @@ pub fn read(files: Vec<(String, String)>, others: usize) -> Result<Incoming, Imp
             if others == 1 { "was" } else { "were" }
         ));
     }
-    let mut incoming = import::checked(chats, Vec::new(), false)?;
+    let mut incoming = import::gathered(chats, what)?;
     incoming.notes = notes;
     Ok(incoming)
 }
