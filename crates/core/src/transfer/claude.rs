@@ -116,10 +116,17 @@ fn attachments(m: &Value) -> Vec<String> {
         })
         .map(|a| {
             let name = str_at(a, "file_name").unwrap_or_default();
-            let kind = match str_at(a, "file_type").or_else(|| str_at(a, "file_kind")) {
-                Some(t) if t.starts_with("image") => "image",
-                _ => "file",
+            let image = match str_at(a, "file_type").or_else(|| str_at(a, "file_kind")) {
+                Some(t) => t.starts_with("image"),
+                // `files` name no type: an image by its name.
+                None => {
+                    let lower = name.to_ascii_lowercase();
+                    [".png", ".jpg", ".jpeg", ".gif", ".webp"]
+                        .iter()
+                        .any(|e| lower.ends_with(e))
+                }
             };
+            let kind = if image { "image" } else { "file" };
             placeholder(kind, name)
         })
         .collect()

@@ -25,3 +25,5 @@ pub mod zip;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod foreign_tests;
