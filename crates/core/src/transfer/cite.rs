@@ -196,7 +196,8 @@ mod tests {
 
     #[test]
     fn markers_become_numbered_links_or_go() {
-        let text = "東京の天気は晴れ🌞【3†source】。明日は雨【5†source】、風【3†source】【9†source】。";
+        let text =
+            "東京の天気は晴れ🌞【3†source】。明日は雨【5†source】、風【3†source】【9†source】。";
         let cite_of = |m: &str, url: Option<&str>| {
             let (s, e) = ix(text, m);
             json!({"start_ix": s, "end_ix": e, "metadata": {"url": url, "title": "t"}})
@@ -237,6 +238,14 @@ mod tests {
                 1,
             ),
             ("a 【note】 stays", json!({}), "a 【note】 stays", 0, 0),
+            // Offsets one off (counted from 1, say) frame no marker: not used.
+            (
+                "晴れ【1†source】 and more text after it",
+                json!({"citations": [{"start_ix": 3, "end_ix": 13, "metadata": {"url": "https://a.example"}}]}),
+                "晴れ and more text after it",
+                0,
+                1,
+            ),
         ];
         for (text, meta, want, linked, removed) in cases {
             assert_eq!(

@@ -51,7 +51,12 @@ fn render(incoming: &Incoming) -> String {
         let _ = writeln!(out, "skipped {:?}: {}", s.name, s.reason);
     }
     for r in &incoming.reports {
-        let _ = writeln!(out, "report {}: {}", r.chat, r.sentence().unwrap_or_default());
+        let _ = writeln!(
+            out,
+            "report {}: {}",
+            r.chat,
+            r.sentence().unwrap_or_default()
+        );
     }
     out
 }
@@ -81,7 +86,6 @@ fn check(file: &str, want: &str) {
     assert_eq!(got, want, "{file}:\n{got}");
 }
 
-
 /// ChatGPT's browsing steps are tool rounds (two outputs of one call are one result), citation
 /// markers are numbered links by their character offsets (Chinese text and an emoji before
 /// them), a marker without a citation goes, images and files are named, hidden nodes and the
@@ -107,11 +111,11 @@ fn chatgpt_as_it_really_is() {
         chat chatgpt-cg-0003 "Lost current node" 2025-12-01T09:31:40.000Z .. 2025-12-01T09:31:44.000Z leaf=new
         q <- - user complete 09:31:40 "Weather?"
         old <- q assistant complete 09:31:42 model=gpt-4o "Sunny[1](https://weather.example/today) and warm."
-        new <- q assistant complete 09:31:43 model=gpt-4o "Sunny."
+        new <- q assistant incomplete 09:31:43 model=gpt-4o "Sunny."
         skipped "Broken one": mapping: missing, or not an object
         skipped "untitled chat #4": mapping: missing, or not an object
         report chatgpt-cg-0001: "东京天气 Tokyo weather": 2 tool calls and 2 results kept as tool steps, 3 citations linked, 1 citation marker removed, 2 attachments shown by name only, 1 interrupted reply marked incomplete, 1 hidden message left out.
-        report chatgpt-cg-0003: "Lost current node": 1 citation linked, 1 citation marker removed, 2 hidden messages left out.
+        report chatgpt-cg-0003: "Lost current node": 1 citation linked, 1 citation marker removed, 1 interrupted reply marked incomplete, 2 hidden messages left out.
         "##,
     );
 }
@@ -206,7 +210,9 @@ fn librechat_exports() {
 /// conversation blocks the whole ChatGPT export".
 #[test]
 fn one_bad_conversation_no_longer_blocks_the_others() {
-    let cases: &[(&str, usize, &[(&str, &str)])] = &[
+    /// A file, how many chats come in, and the (name, reason) of each skipped.
+    type Case<'a> = (&'a str, usize, &'a [(&'a str, &'a str)]);
+    let cases: &[Case] = &[
         (
             "chatgpt-no-mapping.json",
             1,
@@ -316,7 +322,7 @@ fn the_plan_says_what_was_skipped_and_converted() {
     assert_eq!(chats, ["copy-1", "chatgpt-cg-0003"]);
     assert_eq!(
         p.report_lines()[1],
-        "\"Lost current node\": 1 citation linked, 1 citation marker removed, 2 hidden messages left out."
+        "\"Lost current node\": 1 citation linked, 1 citation marker removed, 1 interrupted reply marked incomplete, 2 hidden messages left out."
     );
     // Importing the same file again: nothing to add, and no reports.
     let again = read(&fixture("chatgpt-tools-citations.json")).unwrap();
@@ -334,6 +340,10 @@ fn the_same_file_reads_the_same() {
         "librechat-tree.json",
         "librechat-flat.json",
     ] {
-        assert_eq!(read(&fixture(f)).unwrap(), read(&fixture(f)).unwrap(), "{f}");
+        assert_eq!(
+            read(&fixture(f)).unwrap(),
+            read(&fixture(f)).unwrap(),
+            "{f}"
+        );
     }
 }

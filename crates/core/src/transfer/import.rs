@@ -84,7 +84,10 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
         return gathered(super::openwebui::read(&value), "an Open WebUI export");
     }
     if super::librechat::looks_like(&value) {
-        return gathered(vec![Ok(super::librechat::read(&value)?)], "a LibreChat export");
+        return gathered(
+            vec![Ok(super::librechat::read(&value)?)],
+            "a LibreChat export",
+        );
     }
     if let Some(app) = super::apps::recognise(&value) {
         let chats = super::apps::read(app, &value)?;
@@ -246,7 +249,10 @@ pub(super) fn gathered(
             incoming.skipped.push(Skipped::new(
                 i,
                 &chat.title,
-                format!("the chat id {:?} appears twice in the file", short(&chat.id)),
+                format!(
+                    "the chat id {:?} appears twice in the file",
+                    short(&chat.id)
+                ),
             ));
             continue;
         }
@@ -460,7 +466,10 @@ impl Plan {
 
     /// One sentence per chat to add whose import converted something ([`ChatReport::sentence`]).
     pub fn report_lines(&self) -> Vec<String> {
-        self.reports.iter().filter_map(ChatReport::sentence).collect()
+        self.reports
+            .iter()
+            .filter_map(ChatReport::sentence)
+            .collect()
     }
 }
 

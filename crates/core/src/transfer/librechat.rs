@@ -39,7 +39,10 @@ fn schema(path: &str, problem: &str) -> ImportError {
 fn part_text(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) => Some(s.clone()),
-        other => other.get("value").and_then(Value::as_str).map(str::to_string),
+        other => other
+            .get("value")
+            .and_then(Value::as_str)
+            .map(str::to_string),
     }
 }
 
@@ -118,7 +121,10 @@ pub fn read(value: &Value) -> Result<Read, ImportError> {
     let id = str_at(value, "conversationId")
         .filter(|s| !s.trim().is_empty())
         .ok_or_else(|| schema("conversationId", "empty, or not text"))?;
-    let title = str_at(value, "title").unwrap_or_default().trim().to_string();
+    let title = str_at(value, "title")
+        .unwrap_or_default()
+        .trim()
+        .to_string();
     let model = str_at(value, "model")
         .or_else(|| value.get("options").and_then(|o| str_at(o, "model")))
         .map(str::to_string);
@@ -206,7 +212,7 @@ pub fn read(value: &Value) -> Result<Read, ImportError> {
         }
         messages.append(&mut out);
     }
-    messages.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+    messages.sort_by_key(|m| m.created_at);
     let created = str_at(value, "createdAt")
         .and_then(parse_iso)
         .or_else(|| messages.iter().map(|m| m.created_at).min())

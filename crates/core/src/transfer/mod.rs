@@ -17,13 +17,13 @@ pub mod import;
 pub mod librechat;
 pub mod markdown;
 pub mod openwebui;
-pub mod report;
 pub mod parts;
+pub mod report;
 pub mod share;
 pub mod time;
 pub mod zip;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod foreign_tests;
+#[cfg(test)]
+mod tests;

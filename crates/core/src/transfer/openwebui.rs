@@ -140,7 +140,9 @@ fn chat(item: &Map<String, Value>, title: &str) -> Result<Read, String> {
                         .and_then(Value::as_str)
                 })
                 .map(str::to_string);
-            let error = m.get("error").filter(|e| !e.is_null() && *e != &Value::Bool(false));
+            let error = m
+                .get("error")
+                .filter(|e| !e.is_null() && *e != &Value::Bool(false));
             if m.get("done") == Some(&Value::Bool(false)) || error.is_some() {
                 msg.status = Status::Incomplete;
                 report.incomplete += 1;

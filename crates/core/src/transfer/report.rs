@@ -195,7 +195,10 @@ pub(super) fn session(
 
 /// The newest message no other message follows (the latest by time, then the last listed).
 pub(super) fn newest_leaf(messages: &[Message]) -> Option<String> {
-    let parents: HashSet<&str> = messages.iter().filter_map(|m| m.parent.as_deref()).collect();
+    let parents: HashSet<&str> = messages
+        .iter()
+        .filter_map(|m| m.parent.as_deref())
+        .collect();
     messages
         .iter()
         .enumerate()
@@ -281,13 +284,8 @@ pub(super) fn reply(
             match call {
                 Some(c) => {
                     open.retain(|o| *o != c);
-                    let mut m = Message::new(
-                        String::new(),
-                        None,
-                        crate::session::Role::Tool,
-                        text,
-                        at,
-                    );
+                    let mut m =
+                        Message::new(String::new(), None, crate::session::Role::Tool, text, at);
                     m.tool_call_id = Some(c);
                     report.tool_results += 1;
                     out.push(m);
@@ -385,7 +383,9 @@ mod tests {
         for (skipped, want) in cases {
             assert_eq!(skipped_sentence(skipped).as_deref(), *want);
         }
-        let many: Vec<Skipped> = (0..7).map(|i| Skipped::new(i, "", "not an object")).collect();
+        let many: Vec<Skipped> = (0..7)
+            .map(|i| Skipped::new(i, "", "not an object"))
+            .collect();
         assert_eq!(
             skipped_sentence(&many).unwrap(),
             "7 chats could not be read and were skipped: untitled chat #1 (not an object), untitled chat #2 (not an object), untitled chat #3 (not an object), untitled chat #4 (not an object), untitled chat #5 (not an object) and 2 more"
