@@ -61,16 +61,31 @@ fn render(incoming: &Incoming) -> String {
     out
 }
 
-fn fixture(name: &str) -> String {
-    let path = format!(
-        "{}/../../tests/fixtures/import/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+/// The fixtures, compiled in (the core reads no files, even in tests).
+fn fixture(name: &str) -> &'static str {
+    macro_rules! files {
+        ($($f:literal),*) => {
+            match name {
+                $($f => include_str!(concat!("../../../../tests/fixtures/import/", $f)),)*
+                other => panic!("no fixture {other}"),
+            }
+        };
+    }
+    files!(
+        "chatgpt-tools-citations.json",
+        "claude-conversations.json",
+        "openwebui-export.json",
+        "librechat-tree.json",
+        "librechat-flat.json",
+        "chatgpt-no-mapping.json",
+        "chatgpt-no-id.json",
+        "chatgpt-cycle.json",
+        "chatgpt-not-object.json"
+    )
 }
 
 fn check(file: &str, want: &str) {
-    let got = render(&read(&fixture(file)).unwrap_or_else(|e| panic!("{file}: {e}")));
+    let got = render(&read(fixture(file)).unwrap_or_else(|e| panic!("{file}: {e}")));
     let want = want
         .lines()
         .map(str::trim_start)
@@ -131,13 +146,13 @@ fn claude_export() {
         r##"
         chat claude-c-0001 "Reading a file in Rust" 2025-12-01T09:30:00.000Z .. 2025-12-01T09:40:00.000Z leaf=a3
         h1 <- - user complete 09:30:01 "How do I read a file?\n\n[file: main.rs]"
-        a1-1 <- h1 assistant complete 09:30:05 call=toolu_01:web_search({"query":"rust read file to string"}) thinking="The user wants std::fs." "Let me check the docs."
-        a1-2 <- a1-1 tool complete 09:30:05 answers=toolu_01 "std::fs::read_to_string reads a whole file."
-        a1 <- a1-2 assistant complete 09:30:05 "Use `std::fs::read_to_string(\"main.rs\")?`."
+        a1-1 <- h1 assistant complete 09:30:05 call=toolu_01:web_search({"query":"rust read file to string"}) thinking="The user wants fs." "Let me check the docs."
+        a1-2 <- a1-1 tool complete 09:30:05 answers=toolu_01 "fs::read_to_string reads a whole file."
+        a1 <- a1-2 assistant complete 09:30:05 "Use `fs::read_to_string(\"main.rs\")?`."
         h2 <- a1 user complete 09:31:00 "And line by line?\n\n[image: screenshot.png]"
         a2 <- h2 assistant complete 09:31:05 "Use BufRead::lines."
         h3 <- a1 user complete 09:35:00 "And in bytes?"
-        a3 <- h3 assistant complete 09:35:05 "Use std::fs::read."
+        a3 <- h3 assistant complete 09:35:05 "Use fs::read."
         chat claude-c-0003 "" 2025-12-03T09:30:00.000Z .. 2025-12-03T09:30:00.000Z leaf=x2
         x1 <- - user complete 09:30:01 "Hi"
         x2 <- x1 assistant complete 09:30:02 "Hello!"
@@ -235,7 +250,7 @@ fn one_bad_conversation_no_longer_blocks_the_others() {
         ),
     ];
     for (file, chats, skipped) in cases {
-        let incoming = read(&fixture(file)).unwrap();
+        let incoming = read(fixture(file)).unwrap();
         assert_eq!(incoming.chats.len(), *chats, "{file}");
         let got: Vec<(&str, &str)> = incoming
             .skipped
@@ -307,7 +322,7 @@ fn refusals_say_what_was_recognised() {
 fn the_plan_says_what_was_skipped_and_converted() {
     use super::import::plan;
     use crate::prompts::user::UserPrompts;
-    let incoming = read(&fixture("chatgpt-tools-citations.json")).unwrap();
+    let incoming = read(fixture("chatgpt-tools-citations.json")).unwrap();
     let mut taken = incoming.chats[0].clone();
     taken.title = "Mine".into();
     taken.messages.clear();
@@ -325,7 +340,7 @@ fn the_plan_says_what_was_skipped_and_converted() {
         "\"Lost current node\": 1 citation linked, 1 citation marker removed, 1 interrupted reply marked incomplete, 2 hidden messages left out."
     );
     // Importing the same file again: nothing to add, and no reports.
-    let again = read(&fixture("chatgpt-tools-citations.json")).unwrap();
+    let again = read(fixture("chatgpt-tools-citations.json")).unwrap();
     let p2 = plan(&p.add, &[], &UserPrompts::default(), again, || "x".into());
     assert!(p2.add.is_empty() && p2.reports.is_empty());
 }
@@ -340,10 +355,6 @@ fn the_same_file_reads_the_same() {
         "librechat-tree.json",
         "librechat-flat.json",
     ] {
-        assert_eq!(
-            read(&fixture(f)).unwrap(),
-            read(&fixture(f)).unwrap(),
-            "{f}"
-        );
+        assert_eq!(read(fixture(f)).unwrap(), read(fixture(f)).unwrap(), "{f}");
     }
 }

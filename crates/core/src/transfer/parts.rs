@@ -3,6 +3,8 @@
 //! come inside the export's `.zip` ([`super::zip`]); either way every part is read and checked
 //! like a single file before anything is written, and the preview says which parts are missing
 //! (numbers skipped, or named by the manifest but not picked) — their chats are not imported.
+//! Claude's data export is a `.zip` with a `conversations.json` too: it is read the same way. A
+//! conversation that cannot be read is skipped with its reason ([`import::Incoming::skipped`]).
 
 use super::import::{self, ImportError, Incoming};
 use super::zip::{Entry, ZipError};
