@@ -203,6 +203,8 @@ fn save_copy(mut chat: Session) -> Result<String, String> {
         settings: false,
         damaged: 0,
         notes: Vec::new(),
+        skipped: Vec::new(),
+        reports: Vec::new(),
     };
     let print = import::fingerprint(&incoming.chats[0]);
     let plan = import::plan(

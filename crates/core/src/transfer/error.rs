@@ -41,7 +41,7 @@ pub enum ImportError {
         column: usize,
     },
     /// JSON, but no format Satori knows.
-    #[error("Satori does not recognise this file ({0}); it imports Satori exports, ChatGPT's export (conversations.json, its parts or its .zip), NextChat backups and BetterChatGPT exports")]
+    #[error("Satori does not recognise this file ({0}); it imports Satori exports, ChatGPT's export (conversations.json, its parts or its .zip), Claude's conversations.json, Open WebUI and LibreChat exports, NextChat backups and BetterChatGPT exports")]
     UnknownFormat(String),
     /// A Satori export newer than this version reads.
     #[error("the file is a Satori export of format version {found}, newer than this Satori reads (version {supported}); update Satori to import it")]
@@ -69,6 +69,16 @@ pub enum ImportError {
         file: String,
         /// What is wrong with it.
         error: Box<ImportError>,
+    },
+    /// A recognised export of which not one chat can be read.
+    #[error("the file is {what}, but none of its {count} chats can be read (the first, {first})")]
+    NoneReadable {
+        /// What the file was recognised as (`ChatGPT's export`).
+        what: String,
+        /// How many chats it holds.
+        count: usize,
+        /// The first one skipped and why.
+        first: String,
     },
     /// A field is missing or wrong.
     #[error("{path}: {problem}")]

@@ -3,12 +3,14 @@
 //! anything is written. Then [`plan`] decides what merging it means: nothing is overwritten.
 
 use super::format::{self, Chat, File};
+use super::report::Read;
 use crate::prompts::user::{UserPrompts, UserTemplate};
 use crate::session::Session;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 pub use super::error::{ImportError, MAX_BYTES, MAX_DEPTH};
+pub use super::report::{skipped_sentence, ChatReport, Skipped};
 
 fn schema(path: impl Into<String>, problem: impl Into<String>) -> ImportError {
     ImportError::Schema {
@@ -18,7 +20,7 @@ fn schema(path: impl Into<String>, problem: impl Into<String>) -> ImportError {
 }
 
 /// What a valid file holds.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Incoming {
     /// The chats, checked.
     pub chats: Vec<Session>,
@@ -30,6 +32,12 @@ pub struct Incoming {
     pub damaged: usize,
     /// What else the preview says (parts of an export that are missing, files not read).
     pub notes: Vec<String>,
+    /// Conversations of another app's export that could not be read (the others were): each
+    /// named, with the reason ([`skipped_sentence`] says them in one sentence).
+    pub skipped: Vec<Skipped>,
+    /// What was converted on the way in, for each chat of another app's export where anything
+    /// was ([`ChatReport::sentence`]), keyed by the chat's id.
+    pub reports: Vec<ChatReport>,
 }
 
 /// `text` (a whole file) as JSON, within the limits: size, emptiness, syntax and nesting.
@@ -67,8 +75,19 @@ pub fn parse(text: &str) -> Result<Value, ImportError> {
 pub fn read(text: &str) -> Result<Incoming, ImportError> {
     let value = parse(text)?;
     if super::chatgpt::looks_like(&value) {
-        let chats = super::chatgpt::read(&value)?;
-        return checked(chats, Vec::new(), false);
+        return gathered(super::chatgpt::read(&value), "ChatGPT's export");
+    }
+    if super::claude::looks_like(&value) {
+        return gathered(super::claude::read(&value), "Claude's export");
+    }
+    if super::openwebui::looks_like(&value) {
+        return gathered(super::openwebui::read(&value), "an Open WebUI export");
+    }
+    if super::librechat::looks_like(&value) {
+        return gathered(
+            vec![Ok(super::librechat::read(&value)?)],
+            "a LibreChat export",
+        );
     }
     if let Some(app) = super::apps::recognise(&value) {
         let chats = super::apps::read(app, &value)?;
@@ -78,11 +97,22 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
             .any(|k| value.get(*k).is_some());
         return checked(chats, Vec::new(), settings);
     }
-    let Value::Object(top) = &value else {
-        return Err(ImportError::UnknownFormat(format!(
-            "its top level is {}, not an object",
-            kind(&value)
-        )));
+    let top = match &value {
+        Value::Object(top) => top,
+        Value::Array(list) if list.is_empty() => {
+            return Err(ImportError::UnknownFormat("it is an empty list".into()))
+        }
+        Value::Array(_) => {
+            return Err(ImportError::UnknownFormat(
+                "it is a list, but not of ChatGPT, Claude or Open WebUI chats: none of its items has a `mapping`, `chat_messages` or `chat.history`".into(),
+            ))
+        }
+        _ => {
+            return Err(ImportError::UnknownFormat(format!(
+                "its top level is {}, not an object",
+                kind(&value)
+            )))
+        }
     };
     match top.get("format") {
         Some(Value::String(f)) if f == format::FORMAT => {}
@@ -185,9 +215,60 @@ pub(super) fn checked(
         chats,
         templates,
         settings,
-        damaged: 0,
-        notes: Vec::new(),
+        ..Incoming::default()
     })
+}
+
+/// The conversations of another app's export (`what`: `ChatGPT's export`), each read or skipped
+/// by its reader, checked one by one like Satori's own: a chat that fails the check, or whose
+/// id came before, is skipped too. Refused whole only when not one chat can be read.
+pub(super) fn gathered(
+    results: Vec<Result<Read, Skipped>>,
+    what: &str,
+) -> Result<Incoming, ImportError> {
+    let total = results.len();
+    let mut incoming = Incoming::default();
+    let mut ids = HashSet::new();
+    for (i, r) in results.into_iter().enumerate() {
+        let (chat, report) = match r {
+            Ok(read) => read,
+            Err(s) => {
+                incoming.skipped.push(s);
+                continue;
+            }
+        };
+        if let Err(e) = check_chat(&Chat::from(&chat), "chat") {
+            let reason = e.to_string();
+            let reason = reason.strip_prefix("chat.").unwrap_or(&reason);
+            incoming
+                .skipped
+                .push(Skipped::new(i, &chat.title, reason.to_string()));
+            continue;
+        }
+        if !ids.insert(chat.id.clone()) {
+            incoming.skipped.push(Skipped::new(
+                i,
+                &chat.title,
+                format!(
+                    "the chat id {:?} appears twice in the file",
+                    short(&chat.id)
+                ),
+            ));
+            continue;
+        }
+        if !report.is_empty() {
+            incoming.reports.push(report);
+        }
+        incoming.chats.push(chat);
+    }
+    match incoming.skipped.first() {
+        Some(first) if incoming.chats.is_empty() => Err(ImportError::NoneReadable {
+            what: what.to_string(),
+            count: total,
+            first: format!("{:?}: {}", first.name, first.reason),
+        }),
+        _ => Ok(incoming),
+    }
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -306,6 +387,11 @@ pub struct Plan {
     pub damaged: usize,
     /// What else the preview says ([`Incoming::notes`]).
     pub notes: Vec<String>,
+    /// Conversations of the file that could not be read ([`Incoming::skipped`]).
+    pub skipped: Vec<Skipped>,
+    /// What was converted in the chats to add ([`Incoming::reports`]; a copy's report carries
+    /// its new id).
+    pub reports: Vec<ChatReport>,
 }
 
 impl Plan {
@@ -370,8 +456,20 @@ impl Plan {
             out.push_str("; ");
             out.push_str(note);
         }
+        if let Some(skipped) = skipped_sentence(&self.skipped) {
+            out.push_str("; ");
+            out.push_str(&skipped);
+        }
         out.push('.');
         out
+    }
+
+    /// One sentence per chat to add whose import converted something ([`ChatReport::sentence`]).
+    pub fn report_lines(&self) -> Vec<String> {
+        self.reports
+            .iter()
+            .filter_map(ChatReport::sentence)
+            .collect()
     }
 }
 
@@ -418,12 +516,20 @@ pub fn plan(
         settings_ignored: incoming.settings,
         damaged: incoming.damaged,
         notes: incoming.notes,
+        skipped: incoming.skipped,
+        reports: Vec::new(),
     };
+    let mut reports: HashMap<String, ChatReport> = incoming
+        .reports
+        .into_iter()
+        .map(|r| (r.chat.clone(), r))
+        .collect();
     for mut chat in incoming.chats {
         if !prints.insert(fingerprint(&chat)) {
             plan.identical.push(chat.display_title().to_string());
             continue;
         }
+        let mut report = reports.remove(&chat.id);
         if ids.contains(&chat.id) {
             chat.id = loop {
                 let id = new_id();
@@ -432,6 +538,10 @@ pub fn plan(
                 }
             };
             plan.copies.push(chat.id.clone());
+        }
+        if let Some(mut r) = report.take() {
+            r.chat = chat.id.clone();
+            plan.reports.push(r);
         }
         ids.insert(chat.id.clone());
         plan.add.push(chat);

@@ -3,6 +3,8 @@
 //! come inside the export's `.zip` ([`super::zip`]); either way every part is read and checked
 //! like a single file before anything is written, and the preview says which parts are missing
 //! (numbers skipped, or named by the manifest but not picked) — their chats are not imported.
+//! Claude's data export is a `.zip` with a `conversations.json` too: it is read the same way. A
+//! conversation that cannot be read is skipped with its reason ([`import::Incoming::skipped`]).
 
 use super::import::{self, ImportError, Incoming};
 use super::zip::{Entry, ZipError};
@@ -102,6 +104,7 @@ pub fn read(files: Vec<(String, String)>, others: usize) -> Result<Incoming, Imp
     let mut named = BTreeSet::new();
     let mut notes = Vec::new();
     let mut any = false;
+    let mut what = "ChatGPT's export";
     let mut files = files;
     files.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, text) in &files {
@@ -115,12 +118,17 @@ pub fn read(files: Vec<(String, String)>, others: usize) -> Result<Incoming, Imp
                 numbers.extend(n);
                 let value = import::parse(text).map_err(in_file)?;
                 let empty = value.as_array().is_some_and(Vec::is_empty);
-                if !empty && !super::chatgpt::looks_like(&value) {
+                if super::claude::looks_like(&value) {
+                    // Claude's data export is a `.zip` with a `conversations.json` too.
+                    what = "Claude's export";
+                    chats.extend(super::claude::read(&value));
+                } else if empty || super::chatgpt::looks_like(&value) {
+                    chats.extend(super::chatgpt::read(&value));
+                } else {
                     return Err(in_file(ImportError::UnknownFormat(
-                        "it is not a list of ChatGPT conversations".into(),
+                        "it is not a list of ChatGPT or Claude conversations".into(),
                     )));
                 }
-                chats.extend(super::chatgpt::read(&value).map_err(in_file)?);
             }
             Kind::Manifest => match import::parse(text) {
                 Ok(value) => named.extend(shards_named(&value)),
@@ -179,7 +187,7 @@ pub fn read(files: Vec<(String, String)>, others: usize) -> Result<Incoming, Imp
             if others == 1 { "was" } else { "were" }
         ));
     }
-    let mut incoming = import::checked(chats, Vec::new(), false)?;
+    let mut incoming = import::gathered(chats, what)?;
     incoming.notes = notes;
     Ok(incoming)
 }

@@ -378,7 +378,7 @@ fn chatgpt_exports_keep_branches_and_open_at_the_current_node() {
         [
             "Where is order ORD-1? 订单在哪？",
             "It shipped on Monday (regenerated).",
-            "[attachment]\n\nThanks! Here is the receipt.",
+            "[image: x]\n\nThanks! Here is the receipt.",
             "You're welcome."
         ]
     );
