@@ -22,7 +22,7 @@ const ALLOWED = new Set([
   // The in-browser model's name ("SmolLM2-135M").
   'SmolLM2', 'M',
   'https', 'Token', 'Esc', 'Enter', 'Shift', 'Ctrl', 'GGUF', 'ID', 'KB', 'MB', 's', 'Bearer',
-  'ChatGPT', 'NextChat', 'BetterChatGPT', 'zip', 'localhost', 'v', 'api', 'example', 'com',
+  'ChatGPT', 'NextChat', 'BetterChatGPT', 'Claude', 'Open', 'WebUI', 'LibreChat', 'zip', 'localhost', 'v', 'api', 'example', 'com',
   'DashScope', 'Streamable', 'CORS', 'Authorization', 'Safari', 'Chrome', 'Firefox',
   // A template variable's value as the template names it (“reply_language = auto”).
   'auto',

@@ -122,7 +122,7 @@ enum Step {
     /// Reading and checking it.
     Reading(String),
     /// Checked: what importing it would do.
-    Preview { name: String, plan: Plan },
+    Preview { name: String, plan: Box<Plan> },
     /// Written.
     Done(String),
     /// Undone.
@@ -292,7 +292,10 @@ pub fn ImportDialog(
         step.set(Step::Reading(name.clone()));
         leptos::task::spawn_local(async move {
             match examine(files).await {
-                Ok(plan) => step.set(Step::Preview { name, plan }),
+                Ok(plan) => step.set(Step::Preview {
+                    name,
+                    plan: Box::new(plan),
+                }),
                 Err(e) => {
                     problem.set(crate::shell::error_text::not_importable(&name, &e));
                     step.set(Step::Choose);
@@ -329,7 +332,7 @@ pub fn ImportDialog(
         match step.get() {
             Step::Choose => view! {
                 <p>
-                    "Satori exports (from “Export chat” or “Export all”), ChatGPT’s export (its .zip, conversations.json, or its conversations-000.json, -001.json … parts picked together), NextChat backups and BetterChatGPT exports. Everything is checked before anything is written; chats you already have are never overwritten."
+                    "Satori exports (from “Export chat” or “Export all”), ChatGPT’s export (its .zip, conversations.json, or its conversations-000.json, -001.json … parts picked together), Claude’s data export (its .zip or conversations.json), Open WebUI and LibreChat chat exports, NextChat backups and BetterChatGPT exports. Everything is checked before anything is written; chats you already have are never overwritten, and a chat that cannot be read is named and skipped."
                 </p>
                 <label for="import-file">"Import file"</label>
                 <FilePicker id="import-file" multiple=true accept=".json,.zip,application/json,application/zip" on_pick=on_pick />
@@ -337,7 +340,7 @@ pub fn ImportDialog(
             .into_any(),
             Step::Reading(name) => view! { <p role="status">{format!("Reading {name}…")}</p> }.into_any(),
             Step::Preview { name, plan } => view! {
-                <ImportPreview name=name plan=plan on_import=on_import on_again=on_again />
+                <ImportPreview name=name plan=*plan on_import=on_import on_again=on_again />
             }
             .into_any(),
             Step::Done(summary) => view! {
@@ -411,9 +414,23 @@ fn ImportPreview(
         .collect();
     let n = plan.add.len();
     let empty = plan.is_empty();
+    // What was converted, per chat (tool steps, citations, attachments, parts left out).
+    let converted = plan.report_lines();
+    let report = (!converted.is_empty()).then(|| {
+        let lines = converted
+            .into_iter()
+            .take(SHOWN)
+            .map(|line| view! { <li>{line}</li> })
+            .collect_view();
+        view! {
+            <h3 class="import-report-title">"What was converted"</h3>
+            <ul class="import-report" aria-label="What was converted">{lines}</ul>
+        }
+    });
     view! {
         <p role="status">{format!("{name}: {}", plan.summary(false))}</p>
         <ul class="import-list" translate="no">{titles(adding)}{titles(skipping)}</ul>
+        {report}
         <div class="dialog-actions">
             {(!empty).then(|| view! {
                 <button type="button" on:click=move |_| on_import.run(())>

@@ -1,0 +1,130 @@
+// Moving in from another app, through the Import dialog, with exports of the kind people have
+// (tests/fixtures/import/, written from each format's published shape): ChatGPT as it really is
+// (browsing steps, citations, attachments, an interrupted reply, broken entries among good ones),
+// Claude's data export, Open WebUI and LibreChat. What the preview says, what the chat list and
+// the conversation show, what the next request sends; a file nothing can be read from changes
+// nothing in storage.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { useApp } from './support/app.mjs';
+import { repoRoot } from './support/env.mjs';
+import { byName, configure, sendMessage, waitIdle, localStorageEntries, chatFrom, poll } from './support/browser.mjs';
+
+const e2e = useApp();
+const FIXTURES = path.join(repoRoot, 'tests', 'fixtures', 'import');
+const fixture = (name) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
+
+async function openImport(page) {
+  await page.getByRole('button', byName('Import')).click();
+  const dialog = page.getByRole('dialog', byName('Import chats'));
+  await dialog.waitFor();
+  return dialog;
+}
+
+async function importFile(page, name, text, chats) {
+  const dialog = await openImport(page);
+  await dialog.getByLabel('Import file').setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(text) });
+  const label = `Import ${chats} ${chats === 1 ? 'chat' : 'chats'}`;
+  await dialog.getByRole('button', byName(label)).waitFor();
+  const preview = {
+    status: await dialog.getByRole('status').innerText(),
+    report: await dialog.getByRole('list', byName('What was converted')).innerText().catch(() => ''),
+  };
+  await dialog.getByRole('button', byName(label)).click();
+  await dialog.getByRole('status').filter({ hasText: /^Imported / }).waitFor();
+  preview.done = await dialog.getByRole('status').innerText();
+  await dialog.getByRole('button', byName('Close')).click();
+  return preview;
+}
+
+async function storedChat(page, id) {
+  return chatFrom(await localStorageEntries(page), id);
+}
+
+test('a real ChatGPT export: browsing steps are tool steps, citations are links, the interrupted reply is incomplete, broken entries are named and skipped', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    const preview = await importFile(page, 'conversations.json', fixture('chatgpt-tools-citations.json'), 2);
+    assert.match(preview.status, /^conversations\.json: 2 chats to import \(/);
+    assert.match(preview.status, /2 chats could not be read and were skipped: "Broken one" \(mapping: missing, or not an object\), untitled chat #4 \(mapping: missing, or not an object\)/);
+    assert.match(preview.report, /"东京天气 Tokyo weather": 2 tool calls and 2 results kept as tool steps, 3 citations linked, 1 citation marker removed, 2 attachments shown by name only, 1 interrupted reply marked incomplete/);
+    assert.match(preview.done, /could not be read and were skipped/, 'the result says it too');
+
+    // Stored as tool rounds, not as replies.
+    const chat = await storedChat(page, 'chatgpt-cg-0001');
+    const byId = Object.fromEntries(chat.messages.map((m) => [m.id, m]));
+    assert.deepEqual(byId.c1.tool_calls.map((c) => [c.id, c.name, c.arguments]), [['call_c1', 'browser', 'search("东京 明天 天气")']]);
+    assert.equal(byId.c1.content, '', 'the call is not text the assistant said');
+    assert.equal(byId.t1.role, 'tool');
+    assert.equal(byId.t1.tool_call_id, 'call_c1');
+    assert.equal(byId.a2.status, 'incomplete');
+
+    // On screen: the chat opens at the interrupted reply; the steps are collapsed; the citations are links.
+    await page.getByRole('navigation', byName('Chats')).getByRole('button', { name: '东京天气 Tokyo weather' }).click();
+    const log = page.getByRole('log', byName('Conversation'));
+    await poll(async () => /收据上的金额是/.test(await log.innerText()), { message: 'the branch ChatGPT showed' });
+    const reply = log.locator('article[data-message="a1"]');
+    assert.equal(await reply.locator('a[href="https://weather.example/tokyo"]').count(), 2, 'both citations of the page link to it');
+    assert.doesNotMatch(await reply.innerText(), /【|†/, 'no raw marker is shown');
+    assert.equal(await log.locator('article[data-message="c1"] details.tool-calls summary').innerText(), 'Called browser');
+    assert.equal(await log.locator('article[data-message="t1"] details.tool-result').count(), 1);
+    assert.equal(await log.locator('article[data-message="a2"] .badge.incomplete').count(), 1);
+
+    // The next request: tool rounds as tool rounds; what the assistant said has no marker and no search(…).
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-import' });
+    e2e.fake.reset();
+    await sendMessage(page, '谢谢');
+    await waitIdle(page);
+    const body = e2e.fake.chatRequests().at(-1).body;
+    const assistant = body.messages.filter((m) => m.role === 'assistant');
+    assert.ok(assistant.some((m) => (m.tool_calls || []).some((c) => c.function.name === 'browser')), 'the browsing call goes as a tool call');
+    assert.ok(body.messages.some((m) => m.role === 'tool' && m.tool_call_id === 'call_c1'), 'and its page as its result');
+    for (const m of assistant) {
+      assert.doesNotMatch(m.content || '', /【|search\(|mclick\(/, 'the assistant is never made to say a marker or a browsing command');
+    }
+    assert.ok(assistant.some((m) => (m.content || '').includes('[1](https://weather.example/tokyo)')), 'citations go as numbered links');
+  });
+});
+
+test('Claude, Open WebUI and LibreChat exports come in with titles, branches and models; a file with no readable chat changes nothing', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    const claude = await importFile(page, 'conversations.json', fixture('claude-conversations.json'), 2);
+    assert.match(claude.status, /1 chat could not be read and was skipped: "No id" \(uuid: missing\)/);
+    assert.match(claude.report, /"Reading a file in Rust": 1 tool call and 1 result kept as tool steps, 2 attachments shown by name only/);
+    const owui = await importFile(page, 'chat-export.json', fixture('openwebui-export.json'), 2);
+    assert.match(owui.status, /"Broken chat" \(chat: missing, or not an object\)/);
+    await importFile(page, 'librechat-tree.json', fixture('librechat-tree.json'), 1);
+    await importFile(page, 'librechat-flat.json', fixture('librechat-flat.json'), 1);
+
+    const nav = page.getByRole('navigation', byName('Chats'));
+    const log = page.getByRole('log', byName('Conversation'));
+    // Claude: the edited question is a branch; the chat opens at the one shown last.
+    await nav.getByRole('button', { name: 'Reading a file in Rust' }).click();
+    await poll(async () => /Use fs::read\./.test(await log.innerText()), { message: 'the Claude chat at its current branch' });
+    assert.doesNotMatch(await log.innerText(), /BufRead::lines/, 'the other branch is kept, not shown');
+    const rust = await storedChat(page, 'claude-c-0001');
+    assert.equal(rust.messages.find((m) => m.id === 'a1-1').reasoning, 'The user wants fs.', 'thinking is the reply\'s reasoning');
+    // Open WebUI: both answers of the first question are kept, with their models.
+    await nav.getByRole('button', { name: 'Rust ownership' }).click();
+    await poll(async () => /The diagram shows/.test(await log.innerText()), { message: 'the Open WebUI chat' });
+    const owuiChat = await storedChat(page, 'openwebui-ow-0001');
+    assert.deepEqual(owuiChat.messages.filter((m) => m.role === 'assistant').map((m) => m.model), ['llama3.1:8b', 'qwen2.5:7b', 'qwen2.5:7b']);
+    // LibreChat: the tree's branches, and the flat file's tool round.
+    await nav.getByRole('button', { name: 'Kyoto trip' }).click();
+    await poll(async () => /Day 2: Arashi/.test(await log.innerText()), { message: 'the LibreChat tree at its current branch' });
+    assert.equal((await storedChat(page, 'librechat-lc-0001')).messages.length, 5);
+    const powers = await storedChat(page, 'librechat-lc-0002');
+    assert.equal(powers.messages.find((m) => m.id === 'f2-2').tool_call_id, 'call_a');
+
+    // A recognised file with no readable chat: refused whole, storage byte for byte the same.
+    const before = await localStorageEntries(page);
+    const dialog = await openImport(page);
+    const broken = JSON.stringify([{ title: 'Broken', mapping: 'not an object' }]);
+    await dialog.getByLabel('Import file').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from(broken) });
+    const alert = dialog.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /broken\.json cannot be imported: .*none of its 1 chats can be read.*Nothing was changed\./);
+    assert.deepEqual(await localStorageEntries(page), before);
+  });
+});
