@@ -414,13 +414,22 @@ fn ImportPreview(
         .collect();
     let n = plan.add.len();
     let empty = plan.is_empty();
-    // What was converted, per chat (tool steps, citations, attachments, parts left out).
-    let converted = plan.report_lines();
+    // What was converted, per chat (tool steps, citations, attachments, parts left out): each
+    // phrase on its own, so each is translated alone.
+    let converted = plan.report_parts();
     let report = (!converted.is_empty()).then(|| {
         let lines = converted
             .into_iter()
             .take(SHOWN)
-            .map(|line| view! { <li>{line}</li> })
+            .map(|(title, parts)| {
+                let last = parts.len().saturating_sub(1);
+                let parts = parts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, p)| view! { <span>{p}</span>{(i < last).then_some(", ")} })
+                    .collect_view();
+                view! { <li><span translate="no">{title}</span>": "{parts}"."</li> }
+            })
             .collect_view();
         view! {
             <h3 class="import-report-title">"What was converted"</h3>

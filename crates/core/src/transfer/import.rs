@@ -464,6 +464,16 @@ impl Plan {
         out
     }
 
+    /// Per chat to add whose import converted something: its name and what was converted
+    /// ([`ChatReport::named`], [`ChatReport::parts`]).
+    pub fn report_parts(&self) -> Vec<(String, Vec<String>)> {
+        self.reports
+            .iter()
+            .filter(|r| !r.is_empty())
+            .map(|r| (r.named(), r.parts()))
+            .collect()
+    }
+
     /// One sentence per chat to add whose import converted something ([`ChatReport::sentence`]).
     pub fn report_lines(&self) -> Vec<String> {
         self.reports

@@ -105,9 +105,9 @@ impl ChatReport {
         } == *self
     }
 
-    /// One sentence for the preview: `"Trip": 2 tool calls and 3 results kept as tool steps, 4
-    /// citations linked, 1 citation marker removed.`; `None` when nothing was converted.
-    pub fn sentence(&self) -> Option<String> {
+    /// What was converted, one phrase per kind: `2 tool calls and 3 results kept as tool steps`,
+    /// `4 citations linked`, … (the preview shows each on its own, so each is translated alone).
+    pub fn parts(&self) -> Vec<String> {
         let mut parts = Vec::new();
         if self.tool_calls + self.tool_results > 0 {
             parts.push(format!(
@@ -150,15 +150,26 @@ impl ChatReport {
                 count(self.left_out, "hidden message", "hidden messages")
             ));
         }
-        if parts.is_empty() {
-            return None;
-        }
-        let title = if self.title.trim().is_empty() {
+        parts
+    }
+
+    /// The chat's title as the preview names it: quoted, or "Untitled chat".
+    pub fn named(&self) -> String {
+        if self.title.trim().is_empty() {
             "Untitled chat".to_string()
         } else {
             format!("{:?}", self.title)
-        };
-        Some(format!("{title}: {}.", parts.join(", ")))
+        }
+    }
+
+    /// One sentence for the preview: `"Trip": 2 tool calls and 3 results kept as tool steps, 4
+    /// citations linked, 1 citation marker removed.`; `None` when nothing was converted.
+    pub fn sentence(&self) -> Option<String> {
+        let parts = self.parts();
+        if parts.is_empty() {
+            return None;
+        }
+        Some(format!("{}: {}.", self.named(), parts.join(", ")))
     }
 }
 
