@@ -11,6 +11,9 @@ struct Case {
     error: Option<String>,
     #[serde(default)]
     ok: Option<usize>,
+    /// With `ok`: the chats skipped, as `name: reason`.
+    #[serde(default)]
+    skipped: Vec<String>,
 }
 
 fn fixture(name: &str) -> String {
@@ -25,6 +28,7 @@ fn fixture(name: &str) -> String {
 fn corpus() {
     let cases: Vec<Case> = serde_json::from_str(&fixture("cases.json")).unwrap();
     assert!(cases.len() >= 30, "the corpus has {} files", cases.len());
+    let mut wrong = Vec::new();
     for case in cases {
         let result = read(&fixture(&case.file));
         match (&case.error, case.ok, result) {
@@ -36,10 +40,21 @@ fn corpus() {
                     case.file
                 );
             }
-            (None, Some(n), Ok(incoming)) => assert_eq!(incoming.chats.len(), n, "{}", case.file),
+            (None, Some(n), Ok(incoming)) => {
+                assert_eq!(incoming.chats.len(), n, "{}", case.file);
+                let skipped: Vec<String> = incoming
+                    .skipped
+                    .iter()
+                    .map(|s| format!("{}: {}", s.name, s.reason))
+                    .collect();
+                if skipped != case.skipped {
+                    wrong.push(format!("{}: skipped {skipped:?}", case.file));
+                }
+            }
             (_, _, other) => panic!("{}: unexpected {other:?}", case.file),
         }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]

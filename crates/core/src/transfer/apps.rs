@@ -11,6 +11,7 @@
 //! file twice yields identical chats (the second import skips them).
 
 use super::error::ImportError;
+use super::report::Skipped;
 use crate::session::{ContextOverrides, Message, Role, Session, Status};
 use serde_json::{Map, Value};
 
@@ -44,11 +45,56 @@ pub fn recognise(value: &Value) -> Option<App> {
         .then_some(App::BetterChatGpt)
 }
 
-/// The chats of `value` as `app` wrote them, checked.
-pub fn read(app: App, value: &Value) -> Result<Vec<Session>, ImportError> {
-    match app {
-        App::NextChat => nextchat(value),
-        App::BetterChatGpt => betterchatgpt(value),
+impl App {
+    /// What the file is, for sentences (`the file is a NextChat backup, but …`).
+    pub fn what(self) -> &'static str {
+        match self {
+            App::NextChat => "a NextChat backup",
+            App::BetterChatGpt => "a BetterChatGPT export",
+        }
+    }
+}
+
+/// The chats of `value` as `app` wrote them, each read or skipped (named by its title, or its
+/// place, with the reason); the error is a file whose list of chats cannot be read at all.
+pub fn read(app: App, value: &Value) -> Result<Vec<Result<Session, Skipped>>, ImportError> {
+    let (list, at, title_key) = match app {
+        App::NextChat => (
+            value.get(NEXTCHAT_CHATS).and_then(|s| s.get("sessions")),
+            format!("[\"{NEXTCHAT_CHATS}\"].sessions"),
+            "topic",
+        ),
+        App::BetterChatGpt => (value.get("chats"), "chats".to_string(), "title"),
+    };
+    let list = array(list, &at)?;
+    Ok(list
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let here = format!("{at}[{i}]");
+            let chat = match app {
+                App::NextChat => nextchat(v, &here),
+                App::BetterChatGpt => betterchatgpt(v, i, &here),
+            };
+            chat.map_err(|e| {
+                let title = v.get(title_key).and_then(Value::as_str).unwrap_or_default();
+                Skipped::new(i, title, reason(e, &here))
+            })
+        })
+        .collect())
+}
+
+/// Why a chat at `here` was skipped, with the path inside it (`messages[1].role: unknown role`).
+fn reason(e: ImportError, here: &str) -> String {
+    match e {
+        ImportError::Schema { path, problem } => {
+            match path.strip_prefix(here).map(|p| p.trim_start_matches('.')) {
+                Some("") => problem,
+                Some(inner) => format!("{inner}: {problem}"),
+                None => format!("{path}: {problem}"),
+            }
+        }
+        other => other.to_string(),
     }
 }
 
@@ -151,28 +197,15 @@ fn chat(id: String, title: String, created: i64, updated: i64, turns: Vec<Turn>)
     }
 }
 
-fn nextchat(value: &Value) -> Result<Vec<Session>, ImportError> {
-    let base = format!("[\"{NEXTCHAT_CHATS}\"].sessions");
-    let sessions = array(
-        value.get(NEXTCHAT_CHATS).and_then(|s| s.get("sessions")),
-        &base,
-    )?;
-    let mut out = Vec::with_capacity(sessions.len());
-    let mut seen = std::collections::HashSet::new();
-    for (si, s) in sessions.iter().enumerate() {
-        let at = format!("{base}[{si}]");
-        let s = object(s, &at)?;
+/// One chat of a NextChat backup (`at`: its place in the file, for errors).
+fn nextchat(s: &Value, at: &str) -> Result<Session, ImportError> {
+    {
+        let s = object(s, at)?;
         let id = match s.get("id") {
             Some(Value::String(id)) if !id.trim().is_empty() => id.clone(),
             Some(Value::Number(n)) => n.to_string(),
             _ => return Err(schema(format!("{at}.id"), "missing")),
         };
-        if !seen.insert(id.clone()) {
-            return Err(schema(
-                format!("{at}.id"),
-                "the same chat id appears twice in the backup",
-            ));
-        }
         let updated = s
             .get("lastUpdate")
             .and_then(Value::as_f64)
@@ -267,23 +300,20 @@ fn nextchat(value: &Value) -> Result<Vec<Session>, ImportError> {
             .unwrap_or_default()
             .trim()
             .to_string();
-        out.push(chat(
+        Ok(chat(
             format!("nextchat-{id}"),
             title,
             created,
             updated,
             turns,
-        ));
+        ))
     }
-    Ok(out)
 }
 
-fn betterchatgpt(value: &Value) -> Result<Vec<Session>, ImportError> {
-    let chats = array(value.get("chats"), "chats")?;
-    let mut out = Vec::with_capacity(chats.len());
-    for (ci, c) in chats.iter().enumerate() {
-        let at = format!("chats[{ci}]");
-        let c = object(c, &at)?;
+/// Chat `ci` of a BetterChatGPT export (`at`: its place in the file, for errors).
+fn betterchatgpt(c: &Value, ci: usize, at: &str) -> Result<Session, ImportError> {
+    {
+        let c = object(c, at)?;
         let id = match c.get("id").and_then(Value::as_str) {
             Some(id) if !id.trim().is_empty() => id.to_string(),
             // `#` never appears in BetterChatGPT's ids (UUIDs).
@@ -317,9 +347,8 @@ fn betterchatgpt(value: &Value) -> Result<Vec<Session>, ImportError> {
             .unwrap_or_default()
             .trim()
             .to_string();
-        out.push(chat(format!("betterchatgpt-{id}"), title, 0, 0, turns));
+        Ok(chat(format!("betterchatgpt-{id}"), title, 0, 0, turns))
     }
-    Ok(out)
 }
 
 /// A time as `Date.toLocaleString()` writes it in the two most common forms — `1/15/2025,

@@ -90,12 +90,25 @@ pub fn read(text: &str) -> Result<Incoming, ImportError> {
         );
     }
     if let Some(app) = super::apps::recognise(&value) {
-        let chats = super::apps::read(app, &value)?;
+        let results = super::apps::read(app, &value)?
+            .into_iter()
+            .map(|r| {
+                r.map(|chat| {
+                    let report = ChatReport {
+                        chat: chat.id.clone(),
+                        title: chat.title.clone(),
+                        ..ChatReport::default()
+                    };
+                    (chat, report)
+                })
+            })
+            .collect();
+        let mut incoming = gathered(results, app.what())?;
         // NextChat's backup also holds its settings and API keys: never read, never applied.
-        let settings = ["app-config", "access-control"]
+        incoming.settings = ["app-config", "access-control"]
             .iter()
             .any(|k| value.get(*k).is_some());
-        return checked(chats, Vec::new(), settings);
+        return Ok(incoming);
     }
     let top = match &value {
         Value::Object(top) => top,

@@ -1,0 +1,69 @@
+// Benchmark: a crafted ChatGPT export whose one conversation is a chain of --nodes hidden nodes
+// (each the parent of the next, a visible question at the top and an answer at the bottom) —
+// the shape that froze the page when the importer's walk was quadratic. The release build
+// (dist/, served on 127.0.0.1) reads it in the Import dialog: the time from picking the file to
+// the preview on screen, and the longest task meanwhile. The baseline, in the same page: a
+// JSON.parse of the same text. Prints numbers; asserts nothing.
+// usage: node tests/bench/import-chain.mjs [--dist dist] [--nodes 300000] [--runs 3]
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { startStatic } from '../e2e/support/static-server.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };
+const root = new URL('../..', import.meta.url).pathname;
+const dist = opt('dist', join(root, 'dist'));
+const nodes = Number(opt('nodes', '300000'));
+const runs = Number(opt('runs', '3'));
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
+
+function chain(n) {
+  const mapping = {};
+  const node = (id, parent, child, message) => ({ id, parent, children: child ? [child] : [], message });
+  const hidden = { author: { role: 'system' }, content: { content_type: 'text', parts: [''] }, metadata: { is_visually_hidden_from_conversation: true } };
+  mapping.root = node('root', null, 'q', null);
+  mapping.q = node('q', 'root', 'h0', { id: 'q', author: { role: 'user' }, create_time: 1764581400, content: { content_type: 'text', parts: ['Hello?'] } });
+  for (let i = 0; i < n; i++) mapping[`h${i}`] = node(`h${i}`, i ? `h${i - 1}` : 'q', i + 1 < n ? `h${i + 1}` : 'a', { id: `h${i}`, ...hidden });
+  mapping.a = node('a', `h${n - 1}`, null, { id: 'a', author: { role: 'assistant' }, create_time: 1764581401, content: { content_type: 'text', parts: ['Hi.'] } });
+  return JSON.stringify([{ title: 'Chain', conversation_id: 'chain-1', create_time: 1764581400, current_node: 'a', mapping }]);
+}
+
+const text = chain(nodes);
+console.log(`# Import of a ${nodes}-node hidden chain (${(text.length / 1e6).toFixed(1)} MB) — ${new Date().toISOString()}`);
+const web = await startStatic({ root: dist, prefix: '/' });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
+});
+const preview = [];
+const longest = [];
+const parse = [];
+try {
+  for (let r = 0; r < runs; r++) {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(web.url);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await page.evaluate(() => {
+      window.__longest = 0;
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longest = Math.max(window.__longest, e.duration); })
+        .observe({ type: 'longtask', buffered: false });
+    });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import chats' });
+    await dialog.getByLabel('Import file').waitFor({ state: 'attached' });
+    const start = Date.now();
+    await dialog.getByLabel('Import file').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+    await dialog.getByRole('button', { name: 'Import 1 chat' }).waitFor({ timeout: 600_000 });
+    preview.push(Date.now() - start);
+    longest.push(await page.evaluate(() => window.__longest));
+    parse.push(await page.evaluate(async (t) => { const s = performance.now(); JSON.parse(t); return performance.now() - s; }, text));
+    await ctx.close();
+  }
+} finally {
+  await browser.close();
+  await web.close();
+}
+console.log(`file picked → preview on screen: median ${median(preview)} ms (${preview.join(', ')})`);
+console.log(`longest task meanwhile: median ${median(longest).toFixed(0)} ms`);
+console.log(`baseline, JSON.parse of the same text in the page: median ${median(parse).toFixed(0)} ms`);
