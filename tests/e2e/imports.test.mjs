@@ -54,7 +54,7 @@ test('a real ChatGPT export: browsing steps are tool steps, citations are links,
     // Stored as tool rounds, not as replies.
     const chat = await storedChat(page, 'chatgpt-cg-0001');
     const byId = Object.fromEntries(chat.messages.map((m) => [m.id, m]));
-    assert.deepEqual(byId.c1.tool_calls.map((c) => [c.id, c.name, c.arguments]), [['call_c1', 'browser', 'search("东京 明天 天气")']]);
+    assert.deepEqual(byId.c1.tool_calls.map((c) => [c.id, c.name, JSON.parse(c.arguments)]), [['call_c1', 'browser', { code: 'search("东京 明天 天气")' }]]);
     assert.equal(byId.c1.content, '', 'the call is not text the assistant said');
     assert.equal(byId.t1.role, 'tool');
     assert.equal(byId.t1.tool_call_id, 'call_c1');

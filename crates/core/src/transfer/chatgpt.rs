@@ -20,6 +20,33 @@ use crate::session::{Message, Role, Status, ToolCall};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
+/// A tool's name as the servers take it (`^[a-zA-Z0-9_-]{1,64}$`): ChatGPT's recipients
+/// (`web.run`, `dalle.text2im`) with every other character as `_`.
+fn tool_name(recipient: &str) -> String {
+    let name: String = recipient
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' => c,
+            _ => '_',
+        })
+        .take(64)
+        .collect();
+    if name.is_empty() {
+        "tool".into()
+    } else {
+        name
+    }
+}
+
+/// A call's arguments as the servers take them, JSON: the call's text as it is when it is a
+/// JSON object already, else that text under `code` (`search("…")`, Python).
+fn arguments(text: &str) -> String {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(_)) => text.to_string(),
+        _ => serde_json::json!({ "code": text }).to_string(),
+    }
+}
+
 /// Whether `value` looks like ChatGPT's `conversations.json`: a list in which some conversation
 /// has a `mapping`.
 pub fn looks_like(value: &Value) -> bool {
@@ -195,8 +222,8 @@ fn classify(node: &Value, counts: &mut Counts) -> Node {
     let recipient = str_at(m, "recipient").unwrap_or("all");
     match role {
         "assistant" if recipient != "all" => Node::Call {
-            name: recipient.to_string(),
-            code: text,
+            name: tool_name(recipient),
+            code: arguments(&text),
         },
         "tool" => Node::Output { text },
         _ if text.trim().is_empty() => Node::Skip { counted: false },
@@ -406,4 +433,33 @@ fn conversation(conv: &Map<String, Value>) -> Result<Read, String> {
         leaf,
     );
     Ok((chat, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{arguments, tool_name};
+
+    #[test]
+    fn tool_calls_go_out_as_servers_take_them() {
+        for (recipient, name) in [
+            ("browser", "browser"),
+            ("web.run", "web_run"),
+            ("dalle.text2im", "dalle_text2im"),
+            ("canmore.create_textdoc", "canmore_create_textdoc"),
+            ("python", "python"),
+            ("", "tool"),
+            ("工具", "__"),
+        ] {
+            assert_eq!(tool_name(recipient), name, "{recipient}");
+        }
+        assert_eq!(tool_name(&"a".repeat(80)).len(), 64);
+        for (text, json) in [
+            (r#"{"query":"x"}"#, r#"{"query":"x"}"#),
+            ("search(\"x\")", r#"{"code":"search(\"x\")"}"#),
+            ("[1, 2]", r#"{"code":"[1, 2]"}"#),
+            ("", r#"{"code":""}"#),
+        ] {
+            assert_eq!(arguments(text), json, "{text}");
+        }
+    }
 }

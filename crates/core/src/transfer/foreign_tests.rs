@@ -115,9 +115,9 @@ fn chatgpt_as_it_really_is() {
         r##"
         chat chatgpt-cg-0001 "东京天气 Tokyo weather" 2025-12-01T09:30:00.500Z .. 2025-12-01T09:30:10.500Z leaf=a2
         u1 <- - user complete 09:30:01 "东京明天天气怎么样？"
-        c1 <- u1 assistant complete 09:30:02 model=gpt-4o call=call_c1:browser(search("东京 明天 天气")) ""
+        c1 <- u1 assistant complete 09:30:02 model=gpt-4o call=call_c1:browser({"code":"search(\"东京 明天 天气\")"}) ""
         t1 <- c1 tool complete 09:30:03 answers=call_c1 "# 【0†Tokyo forecast†weather.example】\nCloudy, 12°C."
-        c2 <- t1 assistant complete 09:30:04 model=gpt-4o call=call_c2:browser(mclick([0, 3, 7])) ""
+        c2 <- t1 assistant complete 09:30:04 model=gpt-4o call=call_c2:browser({"code":"mclick([0, 3, 7])"}) ""
         t2 <- c2 tool complete 09:30:05 answers=call_c2 "Tokyo forecast 东京天气\nhttps://weather.example/tokyo\n\nTomorrow: cloudy, high 12°C.\n\nRain\nhttps://news.example/rain (weekend)\n\nRain expected on the weekend."
         a1 <- t2 assistant complete 09:30:07 model=gpt-4o "东京明天多云，最高气温12°C[1](https://weather.example/tokyo)。周末有雨🌧\u{fe0f}[2](https://news.example/rain%20%28weekend%29)，请带伞[1](https://weather.example/tokyo)。"
         u2 <- a1 user complete 09:30:08 "[image: receipt.png]\n\n这张收据呢？\n\n[file: invoice 2025.pdf]"
@@ -357,4 +357,30 @@ fn the_same_file_reads_the_same() {
     ] {
         assert_eq!(read(fixture(f)).unwrap(), read(fixture(f)).unwrap(), "{f}");
     }
+}
+
+/// A LibreChat message without an id is left out; the replies that followed it start the chat
+/// anew instead of failing its check (which would refuse the whole file: it holds one chat).
+#[test]
+fn a_librechat_message_without_an_id_leaves_its_replies_in() {
+    let text = r#"{
+        "conversationId": "lc-9", "title": "Gap",
+        "messages": [
+            {"messageId": "", "parentMessageId": "00000000-0000-0000-0000-000000000000",
+             "isCreatedByUser": true, "text": "lost", "createdAt": "2025-12-01T09:30:00Z"},
+            {"messageId": "b", "parentMessageId": "missing-a", "isCreatedByUser": false,
+             "text": "Answer.", "createdAt": "2025-12-01T09:30:01Z"},
+            {"messageId": "c", "parentMessageId": "b", "isCreatedByUser": true,
+             "text": "More?", "createdAt": "2025-12-01T09:30:02Z"}
+        ]
+    }"#;
+    let incoming = read(text).expect("read");
+    let chat = &incoming.chats[0];
+    let parents: Vec<(&str, Option<&str>)> = chat
+        .messages
+        .iter()
+        .map(|m| (m.id.as_str(), m.parent.as_deref()))
+        .collect();
+    assert_eq!(parents, [("b", None), ("c", Some("b"))]);
+    assert_eq!(incoming.reports[0].left_out, 1);
 }

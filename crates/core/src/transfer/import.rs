@@ -278,7 +278,7 @@ pub(super) fn gathered(
         Some(first) if incoming.chats.is_empty() => Err(ImportError::NoneReadable {
             what: what.to_string(),
             count: total,
-            first: format!("{:?}: {}", first.name, first.reason),
+            first: format!("\"{}\": {}", first.name, first.reason),
         }),
         _ => Ok(incoming),
     }

@@ -212,6 +212,14 @@ pub fn read(value: &Value) -> Result<Read, ImportError> {
         }
         messages.append(&mut out);
     }
+    // A message left out (no id) leaves its replies without their parent: they start the chat
+    // anew rather than failing its check.
+    let ids: std::collections::HashSet<String> = messages.iter().map(|m| m.id.clone()).collect();
+    for m in &mut messages {
+        if m.parent.as_ref().is_some_and(|p| !ids.contains(p)) {
+            m.parent = None;
+        }
+    }
     messages.sort_by_key(|m| m.created_at);
     let created = str_at(value, "createdAt")
         .and_then(parse_iso)

@@ -49,7 +49,7 @@ pub fn skipped_sentence(skipped: &[Skipped]) -> Option<String> {
             if s.name.starts_with("untitled chat #") {
                 format!("{} ({})", s.name, s.reason)
             } else {
-                format!("{:?} ({})", s.name, s.reason)
+                format!("\"{}\" ({})", s.name, s.reason)
             }
         })
         .collect();
@@ -158,7 +158,7 @@ impl ChatReport {
         if self.title.trim().is_empty() {
             "Untitled chat".to_string()
         } else {
-            format!("{:?}", self.title)
+            format!("\"{}\"", self.title)
         }
     }
 
