@@ -108,7 +108,9 @@ fn text_of(content: &Value, meta: Option<&Value>, counts: &mut Counts) -> String
             ))
         })
         .collect();
-    let mut shown: Vec<&str> = Vec::new();
+    // By id, so a message of many parts and attachments costs no more than its length.
+    let by_id: HashMap<&str, &str> = names.iter().rev().map(|(i, n, _)| (*i, *n)).collect();
+    let mut shown: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut pieces: Vec<String> = Vec::new();
     match str_at(content, "content_type") {
         Some("tether_quote") => {
@@ -128,7 +130,7 @@ fn text_of(content: &Value, meta: Option<&Value>, counts: &mut Counts) -> String
                         Value::Object(o) => match o.get("asset_pointer").and_then(Value::as_str) {
                             Some(pointer) => {
                                 let id = asset_id(pointer);
-                                shown.push(id);
+                                shown.insert(id);
                                 counts.attachments += 1;
                                 let kind = o
                                     .get("content_type")
@@ -138,10 +140,7 @@ fn text_of(content: &Value, meta: Option<&Value>, counts: &mut Counts) -> String
                                     .into_iter()
                                     .find(|k| kind.contains(k))
                                     .unwrap_or("file");
-                                let name = names
-                                    .iter()
-                                    .find(|(i, _, _)| *i == id)
-                                    .map_or(id, |(_, n, _)| *n);
+                                let name = by_id.get(id).copied().unwrap_or(id);
                                 placeholder(kind, name)
                             }
                             None => match o.get("text").and_then(Value::as_str) {

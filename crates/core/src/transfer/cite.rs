@@ -42,17 +42,12 @@ fn address(url: &str) -> Option<String> {
 
 /// Numbers given to addresses, in order of first appearance.
 #[derive(Default)]
-struct Numbers(Vec<String>);
+struct Numbers(std::collections::HashMap<String, usize>);
 
 impl Numbers {
     fn link(&mut self, url: &str) -> String {
-        let n = match self.0.iter().position(|u| u == url) {
-            Some(i) => i + 1,
-            None => {
-                self.0.push(url.to_string());
-                self.0.len()
-            }
-        };
+        let next = self.0.len() + 1;
+        let n = *self.0.entry(url.to_string()).or_insert(next);
         format!("[{n}]({url})")
     }
 }
@@ -120,11 +115,16 @@ pub fn cite(text: &str, meta: Option<&Value>) -> (String, usize, usize) {
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
+    // Each marker's addresses, by its text, in the order the references give them: one pass
+    // over the text replaces each marker found (a hostile file's many references cost no more
+    // than its text).
+    let mut wanted: std::collections::HashMap<&str, std::collections::VecDeque<Vec<String>>> =
+        std::collections::HashMap::new();
     for r in refs {
         let Some(matched) = r.get("matched_text").and_then(Value::as_str) else {
             continue;
         };
-        if !matched.contains([OPEN, NEW_OPEN]) || !out.contains(matched) {
+        if !matched.starts_with([OPEN, NEW_OPEN]) || !matched.ends_with([CLOSE, NEW_CLOSE]) {
             continue;
         }
         let urls: Vec<String> = r
@@ -136,13 +136,44 @@ pub fn cite(text: &str, meta: Option<&Value>) -> (String, usize, usize) {
             .chain(std::iter::once(r))
             .filter_map(|x| x.get("url").and_then(Value::as_str).and_then(address))
             .collect();
-        let with: String = urls.iter().map(|u| numbers.link(u)).collect();
-        if with.is_empty() {
-            removed += 1;
-        } else {
-            linked += 1;
+        wanted.entry(matched).or_default().push_back(urls);
+    }
+    if !wanted.is_empty() {
+        let mut with_refs = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(at) = rest.find([OPEN, NEW_OPEN]) {
+            with_refs.push_str(&rest[..at]);
+            let marker = &rest[at..];
+            let open = marker.chars().next().unwrap_or(OPEN);
+            let close = if open == OPEN { CLOSE } else { NEW_CLOSE };
+            // A marker is short: its end is looked for within [`LONGEST`] characters.
+            let end = marker
+                .char_indices()
+                .skip(1)
+                .take(LONGEST)
+                .find(|(_, c)| *c == close)
+                .map(|(e, c)| e + c.len_utf8());
+            let urls = end.and_then(|e| wanted.get_mut(&marker[..e]).and_then(|q| q.pop_front()));
+            match (end, urls) {
+                (Some(e), Some(urls)) => {
+                    let with: String = urls.iter().map(|u| numbers.link(u)).collect();
+                    if with.is_empty() {
+                        removed += 1;
+                    } else {
+                        linked += 1;
+                    }
+                    with_refs.push_str(&with);
+                    rest = &marker[e..];
+                }
+                // Not a marker a reference names: its first character stays, the rest is read on.
+                _ => {
+                    with_refs.push(open);
+                    rest = &marker[open.len_utf8()..];
+                }
+            }
         }
-        out = out.replacen(matched, &with, 1);
+        with_refs.push_str(rest);
+        out = with_refs;
     }
     // Whatever marker is left explains nothing: removed.
     let (out, rest) = strip(&out);
