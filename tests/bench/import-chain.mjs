@@ -18,14 +18,14 @@ const runs = Number(opt('runs', '3'));
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 
 function chain(n) {
-  const mapping = {};
-  const node = (id, parent, child, message) => ({ id, parent, children: child ? [child] : [], message });
-  const hidden = { author: { role: 'system' }, content: { content_type: 'text', parts: [''] }, metadata: { is_visually_hidden_from_conversation: true } };
-  mapping.root = node('root', null, 'q', null);
-  mapping.q = node('q', 'root', 'h0', { id: 'q', author: { role: 'user' }, create_time: 1764581400, content: { content_type: 'text', parts: ['Hello?'] } });
-  for (let i = 0; i < n; i++) mapping[`h${i}`] = node(`h${i}`, i ? `h${i - 1}` : 'q', i + 1 < n ? `h${i + 1}` : 'a', { id: `h${i}`, ...hidden });
-  mapping.a = node('a', `h${n - 1}`, null, { id: 'a', author: { role: 'assistant' }, create_time: 1764581401, content: { content_type: 'text', parts: ['Hi.'] } });
-  return JSON.stringify([{ title: 'Chain', conversation_id: 'chain-1', create_time: 1764581400, current_node: 'a', mapping }]);
+  // Empty nodes (no message), each the parent of the next: about 35 bytes each, so 300 000 of
+  // them make a file of about 11 MB, within the 50 MB Satori reads.
+  const parts = [];
+  parts.push('"root":{"parent":null,"children":["q"]}');
+  parts.push('"q":{"parent":"root","children":["h0"],"message":{"id":"q","author":{"role":"user"},"create_time":1764581400,"content":{"content_type":"text","parts":["Hello?"]}}}');
+  for (let i = 0; i < n; i++) parts.push(`"h${i}":{"parent":"${i ? `h${i - 1}` : 'q'}","children":["${i + 1 < n ? `h${i + 1}` : 'a'}"]}`);
+  parts.push(`"a":{"parent":"h${n - 1}","children":[],"message":{"id":"a","author":{"role":"assistant"},"create_time":1764581401,"content":{"content_type":"text","parts":["Hi."]}}}`);
+  return `[{"title":"Chain","conversation_id":"chain-1","create_time":1764581400,"current_node":"a","mapping":{${parts.join(',')}}}]`;
 }
 
 const text = chain(nodes);
