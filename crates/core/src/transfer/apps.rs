@@ -11,8 +11,8 @@
 //! file twice yields identical chats (the second import skips them).
 
 use super::error::ImportError;
-use super::report::Skipped;
-use crate::session::{ContextOverrides, Message, Role, Session, Status};
+use super::report::{session, Skipped};
+use crate::session::{Message, Role, Session, Status};
 use serde_json::{Map, Value};
 
 /// NextChat's chat store in its backup.
@@ -182,19 +182,8 @@ fn chat(id: String, title: String, created: i64, updated: i64, turns: Vec<Turn>)
         }
         messages.push(m);
     }
-    Session {
-        id,
-        title,
-        role: String::new(),
-        prompt: None,
-        created_at: created,
-        updated_at: updated,
-        leaf: messages.last().map(|m| m.id.clone()),
-        messages,
-        summaries: Vec::new(),
-        context: ContextOverrides::default(),
-        agent: Default::default(),
-    }
+    let leaf = messages.last().map(|m| m.id.clone());
+    session(id, title, created, updated, messages, leaf)
 }
 
 /// One chat of a NextChat backup (`at`: its place in the file, for errors).

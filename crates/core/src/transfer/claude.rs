@@ -8,7 +8,7 @@
 //! model is kept when the conversation names it. One conversation that cannot be read is
 //! skipped with its reason.
 
-use super::report::{placeholder, reply, session, Block, ChatReport, Read, Skipped};
+use super::report::{placeholder, question, reply, session, Block, ChatReport, Read, Skipped};
 use super::time::parse_iso;
 use crate::session::{Message, Role};
 use serde_json::{Map, Value};
@@ -176,23 +176,13 @@ fn conversation(conv: &Map<String, Value>) -> Result<Read, String> {
         let placeholders = attachments(m);
         report.attachments += placeholders.len();
         let mut made = match role {
-            Role::User => {
-                let mut text: Vec<String> = blocks(m)
-                    .into_iter()
-                    .filter_map(|b| match b {
-                        Block::Text(t) if !t.trim().is_empty() => Some(t),
-                        _ => None,
-                    })
-                    .collect();
-                text.extend(placeholders);
-                vec![Message::new(
-                    uuid.clone(),
-                    parent,
-                    Role::User,
-                    text.join("\n\n"),
-                    at,
-                )]
-            }
+            Role::User => vec![Message::new(
+                uuid.clone(),
+                parent,
+                Role::User,
+                question(blocks(m), placeholders),
+                at,
+            )],
             _ => {
                 let mut out = reply(&uuid, parent, at, blocks(m), &mut report);
                 if let Some(first) = out.first_mut().filter(|_| !placeholders.is_empty()) {

@@ -8,7 +8,7 @@
 //! error, kept as the reply's note), is incomplete; `files` become placeholders.
 
 use super::error::ImportError;
-use super::report::{placeholder, reply, session, Block, ChatReport, Read};
+use super::report::{placeholder, question, reply, session, Block, ChatReport, Read};
 use super::time::parse_iso;
 use crate::session::{Message, Role, Status};
 use serde_json::Value;
@@ -164,21 +164,8 @@ pub fn read(value: &Value) -> Result<Read, ImportError> {
             .collect();
         report.attachments += files.len();
         if user {
-            let mut text: Vec<String> = blocks(m)
-                .into_iter()
-                .filter_map(|b| match b {
-                    Block::Text(t) if !t.trim().is_empty() => Some(t),
-                    _ => None,
-                })
-                .collect();
-            text.extend(files);
-            messages.push(Message::new(
-                mid.to_string(),
-                parent,
-                Role::User,
-                text.join("\n\n"),
-                at,
-            ));
+            let text = question(blocks(m), files);
+            messages.push(Message::new(mid.to_string(), parent, Role::User, text, at));
             continue;
         }
         let failed = m.get("error").and_then(Value::as_bool) == Some(true);

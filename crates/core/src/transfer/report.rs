@@ -251,6 +251,20 @@ pub(super) fn placeholder(kind: &str, name: &str) -> String {
     }
 }
 
+/// A question's text: its text blocks, then the placeholders of what it attached, a paragraph
+/// each.
+pub(super) fn question(blocks: Vec<Block>, attached: Vec<String>) -> String {
+    blocks
+        .into_iter()
+        .filter_map(|b| match b {
+            Block::Text(t) if !t.trim().is_empty() => Some(t),
+            _ => None,
+        })
+        .chain(attached)
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
 /// A piece of a reply as another app stores it.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Block {
