@@ -1,5 +1,6 @@
 //! Thin wrappers over browser APIs, each with a typed error and no business rules.
 
+pub mod approval;
 pub mod clock;
 pub mod compression;
 pub mod dialogs_module;

@@ -7,9 +7,11 @@
 //! (`satori::core::agent::plan`) and runs the calls. `scripts/build.sh` builds it into
 //! `dist/agent-<hash>/`; `satori::ui::agent` calls it.
 
+use satori::adapters::approval::{self, Question};
 use satori::adapters::clock::{new_id, now_ms};
 use satori::core::agent::refuses_format;
 use satori::core::agent::repair::{repair_context, Repairer, Step, Verdict};
+use satori::core::agent::trust::{self, Answer, Exposure, Gate};
 use satori::core::agent::{mcp, plan, plan_run, recall, tools, Plan};
 use satori::core::context::ask::response_format;
 use satori::core::persist;
@@ -101,15 +103,19 @@ struct Toolbox {
     servers: mcp::Servers,
 }
 
+/// The MCP servers as stored now (none when the record cannot be read).
+fn stored_servers() -> mcp::Servers {
+    satori::adapters::storage::Store::local()
+        .get(persist::KEY_MCP)
+        .ok()
+        .flatten()
+        .and_then(|t| persist::decode_mcp(&t).ok())
+        .unwrap_or_default()
+}
+
 impl Toolbox {
     fn load() -> Toolbox {
-        let store = satori::adapters::storage::Store::local();
-        let servers = store
-            .get(persist::KEY_MCP)
-            .ok()
-            .flatten()
-            .and_then(|t| persist::decode_mcp(&t).ok())
-            .unwrap_or_default();
+        let servers = stored_servers();
         let mut specs = tools::builtin();
         let remote = mcp::offered(&specs, &servers);
         specs.extend(remote.iter().map(|o| o.spec.clone()));
@@ -125,6 +131,46 @@ impl Toolbox {
         MODULE
             .with(|m| m.offered.take())
             .unwrap_or_else(Toolbox::load)
+    }
+
+    /// Whether the call of MCP tool `name` (as offered) with `args` may go out, the turn having
+    /// taken in `exposure` before it: the rule ([`trust::gate`]) with the server's setting as
+    /// stored now, and "Allow tool call" when it says to ask. "Always allow this tool" is kept
+    /// for the server (if that record cannot be written, the next call asks again).
+    async fn approve(
+        &self,
+        name: &str,
+        args: &serde_json::Value,
+        exposure: Exposure,
+        signal: &AbortSignal,
+    ) -> Answer {
+        // Not offered: [`Toolbox::call`] says so to the model; nothing goes out.
+        let Some(o) = self.remote.iter().find(|o| o.spec.name == name) else {
+            return Answer::Once;
+        };
+        let stored = stored_servers();
+        let offered = &self.servers.servers[o.server];
+        let server = stored.find(&offered.url).unwrap_or(offered);
+        if trust::gate(server.trust, server.always_allows(&o.tool), exposure) == Gate::Run {
+            return Answer::Once;
+        }
+        let shown = serde_json::to_string_pretty(args).unwrap_or_default();
+        let why = satori::shell::error_text::why_ask(exposure);
+        let question = Question {
+            tool: &o.tool,
+            server: &server.name,
+            address: &mcp::origin(&server.url),
+            why: &why,
+            args: &shown,
+        };
+        let answer = approval::ask(&question, signal).await;
+        if answer == Answer::Always {
+            let mut servers = stored_servers();
+            if servers.allow_always(&server.url, &o.tool) {
+                let _ = satori::adapters::storage::Store::local().save_mcp_servers(&servers);
+            }
+        }
+        answer
     }
 
     /// Run the call of MCP tool `name` (as offered) with `args` on its server. What goes wrong
@@ -205,6 +251,9 @@ struct Input {
     path: Vec<Message>,
     agent: AgentConfig,
     settings: Settings,
+    /// The chat came from an import or a shared link (its text is untrusted content).
+    #[serde(default)]
+    foreign: bool,
 }
 
 /// Stop the tools running (Stop, Esc, leaving the chat).
@@ -250,17 +299,31 @@ pub async fn next(input: String) -> Result<String, String> {
             let signal = controller.signal();
             set_controller(Some(controller));
             let mut parent = reply;
+            // What the turn has taken in: a call to an MCP server may ask first.
+            let mut exposure = Exposure::of_turn(&path, input.foreign);
             for call in &calls {
                 // Stopped: what ran is kept; the calls that did not finish are answered so
                 // (every call keeps its one result), and the app ends the run.
                 let prepared = tools::prepare(specs, &call.name, &call.arguments);
                 let waits = matches!(prepared, Ok(tools::Call::Plan(_) | tools::Call::Other(_)));
+                let mut ran = !signal.aborted();
                 let content = match prepared {
                     _ if signal.aborted() => STOPPED.into(),
                     Ok(tools::Call::Plan(goal)) => planner(&goal, &input.settings, &signal).await,
-                    Ok(tools::Call::Other(args)) => toolbox.call(&call.name, &args, &signal).await,
+                    Ok(tools::Call::Other(args)) => {
+                        let answer = toolbox.approve(&call.name, &args, exposure, &signal).await;
+                        ran = answer.runs();
+                        match answer {
+                            _ if ran => toolbox.call(&call.name, &args, &signal).await,
+                            Answer::Deny => satori::shell::error_text::TOOL_DENIED.into(),
+                            _ => STOPPED.into(),
+                        }
+                    }
                     _ => run(specs, call, &context),
                 };
+                if ran {
+                    exposure.took(trust::kind(&call.name));
+                }
                 // A request in flight when Stop came answers with an abort error: not a result.
                 let content = match waits && signal.aborted() {
                     true => STOPPED.into(),

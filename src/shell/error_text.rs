@@ -481,6 +481,31 @@ pub fn tool_error(why: &impl std::fmt::Display) -> String {
 /// A tool result (sent to the model): Stop ended the call before it finished (or ran).
 pub const TOOL_STOPPED: &str = "Error: stopped by the user before this tool finished.";
 
+/// A tool result (sent to the model): the user answered "Deny" in "Allow tool call".
+pub const TOOL_DENIED: &str =
+    "Error: the user denied this call, so it did not run. Do not call it again unless the user asks.";
+
+/// Settings, once: Satori is served under `folder` of `origin`, whose other pages could read
+/// what it keeps.
+pub fn shared_origin(folder: &str, origin: &str) -> String {
+    format!("Satori is served under the folder {folder} of {origin}. Every other page of that origin can read what Satori keeps in this browser, your API key and chats included. Give Satori an origin of its own, such as a subdomain (see the README on hosting).")
+}
+
+/// Why "Allow tool call" asks, given what the turn took in (`exposure`).
+pub fn why_ask(exposure: crate::core::agent::trust::Exposure) -> String {
+    let mut why = Vec::new();
+    if exposure.private {
+        why.push("This turn has read your other chats (search_chats): the arguments may carry what it found.");
+    }
+    if exposure.untrusted {
+        why.push("This turn has taken in text Satori did not write (a tool's result, or an imported or shared chat), which may tell the model to send your data out.");
+    }
+    if why.is_empty() {
+        why.push("This server's calls ask first (its setting in Settings, MCP servers).");
+    }
+    why.join("\n")
+}
+
 /// A tool result (sent to the model): a tool that is not called like the others.
 pub const TOOL_RUNS_ALONE: &str = "Error: this tool runs on its own.";
 

@@ -201,5 +201,7 @@ pub async fn list(
         url: url.to_string(),
         name,
         tools,
+        trust: Default::default(),
+        allowed: Vec::new(),
     })
 }

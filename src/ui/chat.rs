@@ -556,6 +556,7 @@ async fn agent_after(
         name: &'a str,
         schema: &'a str,
         format: bool,
+        foreign: bool,
     }
     let settings = app.conn.settings.get_untracked();
     let input = app.chats.session.with_untracked(|s| {
@@ -593,6 +594,7 @@ async fn agent_after(
             name,
             schema,
             format: formatted,
+            foreign: s.foreign,
         };
         Ok(serde_json::to_string(&input).unwrap_or_default())
     });

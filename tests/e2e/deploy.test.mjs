@@ -90,11 +90,11 @@ async function check(t, url, { headers = true, compressed = true } = {}) {
   });
 }
 
-test('nginx, with the README recipe: headers, brotli and gzip copies, the app under a sub-path', async (t) => {
+test('nginx, with the README recipe: headers, brotli and gzip copies, the app at the root of its own host', async (t) => {
   const dir = distCopy();
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const port = await freePort();
-  const location = recipe('nginx').replace('/srv/satori/dist/', `${dir}/dist/`);
+  const location = recipe('nginx').replace('/srv/satori/dist', `${dir}/dist`);
   const conf = path.join(dir, 'nginx.conf');
   fs.writeFileSync(
     conf,
@@ -118,7 +118,7 @@ ${location}
 }
 `,
   );
-  const url = `http://127.0.0.1:${port}/tools/satori/`;
+  const url = `http://127.0.0.1:${port}/`;
   // Debian puts nginx in /usr/sbin, which is not on every user's PATH.
   await serve(t, fs.existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx', ['-c', conf, '-p', dir], url);
   await check(t, url);

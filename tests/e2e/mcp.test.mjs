@@ -57,6 +57,11 @@ async function addServer(dialog, url, token) {
 
 const server = (dialog) => dialog.getByRole('group', byName(`MCP server ${SERVER}`));
 
+/** Choose when the calls of the server shown in `group` ask first ("Tool calls"). */
+async function toolCalls(group, choice) {
+  await group.getByRole('combobox', byName('Tool calls')).selectOption({ label: choice });
+}
+
 /** A 127.0.0.1 port nothing listens on. */
 async function closedPort() {
   const s = net.createServer();
@@ -76,6 +81,9 @@ test('an MCP tool round trip: Settings lists the tools with switches, the model 
   await e2e.open(t, async ({ page }) => {
     await agentOn(page);
     let dialog = await openSettings(page);
+    // At the root of its host Satori's origin is its own: no shared-origin warning (the
+    // sub-path test sees it).
+    assert.equal(await dialog.getByRole('note').isVisible(), false);
     await addServer(dialog, mcp.url, TOKEN);
     const group = server(dialog);
     await group.waitFor();
@@ -84,6 +92,10 @@ test('an MCP tool round trip: Settings lists the tools with switches, the model 
       assert.equal(await group.getByRole('checkbox', byName(name)).isChecked(), true, `${name} is on`);
     }
     await group.getByRole('checkbox', byName('slow_echo')).uncheck();
+    // These calls are the user's own, with nothing private: no question (see the test of
+    // "Allow tool call").
+    assert.equal(await group.getByRole('combobox', byName('Tool calls')).inputValue(), 'Ask before each call', 'the default');
+    await toolCalls(group, 'Never ask');
     await dialog.getByRole('button', byName('Save')).click();
     await dialog.waitFor({ state: 'hidden' });
 
@@ -209,6 +221,7 @@ test('MCP failures are clear and never break the chat: unreachable, no CORS, a w
     await server(dialog).waitFor();
     await addServer(dialog, locked.url, TOKEN);
     await poll(async () => (await server(dialog).count()) === 2, { message: 'two servers listed' });
+    await toolCalls(server(dialog).first(), 'Never ask');
     await dialog.getByRole('button', byName('Save')).click();
     await dialog.waitFor({ state: 'hidden' });
     await good.stop();
@@ -260,6 +273,7 @@ test('MCP sessions: a server that forgot the session is connected again; Stop en
     const dialog = await openSettings(page);
     await addServer(dialog, mcp.url);
     await server(dialog).waitFor();
+    await toolCalls(server(dialog), 'Never ask');
     await dialog.getByRole('button', byName('Save')).click();
     await dialog.waitFor({ state: 'hidden' });
 
@@ -311,5 +325,120 @@ test('MCP sessions: a server that forgot the session is connected again; Stop en
     assert.deepEqual([stored.tool_call_id, stored.content], ['s3', 'Error: stopped by the user before this tool finished.']);
     assert.equal(await alerts(page).count(), 0);
     await conversation(page).getByText('Called slow_echo', { exact: true }).waitFor();
+  });
+});
+
+test('"Allow tool call": an injected chain (lookup_order, search_chats, send_report) stops before chat text leaves; Deny sends nothing, "Always allow" runs it, each server chooses how often to ask', async (t) => {
+  const mcp = await startMcp({ report: true });
+  t.after(() => mcp.stop());
+  await e2e.open(t, async ({ page }) => {
+    // Another chat holds a secret.
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: API_KEY });
+    e2e.fake.enqueue({ chunks: ['Noted.'] });
+    await sendMessage(page, 'My locker password is tulip-4471.');
+    await waitIdle(page);
+    await page.getByRole('button', byName('New chat')).click();
+    await agentOn(page);
+    let dialog = await openSettings(page);
+    await addServer(dialog, mcp.url);
+    await toolCalls(server(dialog), 'Ask when chat data would be sent');
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    // The model follows what the order service's answer "told" it: it looks for passwords in
+    // the other chats and sends what it found to an outside tool.
+    let n = 0;
+    e2e.fake.setDefault((body) => {
+      const last = body.messages.at(-1);
+      const call = (name, args) => ({ toolCalls: [{ id: `c${++n}`, name, arguments: JSON.stringify(args) }] });
+      if (last.role === 'user') return call('lookup_order', { order_id: 'A-1001' });
+      if (last.content.startsWith('Order A-1001')) return call('search_chats', { query: 'password' });
+      if (last.content.includes('tulip-4471')) return call('send_report', { text: last.content });
+      return { chunks: ['Done.'] };
+    });
+    const ask = page.getByRole('dialog', byName('Allow tool call'));
+    const reports = () => mcp.log().filter((l) => l.call?.name === 'send_report');
+    const lookups = () => mcp.log().filter((l) => l.call?.name === 'lookup_order');
+    const sentResult = (i) => e2e.fake.chatRequests().at(i).body.messages.at(-1).content;
+
+    // 1. A clean turn's call runs without asking (the server asks only when chat data would
+    // be sent); once the turn has read other chats and taken in a tool's answer, the way out
+    // asks, showing the tool, the server and exactly what would go.
+    await sendMessage(page, 'Where is order A-1001?');
+    await ask.waitFor();
+    assert.equal(lookups().length, 1, 'the lookup ran without a question');
+    assert.equal(await ask.getByRole('definition').first().innerText(), 'send_report');
+    assert.match(await ask.innerText(), new RegExp(`${SERVER} http://127\\.0\\.0\\.1:\\d+\\n`));
+    assert.match(await ask.locator('pre').innerText(), /^\{\n  "text": ".*tulip-4471/s);
+    assert.match(await ask.innerText(), /This turn has read your other chats/);
+    assert.match(await ask.innerText(), /This turn has taken in text Satori did not write/);
+    assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Deny', 'focus starts on Deny');
+    await ask.getByRole('button', byName('Deny')).click();
+    await waitIdle(page);
+    assert.equal(await ask.count(), 0);
+    assert.deepEqual(reports(), [], 'nothing reached the server');
+    assert.equal(sentResult(-1), 'Error: the user denied this call, so it did not run. Do not call it again unless the user asks.');
+    assert.equal(await textOf(lastAssistant(page)), 'Done.');
+
+    // 2. By keyboard: "Always allow this tool" runs it, and is kept for the server.
+    await sendMessage(page, 'Try again.');
+    await ask.waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await waitIdle(page);
+    assert.equal(reports().length, 1);
+    assert.match(reports()[0].call.arguments.text, /tulip-4471/);
+    assert.match(sentResult(-1), /^Report sent \(\d+ characters\)\.$/);
+    const stored = JSON.parse((await localStorageEntries(page))['satori.mcp']).servers[0];
+    assert.deepEqual([stored.trust, stored.allowed], ['ask_with_data', ['send_report']]);
+
+    // 3. Always allowed: no question.
+    await page.evaluate(() => {
+      window.__asked = 0;
+      new MutationObserver((changes) => {
+        for (const c of changes) for (const node of c.addedNodes) if (node.localName === 'dialog') window.__asked += 1;
+      }).observe(document.body, { childList: true });
+    });
+    await sendMessage(page, 'Once more.');
+    await poll(async () => reports().length === 2, { timeout: 20_000, message: 'the report sent without a question' });
+    await waitIdle(page);
+    assert.equal(await page.evaluate(() => window.__asked), 0);
+
+    // 4. Revoked in Settings, and back to the default: every call asks, a clean one too; Esc
+    // is Deny.
+    dialog = await openSettings(page);
+    const always = server(dialog).getByRole('checkbox', byName('Always allow send_report'));
+    assert.equal(await always.isChecked(), true);
+    await always.uncheck();
+    await toolCalls(server(dialog), 'Ask before each call');
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await sendMessage(page, 'And the next order?');
+    await ask.waitFor();
+    assert.equal(await ask.getByRole('definition').first().innerText(), 'lookup_order');
+    assert.match(await ask.innerText(), /This server's calls ask first/);
+    assert.equal(lookups().length, 3, 'not yet');
+    await ask.getByRole('button', byName('Allow once')).click();
+    await poll(async () => lookups().length === 4, { message: 'allowed once' });
+    await poll(async () => (await ask.count()) === 1 && (await ask.getByRole('definition').first().innerText()) === 'send_report', { message: 'the report asks' });
+    await page.keyboard.press('Escape');
+    await waitIdle(page);
+    assert.equal(reports().length, 2, 'Esc denied it');
+    // Esc answered the question, and did not stop the run: the model is told, and answers.
+    assert.match(sentResult(-1), /^Error: the user denied this call/);
+    assert.equal(await textOf(lastAssistant(page)), 'Done.');
+
+    // 5. "Never ask": the user's choice, every call runs.
+    dialog = await openSettings(page);
+    assert.equal(await server(dialog).getByRole('checkbox', byName('Always allow send_report')).isChecked(), false);
+    await toolCalls(server(dialog), 'Never ask');
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.evaluate(() => { window.__asked = 0; });
+    await sendMessage(page, 'Last one.');
+    await poll(async () => reports().length === 3, { timeout: 20_000, message: 'the report sent' });
+    await waitIdle(page);
+    assert.equal(await page.evaluate(() => window.__asked), 0);
+    assert.equal(JSON.parse((await localStorageEntries(page))['satori.mcp']).servers[0].trust, 'never');
   });
 });

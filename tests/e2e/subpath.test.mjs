@@ -14,6 +14,7 @@ import {
   waitForStatus,
   poll,
   reload,
+  byName,
 } from './support/browser.mjs';
 
 const PREFIX = '/tools/satori/';
@@ -51,5 +52,34 @@ test(`served under ${PREFIX}: a chat round trip works and persists across a relo
       app.responses.some((r) => r.url.startsWith(e2e.web.url) && new URL(r.url).pathname.endsWith('.wasm') && r.status === 200),
       'the wasm module was loaded from under the prefix',
     );
+  });
+});
+
+test(`served under ${PREFIX}: Settings says once that other pages of the origin could read the key and chats`, async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    const settings = async () => {
+      await page.getByRole('button', byName('Settings')).first().click();
+      const dialog = page.getByRole('dialog', byName('Settings'));
+      await dialog.waitFor();
+      return dialog;
+    };
+    let dialog = await settings();
+    const note = dialog.getByRole('note');
+    await note.waitFor();
+    assert.equal(
+      await note.locator('p').innerText(),
+      `Satori is served under the folder ${PREFIX} of ${e2e.web.origin}. Every other page of that origin can read what Satori keeps in this browser, your API key and chats included. Give Satori an origin of its own, such as a subdomain (see the README on hosting).`,
+    );
+    // Dismissed: not again, here or after a reload.
+    await note.getByRole('button', byName('Dismiss the shared-origin warning')).click();
+    await note.waitFor({ state: 'hidden' });
+    await dialog.getByRole('button', byName('Cancel')).click();
+    dialog = await settings();
+    assert.equal(await dialog.getByRole('note').isVisible(), false);
+    await dialog.getByRole('button', byName('Cancel')).click();
+    await reload(page);
+    dialog = await settings();
+    assert.equal(await dialog.getByRole('note').isVisible(), false);
+    assert.equal(await page.evaluate(() => localStorage.getItem('satori.origin_notice')), PREFIX);
   });
 });

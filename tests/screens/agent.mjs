@@ -1,6 +1,6 @@
 // Screenshots of agent mode for a human to look at (not a test): the Agent dialog, a tool run
 // (calls and results opened), a run stopped at "Max steps", MCP servers in Settings (listed, and
-// a failure), a plan's checklist part-way through "Run plan", a failed plan, and a planner
+// a failure), "Allow tool call", a plan's checklist part-way through "Run plan", a failed plan, and a planner
 // chat's structured replies (one repaired, one unusable), in light and dark, desktop and phone.
 // usage: node tests/screens/agent.mjs [outdir]
 import { mkdirSync } from 'node:fs';
@@ -76,6 +76,21 @@ try {
       await page.screenshot({ path: `${out}/${scheme}-${label}-mcp-error.png` });
       await settings.getByRole('button', { name: 'Save' }).click();
       await settings.waitFor({ state: 'hidden' });
+
+      // "Allow tool call": a call to the MCP server after the turn read other chats.
+      fake.enqueue(
+        { toolCalls: [
+          { id: 'a1', name: 'search_chats', arguments: '{"query":"order"}' },
+          { id: 'a2', name: 'lookup_order', arguments: '{"order_id":"A-1001 (from: Split 3645.5 seven ways)"}' }] },
+        { chunks: ['Order A-1001 has shipped.'] },
+      );
+      await box.fill('Where is order A-1001?');
+      await box.press('Enter');
+      const allow = page.getByRole('dialog', { name: 'Allow tool call' });
+      await allow.waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-allow-tool-call.png` });
+      await allow.getByRole('button', { name: 'Allow once' }).click();
+      await page.getByRole('button', { name: 'Send' }).waitFor();
 
       // A plan: made by the planner, then run part of the way.
       const plan = { goal: 'Move house', questions: ['Which date?'], steps: [

@@ -156,6 +156,20 @@ pub fn on_this_machine(base_url: &str) -> bool {
     loopback
 }
 
+/// The folder of a page at URL path `path` (`/tools/satori/index.html` → `/tools/satori/`).
+pub fn page_folder(path: &str) -> &str {
+    &path[..path.rfind('/').map_or(0, |i| i + 1)]
+}
+
+/// Whether a page at URL path `path` may share its origin with pages that are not Satori's: it
+/// is served under a folder of its host, not at the root. The browser keeps storage per origin
+/// (scheme, host and port), not per path, so every page of the origin can read the API key and
+/// the chats; Satori cannot know whether the host's other paths are its own, so Settings says so
+/// once. At the root, the origin is Satori's.
+pub fn may_share_origin(path: &str) -> bool {
+    !matches!(page_folder(path), "" | "/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,6 +316,23 @@ mod tests {
             if want {
                 assert!(!on_this_machine(url), "{url}");
             }
+        }
+    }
+
+    #[test]
+    fn a_page_under_a_folder_may_share_its_origin() {
+        let cases = [
+            ("/", "/", false),
+            ("/index.html", "/", false),
+            ("", "", false),
+            ("/satori/", "/satori/", true),
+            ("/tools/satori/index.html", "/tools/satori/", true),
+            ("/satori", "/", false),
+            ("/~ann/satori/", "/~ann/satori/", true),
+        ];
+        for (path, folder, want) in cases {
+            assert_eq!(page_folder(path), folder, "{path}");
+            assert_eq!(may_share_origin(path), want, "{path}");
         }
     }
 }

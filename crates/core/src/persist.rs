@@ -32,6 +32,9 @@ pub const KEY_MCP: &str = "satori.mcp";
 pub const KEY_LANGUAGE: &str = "satori.language";
 /// Key of the MCP bearer tokens record (the only place they are stored).
 pub const KEY_MCP_TOKENS: &str = "satori.mcp_tokens";
+/// The page folder whose shared-origin warning the user dismissed in Settings
+/// ([`crate::key_binding::may_share_origin`]).
+pub const KEY_ORIGIN_NOTICE: &str = "satori.origin_notice";
 
 /// How a packed chat record of the first version starts ([`crate::packed`]: DEFLATE).
 pub const PACKED_MARK: &str = "z1:";

@@ -400,6 +400,10 @@ pub struct Session {
     /// The chat's agent mode.
     #[serde(default, skip_serializing_if = "is_default")]
     pub agent: AgentConfig,
+    /// Its text came from outside Satori (an import or a shared link): agent mode counts it as
+    /// untrusted content (see `crate::agent::trust`). Not exported: an import sets it again.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub foreign: bool,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -651,6 +655,7 @@ impl Session {
             summaries: Vec::new(),
             context: ContextOverrides::default(),
             agent: AgentConfig::default(),
+            foreign: false,
         };
         session.push_preamble(preamble, at);
         session

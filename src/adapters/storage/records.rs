@@ -63,6 +63,17 @@ impl Store {
         }
     }
 
+    /// The MCP servers alone (agent mode's "Always allow this tool"; their tokens stay as they
+    /// are).
+    pub fn save_mcp_servers(&self, servers: &Servers) -> Result<(), StorageError> {
+        self.set(persist::KEY_MCP, &persist::encode_mcp(servers))
+    }
+
+    /// The shared-origin warning was dismissed for the page folder `folder`.
+    pub fn dismiss_origin_notice(&self, folder: &str) -> Result<(), StorageError> {
+        self.set(persist::KEY_ORIGIN_NOTICE, folder)
+    }
+
     /// The chat list.
     pub fn save_index(&self, index: &Index) -> Result<(), StorageError> {
         self.set(persist::KEY_INDEX, &persist::encode_index(index))

@@ -1,10 +1,12 @@
 //! The "MCP servers" part of Settings: add a server by URL (and an optional bearer token), see
-//! its tools with a switch each, list them again, remove the server. Changes are kept with the
+//! its tools with a switch each and "Always allow" each, choose when its calls ask first ("Tool
+//! calls", see `core::agent::trust`), list them again, remove the server. Changes are kept with the
 //! other settings when the dialog is saved ([`McpEdit::save`]): the servers in one record, the
 //! tokens in another that nothing exports.
 
 use crate::adapters::storage::{StorageError, Store};
 use crate::core::agent::mcp::{self, Server, Servers, Tokens};
+use crate::core::agent::trust::Trust;
 use crate::core::key_binding::{plain_http_remote, same_base};
 use crate::core::persist;
 use crate::shell::error_text::describe_storage;
@@ -164,16 +166,30 @@ impl McpForm {
         self.fetch(url, token, false);
     }
 
+    /// Change the server at `url` with `f` (no redraw: focus stays where it is).
+    fn edit(self, url: &str, f: impl FnOnce(&mut Server)) {
+        self.rows.update_untracked(|rows| {
+            if let Some(server) = rows.iter_mut().find(|r| r.url == url) {
+                f(server);
+            }
+        });
+    }
+
     /// Switch the tool `tool` of the server at `url` on or off.
     fn switch(self, url: &str, tool: &str, on: bool) {
-        self.rows.update_untracked(|rows| {
-            let t = rows
-                .iter_mut()
-                .filter(|r| r.url == url)
-                .flat_map(|r| r.tools.iter_mut())
-                .find(|t| t.name == tool);
-            if let Some(t) = t {
+        self.edit(url, |server| {
+            if let Some(t) = server.tools.iter_mut().find(|t| t.name == tool) {
                 t.on = on;
+            }
+        });
+    }
+
+    /// "Always allow" the tool `tool` of the server at `url`, or ask again.
+    fn always(self, url: &str, tool: &str, on: bool) {
+        self.edit(url, |server| {
+            server.allowed.retain(|t| t != tool);
+            if on {
+                server.allowed.push(tool.to_string());
             }
         });
     }
@@ -249,6 +265,7 @@ fn McpServer(
         .iter()
         .map(|t| {
             let (at, tool) = (server.url.clone(), t.name.clone());
+            let (always_at, always_tool) = (at.clone(), tool.clone());
             view! {
                 <li>
                     <label class="check" title=t.description.clone()>
@@ -256,16 +273,37 @@ fn McpServer(
                             on:change=move |ev| form.switch(&at, &tool, event_target_checked(&ev)) />
                         <code>{t.name.clone()}</code>
                     </label>
+                    <label class="check always" translate="yes">
+                        <input type="checkbox" prop:checked=server.always_allows(&t.name)
+                            aria-label=format!("Always allow {}", t.name)
+                            on:change=move |ev| form.always(&always_at, &always_tool, event_target_checked(&ev)) />
+                        "Always allow"
+                    </label>
                     <span class="hint">{t.description.clone()}</span>
                 </li>
             }
         })
+        .collect_view();
+    let trust_url = server.url.clone();
+    let trust = server.trust;
+    let options = Trust::ALL
+        .iter()
+        .map(|(t, label)| view! { <option value=*label selected=*t == trust>{*label}</option> })
         .collect_view();
     view! {
         <div class="mcp-server" role="group" aria-label=format!("MCP server {name}")>
             <p translate="no"><strong>{name.clone()}</strong>" "<span class="hint">{server.url.clone()}</span></p>
             <p class="hint">{format!("{count} tools; the checked ones are offered in agent mode.")}</p>
             <ul class="mcp-tools" translate="no">{tools}</ul>
+            <label class="mcp-trust">
+                "Tool calls"
+                <select on:change=move |ev| {
+                    let picked = event_target_value(&ev);
+                    if let Some((t, _)) = Trust::ALL.iter().find(|(_, l)| *l == picked) {
+                        form.edit(&trust_url, |s| s.trust = *t);
+                    }
+                }>{options}</select>
+            </label>
             <div class="row">
                 <button type="button" aria-label=format!("Refresh tools of {name}")
                     prop:disabled=move || busy.get()

@@ -289,6 +289,7 @@ pub fn SettingsDialog(
     view! {
         <Modal title="Settings" on_close=on_close>
             <form class="settings" on:submit=save>
+                <OriginNotice />
                 <LanguageField error=error />
                 <ConnectionFields form=form />
                 <GenerationFields form=form />
@@ -300,6 +301,33 @@ pub fn SettingsDialog(
                 <SaveActions on_cancel=on_close />
             </form>
         </Modal>
+    }
+}
+
+/// Said once, until dismissed: Satori runs under a folder of its host, whose other pages could
+/// read what it keeps (see `core::key_binding::may_share_origin`).
+#[component]
+fn OriginNotice() -> impl IntoView {
+    let location = window().location();
+    let (origin, path) = (location.origin(), location.pathname());
+    let (origin, path) = (origin.unwrap_or_default(), path.unwrap_or_default());
+    let folder = crate::core::key_binding::page_folder(&path).to_string();
+    let store = Store::local();
+    let dismissed = store.get(persist::KEY_ORIGIN_NOTICE).ok().flatten();
+    let shown = RwSignal::new(
+        crate::core::key_binding::may_share_origin(&path) && dismissed.as_ref() != Some(&folder),
+    );
+    let text = crate::shell::error_text::shared_origin(&folder, &origin);
+    let dismiss = move |_| {
+        // Not kept (storage full or blocked): it is said again next time, nothing else.
+        let _ = Store::local().dismiss_origin_notice(&folder);
+        shown.set(false);
+    };
+    view! {
+        <div class="form-warning origin-notice" role="note" class:hidden=move || !shown.get()>
+            <p>{text}</p>
+            <button type="button" aria-label="Dismiss the shared-origin warning" on:click=dismiss>"Dismiss"</button>
+        </div>
     }
 }
 

@@ -3,7 +3,7 @@
 Run with the interpreter of ${SATORI_CACHE:-~/.cache/satori}/mcp-venv (tests/e2e/support/mcp.mjs
 starts it):
 
-    python mcp-server.py --port 0 [--token T] [--log FILE] [--no-cors] [--json]
+    python mcp-server.py --port 0 [--token T] [--log FILE] [--no-cors] [--json] [--report]
 
 Prints exactly one line to stdout, `listening http://127.0.0.1:PORT/mcp`, once uvicorn accepts
 connections; everything else (SDK and uvicorn logging) goes to stderr.
@@ -21,13 +21,16 @@ Options:
                with a JSON body; without it there is no auth
   --log FILE   append one JSON line per HTTP request (preflights included):
                {"method", "path", "authorization", "origin", "mcp_method", "session_id",
-                "protocol_version", "status"} — header values or null; mcp_method is the JSON-RPC
+                "protocol_version", "call", "status"} — header values or null; `call` is
+               {"name", "arguments"} of a tools/call (else null); mcp_method is the JSON-RPC
                method of the body (null if none / not JSON / a batch without one)
   --no-cors    leave out the CORS middleware (a browser page on another origin then fails with a
                CORS error)
   --json       JSON responses instead of SSE
+  --report     also offer send_report(text)
 
-Tools: lookup_order, add, fail_always (a tool error: the result has isError true) and slow_echo.
+Tools: lookup_order, add, fail_always (a tool error: the result has isError true) and slow_echo;
+with --report also send_report (a way out: it takes any text).
 The SDK's DNS-rebinding protection (Host / Origin checks) is switched off so a page served from
 another 127.0.0.1 port may call the server. SIGTERM / SIGINT stop it cleanly (exit code 0).
 """
@@ -71,6 +74,11 @@ def fail_always(reason: str) -> str:
     # A ToolError keeps its text in the result (the SDK prefixes `Error executing tool fail_always: `);
     # any other exception counts as a crash and the client would see only `Error executing tool fail_always`.
     raise ToolError(f"inventory offline: {reason}")
+
+
+def send_report(text: str) -> str:
+    """Send a report to the team's inbox (an outside service: whatever it is given leaves the chat)."""
+    return f"Report sent ({len(text)} characters)."
 
 
 @mcp.tool()
@@ -154,11 +162,14 @@ class RequestLogMiddleware:
             return await receive()
 
         mcp_method = None
+        call = None
         if body:
             try:
                 parsed = json.loads(body)
                 if isinstance(parsed, dict):
                     mcp_method = parsed.get("method")
+                    if mcp_method == "tools/call" and isinstance(parsed.get("params"), dict):
+                        call = {"name": parsed["params"].get("name"), "arguments": parsed["params"].get("arguments")}
                 elif isinstance(parsed, list):
                     mcp_method = next((m.get("method") for m in parsed if isinstance(m, dict) and "method" in m), None)
             except ValueError:
@@ -172,6 +183,7 @@ class RequestLogMiddleware:
             "mcp_method": mcp_method,
             "session_id": _header(scope, b"mcp-session-id"),
             "protocol_version": _header(scope, b"mcp-protocol-version"),
+            "call": call,
             "status": None,
         }
         logged = False
@@ -247,7 +259,10 @@ async def main() -> None:
     parser.add_argument("--log")
     parser.add_argument("--no-cors", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--report", action="store_true")
     args = parser.parse_args()
+    if args.report:
+        mcp.tool()(send_report)
 
     # Bind first so --port 0 gives a known port; uvicorn serves on this socket.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -3,19 +3,21 @@
 // the Python of ${SATORI_CACHE:-~/.cache/satori}/mcp-venv (or SATORI_MCP_PYTHON), which must have
 // the `mcp` and `uvicorn` packages.
 //
-//   const mcp = await startMcp({ token, cors, json }); // waits for its `listening` line (≤ 30 s)
+//   const mcp = await startMcp({ token, cors, json, report }); // waits for its `listening` line (≤ 30 s)
 //   mcp.url            // http://127.0.0.1:PORT/mcp
 //   mcp.pid            // the server process
 //   mcp.log()          // one object per HTTP request so far, preflights included:
 //                      // {method, path, authorization, origin, mcp_method, session_id,
-//                      //  protocol_version, status} (header values or null)
+//                      //  protocol_version, call, status} (header values or null; `call`:
+//                      //  {name, arguments} of a tools/call)
 //   mcp.output()       // the tail of the server's stdout + stderr
 //   await mcp.stop()   // SIGTERM, SIGKILL after 5 s; waits for the exit, removes the log
 //
 // Options: `port` — listen there (default 0: a free port; the same port again starts a server
 // that knows none of the sessions of the one before); `token` — every request but a CORS preflight must carry `Authorization: Bearer <token>`
 // (else 401 with a JSON body); `cors: false` — no CORS headers at all, so a page on another origin
-// fails with a CORS error; `json: true` — plain JSON responses instead of SSE.
+// fails with a CORS error; `json: true` — plain JSON responses instead of SSE; `report: true` —
+// also the tool send_report(text), a way out for what a chat holds.
 //
 // Tools: lookup_order(order_id), add(a, b), fail_always(reason) (result isError: true, text
 // `Error executing tool fail_always: inventory offline: <reason>`), slow_echo(text, seconds).
@@ -46,7 +48,7 @@ export function mcpPython() {
 }
 
 /** Starts mcp-server.py on a free loopback port and waits until it accepts connections. */
-export async function startMcp({ token, cors = true, json = false, port = 0 } = {}) {
+export async function startMcp({ token, cors = true, json = false, report = false, port = 0 } = {}) {
   const python = mcpPython();
   if (!fs.existsSync(python)) {
     throw new Error(
@@ -60,6 +62,7 @@ export async function startMcp({ token, cors = true, json = false, port = 0 } = 
   if (token != null) args.push('--token', String(token));
   if (!cors) args.push('--no-cors');
   if (json) args.push('--json');
+  if (report) args.push('--report');
   const child = spawn(python, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PYTHONUNBUFFERED: '1' },

@@ -15,6 +15,7 @@
 //! Pure: no IO.
 
 use super::tools::Spec;
+use super::trust::Trust;
 use crate::key_binding::same_base;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -57,6 +58,23 @@ pub struct Server {
     /// Its tools as last listed.
     #[serde(default)]
     pub tools: Vec<Tool>,
+    /// When its calls ask first (see [`super::trust`]).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub trust: Trust,
+    /// The tools (by their names on the server) the user chose "Always allow this tool" for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed: Vec<String>,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+impl Server {
+    /// Whether the user always allows its tool `tool` (its name on the server).
+    pub fn always_allows(&self, tool: &str) -> bool {
+        self.allowed.iter().any(|t| t == tool)
+    }
 }
 
 /// A tool of an MCP server.
@@ -133,6 +151,30 @@ impl Servers {
     /// The server at `url`, if connected.
     pub fn find(&self, url: &str) -> Option<&Server> {
         self.servers.iter().find(|s| same_base(&s.url, url))
+    }
+
+    /// "Always allow this tool": tool `tool` of the server at `url` runs without asking from now
+    /// on. False when that server is gone.
+    pub fn allow_always(&mut self, url: &str, tool: &str) -> bool {
+        let Some(server) = self.servers.iter_mut().find(|s| same_base(&s.url, url)) else {
+            return false;
+        };
+        if !server.always_allows(tool) {
+            server.allowed.push(tool.to_string());
+        }
+        true
+    }
+}
+
+/// Where a server is, as "Allow tool call" shows it: its URL's scheme, host and port, without a
+/// user name, password, path or query (which may hold a secret).
+pub fn origin(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    match scheme {
+        "" => host.to_string(),
+        _ => format!("{scheme}://{host}"),
     }
 }
 
@@ -554,9 +596,15 @@ pub fn tools_page(url: &str, result: &Value) -> Result<(Vec<Tool>, Option<String
     Ok((tools, next))
 }
 
-/// A freshly listed server keeps the user's switches: a tool switched off stays off, a new one
-/// is on.
+/// A freshly listed server keeps the user's choices: a tool switched off stays off, a new one
+/// is on; its trust setting stays, and so does "always allow" for each tool still listed.
 pub fn relist(old: &Server, name: String, tools: Vec<Tool>) -> Server {
+    let allowed = old
+        .allowed
+        .iter()
+        .filter(|a| tools.iter().any(|t| &t.name == *a))
+        .cloned()
+        .collect();
     Server {
         url: old.url.clone(),
         name,
@@ -569,6 +617,8 @@ pub fn relist(old: &Server, name: String, tools: Vec<Tool>) -> Server {
                 t
             })
             .collect(),
+        trust: old.trust,
+        allowed,
     }
 }
 
@@ -655,6 +705,8 @@ mod tests {
                     on: *on,
                 })
                 .collect(),
+            trust: Trust::default(),
+            allowed: vec![],
         }
     }
 
@@ -790,6 +842,8 @@ mod tests {
                 url: "http://b.test/mcp".into(),
                 name: String::new(),
                 tools: vec![],
+                trust: Trust::default(),
+                allowed: vec![],
             }],
         });
         assert_eq!(t.token_for("http://a.test/mcp"), None);
@@ -950,6 +1004,58 @@ mod tests {
         let on: Vec<(&str, bool)> = s.tools.iter().map(|t| (t.name.as_str(), t.on)).collect();
         assert_eq!(on, [("two", true), ("three", true), ("one", false)]);
         assert_eq!(s.name, "A");
+        assert_eq!(s.trust, Trust::default());
+        // The trust setting stays; "always allow" stays for the tools still listed.
+        let mut old = server("a", &[("one", true), ("two", true)]);
+        old.trust = Trust::Never;
+        old.allowed = vec!["one".into(), "two".into()];
+        let s = relist(&old, "A".into(), server("a", &[("two", true)]).tools);
+        assert_eq!(
+            (s.trust, s.allowed),
+            (Trust::Never, vec!["two".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_server_is_shown_by_its_origin_alone() {
+        let cases = [
+            ("http://127.0.0.1:8000/mcp", "http://127.0.0.1:8000"),
+            (
+                "https://user:secret@tools.example/mcp?key=k",
+                "https://tools.example",
+            ),
+            ("https://tools.example?key=k", "https://tools.example"),
+            ("https://tools.example#x", "https://tools.example"),
+            ("https://a@b@tools.example:9/x", "https://tools.example:9"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(origin(url), want, "{url}");
+        }
+    }
+
+    #[test]
+    fn always_allowing_a_tool_is_kept_once_for_its_server() {
+        let mut servers = Servers {
+            servers: vec![server("a", &[("one", true)]), server("b", &[("one", true)])],
+        };
+        let b = servers.servers[1].url.clone();
+        assert!(servers.allow_always(&b, "one"));
+        assert!(servers.allow_always(&b, "one"));
+        assert!(!servers.allow_always("http://127.0.0.1:1/gone", "one"));
+        assert!(!servers.servers[0].always_allows("one"));
+        assert!(servers.servers[1].always_allows("one"));
+        assert_eq!(servers.servers[1].allowed, ["one"]);
+        // Stored and read back; a record without the fields is the default.
+        let text = serde_json::to_string(&servers).unwrap();
+        assert_eq!(serde_json::from_str::<Servers>(&text).unwrap(), servers);
+        assert!(!serde_json::to_string(&servers.servers[0])
+            .unwrap()
+            .contains("trust"));
+        let mut never = servers.servers[0].clone();
+        never.trust = Trust::AskWithData;
+        assert!(serde_json::to_string(&never)
+            .unwrap()
+            .contains(r#""trust":"ask_with_data""#));
     }
 
     #[test]

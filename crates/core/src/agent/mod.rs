@@ -11,6 +11,7 @@ pub mod recall;
 pub mod repair;
 pub mod schema;
 pub mod tools;
+pub mod trust;
 
 use crate::provider::error::ApiError;
 use crate::session::{AgentConfig, Message, MessageId, Role, Status, ToolCall};

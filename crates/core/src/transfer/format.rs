@@ -302,6 +302,7 @@ impl From<Chat> for Session {
             summaries: c.summaries.into_iter().map(Summary::from).collect(),
             context: c.context,
             agent: c.agent,
+            foreign: false,
         }
     }
 }

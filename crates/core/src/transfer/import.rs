@@ -567,6 +567,8 @@ pub fn plan(
             plan.reports.push(r);
         }
         ids.insert(chat.id.clone());
+        // Its text is not the user's own: agent mode treats it as untrusted.
+        chat.foreign = true;
         plan.add.push(chat);
     }
     let mut keys: HashSet<String> = prompts

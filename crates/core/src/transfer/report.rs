@@ -201,6 +201,7 @@ pub(super) fn session(
         summaries: Vec::new(),
         context: ContextOverrides::default(),
         agent: Default::default(),
+        foreign: false,
     }
 }
 

@@ -223,6 +223,10 @@ fn merging_never_overwrites_and_twice_adds_nothing() {
     assert_eq!(p.add.len(), 1);
     assert_eq!(p.add[0].id, "copy-1");
     assert_eq!(p.add[0].title, "Changed");
+    assert!(
+        p.add[0].foreign,
+        "an imported chat's text is not the user's own"
+    );
     assert_eq!(
         p.summary(true),
         "Imported 1 chat (6 messages), 1 skipped as identical, 1 as a copy (the id was taken)."
@@ -251,6 +255,7 @@ fn merging_never_overwrites_and_twice_adds_nothing() {
     let p3 = plan(&now, &[], &UserPrompts::default(), file(), || "x".into());
     assert_eq!((p3.add.len(), p3.copies.len()), (1, 0));
     assert_eq!(p3.add[0].id, "d");
+    assert!(p3.add[0].foreign);
     // The id of a stored chat that cannot be read is taken too.
     let p4 = plan(&now, &["d".into()], &UserPrompts::default(), file(), || {
         "x".into()
@@ -678,7 +683,16 @@ fn every_field_of_a_chat_survives_export_and_import() {
             max_steps: Some(5),
             react: true,
         },
+        foreign: false,
     };
     let back = read(&export(&[&chat], None, None, Vec::new(), 0)).unwrap();
-    assert_eq!(back.chats, vec![chat]);
+    assert_eq!(back.chats, vec![chat.clone()]);
+    // Where a chat came from is not written: the import that reads it says so again.
+    let foreign = Session {
+        foreign: true,
+        ..chat.clone()
+    };
+    let text = export(&[&foreign], None, None, Vec::new(), 0);
+    assert!(!text.contains("foreign"));
+    assert_eq!(read(&text).unwrap().chats, vec![chat]);
 }
