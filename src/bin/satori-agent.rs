@@ -274,7 +274,9 @@ struct Next {
     notice: String,
 }
 
-/// After a reply of an agent-mode chat: `input` is `{"path": [messages], "agent": AgentConfig}`.
+/// After a reply of an agent-mode chat: `input` is `{"path": [messages], "agent": AgentConfig,
+/// "settings": Settings, "foreign": bool}`. A call to an MCP server may ask the user first
+/// ("Allow tool call", [`Toolbox::approve`]).
 /// Answers JSON `{calls, results, notice}`: the tool results to store (one `tool` message per
 /// call, each following the one before), the calls read from a ReAct reply's text, and why the
 /// loop ends if it does. A call that cannot run is answered with what went wrong, for the model.

@@ -27,7 +27,7 @@ pub struct After {
     pub structured: Option<Structured>,
 }
 
-/// Make `call` (`next` with `{path, agent, settings}` as JSON, or `structured` with `{path, name,
+/// Make `call` (`next` with `{path, agent, settings, foreign}` as JSON, or `structured` with `{path, name,
 /// schema, settings, format}`) once the agent module is there, unless `stopped()` by then;
 /// resolves to its JSON answer, `None` if stopped first.
 pub async fn call(

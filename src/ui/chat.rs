@@ -546,8 +546,9 @@ async fn agent_after(
     tools: bool,
     formatted: bool,
 ) -> StepEnd {
-    /// What the module reads: `next` the branch, agent mode and settings; `structured` also the
-    /// template's key and schema.
+    /// What the module reads: `next` the branch, agent mode, settings and whether the chat came
+    /// from outside (an import or a share link: untrusted content for "Allow tool call");
+    /// `structured` also the template's key and schema.
     #[derive(serde::Serialize)]
     struct Input<'a> {
         path: Vec<&'a Message>,

@@ -66,7 +66,7 @@ try {
       await settings.getByLabel('MCP server URL').fill(mcp.url);
       await settings.getByRole('button', { name: 'Add MCP server' }).click();
       await settings.getByRole('group', { name: 'MCP server Satori test tools' }).waitFor();
-      await settings.getByRole('checkbox', { name: 'slow_echo' }).uncheck();
+      await settings.getByRole('checkbox', { name: 'slow_echo', exact: true }).uncheck();
       await settings.locator('.mcp-settings').scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${out}/${scheme}-${label}-mcp-settings.png` });
       await settings.getByLabel('MCP server URL').fill('http://127.0.0.1:9/mcp');
