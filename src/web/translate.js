@@ -16,8 +16,8 @@
 const ATTRS = ['aria-label', 'title', 'placeholder', 'alt', 'aria-description', 'aria-roledescription', 'label'];
 const SKIP = new Set(['TEXTAREA', 'SCRIPT', 'STYLE', 'INPUT']);
 // Satori's own controls inside text it does not translate: the markdown renderer's "Copy code"
-// button and task markers in a reply.
-const OURS = '[translate="yes"], .copy-code, .md-task';
+// button, task markers, hidden-character markers and the real host of a link in a reply.
+const OURS = '[translate="yes"], .copy-code, .md-task, .md-hidden, .md-real-host';
 
 let exact = null; // Map: English -> translation
 let templates = []; // {re, to, order, need, weight}, most literal characters first

@@ -16,6 +16,7 @@ import {
   waitForStatus,
   byName,
   reload,
+  poll,
 } from './support/browser.mjs';
 
 const KEY_A = 'sk-e2e-key-for-a-5f2';
@@ -230,5 +231,42 @@ test('a key for a plain-http server on another machine gets a warning; loopback 
     assert.equal(await warnedFor('https://api.example.test/v1'), false, 'no warning for https');
     assert.equal(await warnedFor('http://localhost.evil.test/v1'), true, 'localhost.evil.test is another machine');
     await dialog.getByRole('button', byName('Cancel')).click();
+  });
+});
+
+test('the API key is in no cache: no entry the service worker keeps has it in its address, headers or body', async (t) => {
+  // See: #37. The security review found none; this keeps it so.
+  await withApp(browser, web.url, t, async ({ page }) => {
+    a.reset();
+    await configure(page, { baseUrl: a.baseUrl, model: 'fake-small', apiKey: KEY_A });
+    await chat(page, 'Cache check');
+    await reload(page);
+    await chat(page, 'Cache check again');
+    assert.equal(a.chatRequests().at(-1).headers.authorization, `Bearer ${KEY_A}`, 'the key is used');
+    await poll(
+      () => page.evaluate(async () => !!navigator.serviceWorker.controller && (await caches.keys()).some((k) => k.startsWith('satori:'))),
+      { message: 'the service worker in charge, the app kept', timeout: 30_000 },
+    );
+    const seen = await page.evaluate(async (key) => {
+      const out = { entries: 0, leaks: [] };
+      for (const name of await caches.keys()) {
+        const cache = await caches.open(name);
+        for (const request of await cache.keys()) {
+          out.entries += 1;
+          const response = await cache.match(request);
+          const text = [
+            name,
+            request.url,
+            JSON.stringify([...request.headers]),
+            JSON.stringify([...response.headers]),
+            await response.text(),
+          ].join('\n');
+          if (text.includes(key)) out.leaks.push(`${name}: ${request.url}`);
+        }
+      }
+      return out;
+    }, KEY_A);
+    assert.ok(seen.entries >= 5, `the caches hold the app (${seen.entries} entries)`);
+    assert.deepEqual(seen.leaks, [], 'the key is in no cache entry');
   });
 });

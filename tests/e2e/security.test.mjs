@@ -31,6 +31,15 @@ const PAYLOADS = [
   '<details open ontoggle="window.__xss=1;alert(1)"><summary>s</summary>t</details>',
   '[caps](JaVaScRiPt:window.__xss=1)',
   'Inline <img src=x onerror="window.__xss=1;alert(1)"> in a sentence.',
+  // The security review's families (#37): entity-encoded and fullwidth schemes, reference-style
+  // targets, <base>, <meta refresh>, a title breakout, control characters before a scheme.
+  '[ent](&#106;avascript:window.__xss=1)',
+  '[wide](ｊａｖａｓｃｒｉｐｔ：window.__xss=1)',
+  '![ref][r] [ref2][r]\n\n[r]: javascript:window.__xss=1',
+  '<base href="http://127.0.0.2:9/">',
+  '<meta http-equiv="refresh" content="0; url=javascript:window.__xss=1">',
+  '[title](https://ok.test \'x" onmouseover="window.__xss=1\')',
+  '[ctl](\u0001java\tscript:window.__xss=1)',
 ];
 const HOSTILE = `Hostile reply follows.\n\n${PAYLOADS.join('\n\n')}\n\nEnd of hostile reply.`;
 const HOSTILE_USER = 'Render this <img src=x onerror="window.__xss=1;alert(1)"> please';
@@ -149,6 +158,43 @@ test('a code block in a reply has a working "Copy code" button', async (t) => {
       { timeout: 5_000, message: 'the code in the clipboard' },
     );
     assert.equal(copied.trim(), code);
+  });
+});
+
+test('a link whose text names another host shows where it goes; hidden characters in code are shown, and "Copy code" says it copies them', async (t) => {
+  // See: #37
+  await e2e.open(t, async (app) => {
+    const { page } = app;
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-security' });
+    const code = 'echo ok \u202E# safe\u001b[2K';
+    e2e.fake.enqueue({
+      chunks: ['Log in at [https://good.example](http://127.0.0.2:9/x) or [the docs](https://docs.example/a).\n\n', '```sh\n', `${code}\n`, '```\n'],
+    });
+    await sendMessage(page, 'Where do I log in?');
+    await waitIdle(page);
+    const reply = lastAssistant(page);
+    await waitForStatus(reply, 'complete');
+    const real = reply.locator('.md-real-host');
+    assert.equal(await real.count(), 1, 'only the link whose text names a host');
+    assert.equal(await real.innerText(), '(127.0.0.2)');
+    assert.equal(await real.getAttribute('title'), 'This link goes to 127.0.0.2');
+    assert.ok(await real.isVisible());
+    // Each hidden character is a visible badge naming it, and no longer reorders the code.
+    const marks = reply.locator('pre code .md-hidden');
+    assert.deepEqual(await marks.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))), ['U+202E', 'U+001B']);
+    for (const mark of await marks.all()) {
+      assert.ok(await mark.isVisible());
+      assert.ok((await mark.boundingBox()).width > 10, 'the badge takes room');
+    }
+    assert.equal(await marks.first().getAttribute('title'), 'Hidden character U+202E (right-to-left override)');
+    const copy = reply.getByRole('button', byName('Copy code'));
+    await page.bringToFront();
+    await copy.click();
+    await poll(async () => (await copy.innerText()) === 'Copied (contains hidden characters)', { message: 'the button says what it copied' });
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(copied.trimEnd(), code, 'the code is copied as it is, hidden characters included');
+    assert.deepEqual(app.pageErrors, []);
   });
 });
 

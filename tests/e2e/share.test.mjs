@@ -150,6 +150,48 @@ test('a tampered or hostile link is an alert, and nothing is stored', async (t) 
   }
 });
 
+test('a link that names no branch opens at its newest leaf; "Save a copy" keeps what the docs say, hidden characters in its title shown', async (t) => {
+  // See: #37. A link without `leaf` used to show, and save, an empty chat; pins and the
+  // template's output_schema came along.
+  const at = (s) => `2026-12-01T00:00:0${s}.000Z`;
+  const link = pack(e2e.web.url, {
+    format: 'satori-export',
+    version: 1,
+    exported_at: at(9),
+    chats: [{
+      id: 'c1',
+      title: 'Invoice \u202Efdp.exe',
+      role: 'planner',
+      prompt: { source: 'builtin', key: 'planner', version: 1, output_schema: '{"type":"object"}' },
+      created_at: at(0),
+      updated_at: at(3),
+      messages: [
+        { id: 'm1', role: 'user', content: 'Where is ORD-7?', status: 'complete', created_at: at(1), pinned: true },
+        { id: 'm2', parent: 'm1', role: 'assistant', content: 'The older answer.', status: 'complete', created_at: at(2) },
+        { id: 'm3', parent: 'm1', role: 'assistant', content: 'The newest answer.', status: 'complete', created_at: at(3), excluded: true },
+        { id: 'm4', parent: 'm2', role: 'user', content: 'Earlier follow-up.', status: 'complete', created_at: at(2) },
+      ],
+    }],
+  });
+  await withApp(e2e.browser, link, t, async ({ page }) => {
+    const dialog = page.getByRole('dialog', byName('Shared chat'));
+    await dialog.getByRole('button', byName('Save a copy')).waitFor();
+    assert.deepEqual((await dialog.locator('.shared-body').allTextContents()).map((t) => t.trim()), ['Where is ORD-7?', 'The newest answer.']);
+    assert.equal(await dialog.locator('.shared-title').innerText(), 'Invoice <U+202E>fdp.exe', 'the override is shown, not obeyed');
+    await dialog.getByRole('button', byName('Save a copy')).click();
+    await dialog.waitFor({ state: 'detached' });
+    const stored = await storedChat(page);
+    assert.deepEqual(stored.messages.map((m) => m.content), ['Where is ORD-7?', 'The newest answer.']);
+    assert.ok(stored.messages.every((m) => !m.pinned && !m.excluded), 'no pins or exclusions');
+    assert.equal(stored.prompt.key, 'planner');
+    assert.equal(stored.prompt.output_schema, undefined, 'no output_schema');
+    assert.equal(stored.title, 'Invoice \u202Efdp.exe', 'the title is stored as it is');
+    // Shown with the override visible, in the header and in the chat list.
+    assert.equal(await page.locator('.chat-title').innerText(), 'Invoice <U+202E>fdp.exe');
+    assert.equal(await page.locator('.chat-link.active').innerText(), 'Invoice <U+202E>fdp.exe');
+  });
+});
+
 test('a chat too long for a link is refused politely', async (t) => {
   await e2e.open(t, async ({ page }) => {
     e2e.fake.reset();

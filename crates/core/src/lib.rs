@@ -10,6 +10,7 @@ pub mod bpe;
 pub mod bzpack;
 pub mod chat_start;
 pub mod context;
+pub mod hidden;
 pub mod key_binding;
 pub mod llm;
 pub mod markdown;

@@ -23,18 +23,28 @@
 //!   link to the image URL when that URL is http(s).
 //! - Code blocks render inside a `code-block` wrapper with a `copy-code` button; the language
 //!   label is restricted to `[A-Za-z0-9_+#.-]{1,32}`.
+//! - Hidden characters (bidi controls, zero-width and control characters: [`crate::hidden`]) in
+//!   code blocks, inline code and link texts are each wrapped in a marker
+//!   `<span class="md-hidden" role="img" aria-label="U+202E" title="Hidden character U+202E (…)">`
+//!   holding the character itself (so copying the code copies it), which the stylesheet shows
+//!   as its code point and isolates, so a bidi override cannot reorder the text around it. In an
+//!   `href` they are percent-encoded.
+//! - A link whose text names a host (`https://good.example`, `good.example/path`) other than
+//!   the host it goes to is followed by that host, `<span class="md-real-host" title="This link
+//!   goes to HOST">(HOST)</span>`, so its text cannot lie about where it leads (see #37).
 //! - Output size is linear in input size: inputs over [`MAX_MARKDOWN_BYTES`] are shown as
 //!   escaped plain text, and inputs whose tables could be padded into a huge number of empty
 //!   cells are parsed with tables disabled.
 //!
 //! Classes the stylesheet can target: `code-block`, `code-head`, `code-lang`, `copy-code` (the UI
-//! copies the sibling `<code>` text), `md-image-blocked`, `md-task`/`md-task-done` (task list
+//! copies the sibling `<code>` text), `md-hidden`, `md-real-host`, `md-image-blocked`, `md-task`/`md-task-done` (task list
 //! markers, shown as ☑/☐ instead of `<input>`), `md-align-left|center|right` (table cells),
 //! `md-raw-html` (a `<p>` holding an input HTML block as text; its newlines are kept in the text,
 //! so `white-space: pre-wrap` shows them) and `md-plain` (the oversized-input fallback `<pre>`).
 //!
 //! Pure: no IO, clock, randomness or browser APIs.
 
+use crate::hidden::{self, Piece};
 use pulldown_cmark::{
     html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
 };
@@ -175,6 +185,10 @@ pub fn render_plain(text: &str) -> String {
 struct Filter {
     /// One entry per open link: whether an `<a>` was emitted for it (i.e. its URL was allowed).
     links: Vec<bool>,
+    /// The host of the web link open, and the text of that link so far (see [`misnamed`]).
+    link_text: Option<(String, String)>,
+    /// Whether a code block is open.
+    in_code: bool,
     /// The image being collected, if inside `Start(Image)` … `End(Image)`.
     image: Option<PendingImage>,
     /// Alignments of the current table's columns.
@@ -219,9 +233,26 @@ impl Filter {
             }
             return None;
         }
+        if let Some((_, seen)) = self.link_text.as_mut() {
+            if let Event::Text(text) | Event::Code(text) = &event {
+                seen.push_str(text);
+            }
+        }
         match event {
             // Raw HTML from the input is shown literally; push_html escapes Text.
             Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+            // Hidden characters in code and in link texts are shown.
+            Event::Text(text) if (self.in_code || !self.links.is_empty()) && hidden::any(&text) => {
+                let mut html = String::new();
+                push_marked(&mut html, &text);
+                Some(Event::Html(html.into()))
+            }
+            Event::Code(text) if hidden::any(&text) => {
+                let mut html = String::from("<code>");
+                push_marked(&mut html, &text);
+                html.push_str("</code>");
+                Some(Event::Html(html.into()))
+            }
             // Chat replies use single newlines as line breaks (addresses, verse, lists of
             // lines), so a soft break is kept as a break, as chat apps do.
             Event::SoftBreak => Some(Event::HardBreak),
@@ -254,7 +285,10 @@ impl Filter {
             }),
             // The block's content arrives as Html events, which become escaped text.
             Tag::HtmlBlock => Event::Html(r#"<p class="md-raw-html">"#.into()),
-            Tag::CodeBlock(kind) => Event::Html(code_block_open(&kind).into()),
+            Tag::CodeBlock(kind) => {
+                self.in_code = true;
+                Event::Html(code_block_open(&kind).into())
+            }
             Tag::Table(alignments) => {
                 self.alignments = alignments;
                 // push_html would turn alignments into style attributes.
@@ -279,8 +313,11 @@ impl Filter {
                 title,
                 ..
             } => match allowed_url(&dest_url, link_type) {
-                Some((url, _)) => {
+                Some((url, scheme)) => {
                     self.links.push(true);
+                    if scheme == Scheme::Web {
+                        self.link_text = Some((url_host(&url).to_owned(), String::new()));
+                    }
                     let mut html = String::new();
                     push_anchor_open(&mut html, &url, &title);
                     Event::Html(html.into())
@@ -314,7 +351,10 @@ impl Filter {
     fn end<'a>(&mut self, tag: TagEnd) -> Option<Event<'a>> {
         let event = match tag {
             TagEnd::HtmlBlock => Event::Html("</p>\n".into()),
-            TagEnd::CodeBlock => Event::Html("</code></pre></div>\n".into()),
+            TagEnd::CodeBlock => {
+                self.in_code = false;
+                Event::Html("</code></pre></div>\n".into())
+            }
             TagEnd::TableHead => {
                 self.in_table_head = false;
                 Event::End(TagEnd::TableHead)
@@ -329,7 +369,21 @@ impl Filter {
             }
             TagEnd::Link => {
                 return match self.links.pop() {
-                    Some(true) => Some(Event::Html("</a>".into())),
+                    Some(true) => {
+                        let mut html = String::from("</a>");
+                        if let Some((host, text)) = self.link_text.take() {
+                            if misnamed(&text, &host) {
+                                html.push_str(
+                                    r#" <span class="md-real-host" title="This link goes to "#,
+                                );
+                                push_escaped(&mut html, &host);
+                                html.push_str(r#"">("#);
+                                push_marked(&mut html, &host);
+                                html.push_str(")</span>");
+                            }
+                        }
+                        Some(Event::Html(html.into()))
+                    }
                     _ => None,
                 }
             }
@@ -374,7 +428,7 @@ impl Filter {
         if let Some(url) = image.url.filter(|_| !inside_link) {
             html.push(' ');
             push_anchor_open(&mut html, &url, "");
-            push_escaped(&mut html, &url);
+            push_marked(&mut html, &url);
             html.push_str("</a>");
         }
         html
@@ -433,24 +487,124 @@ fn push_anchor_open(out: &mut String, url: &str, title: &str) {
     out.push('>');
 }
 
-/// Appends `url` for use inside a double-quoted `href`: ASCII controls, space, quotes and angle
-/// brackets are percent-encoded, `&` and `'` are entity-escaped, everything else is kept.
+/// Appends `url` for use inside a double-quoted `href`: ASCII controls, space, quotes, angle
+/// brackets and hidden characters ([`crate::hidden`]) are percent-encoded, `&` and `'` are
+/// entity-escaped, everything else is kept.
 fn push_href(out: &mut String, url: &str) {
     for c in url.chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '\'' => out.push_str("&#39;"),
-            c if c.is_ascii_control() || matches!(c, ' ' | '"' | '<' | '>' | '`') => {
-                // ASCII, so the code point is the single UTF-8 byte.
+            c if c.is_ascii_control()
+                || matches!(c, ' ' | '"' | '<' | '>' | '`')
+                || hidden::is_hidden(None, c, None) =>
+            {
                 const HEX: &[u8; 16] = b"0123456789ABCDEF";
-                let byte = c as u32;
-                out.push('%');
-                out.push(char::from(HEX[(byte >> 4) as usize & 0xF]));
-                out.push(char::from(HEX[byte as usize & 0xF]));
+                for byte in c.encode_utf8(&mut [0; 4]).bytes() {
+                    out.push('%');
+                    out.push(char::from(HEX[usize::from(byte >> 4)]));
+                    out.push(char::from(HEX[usize::from(byte & 0xF)]));
+                }
             }
             c => out.push(c),
         }
     }
+}
+
+/// Appends `text` escaped as [`push_escaped`] does, each hidden character ([`crate::hidden`]) in
+/// an `md-hidden` marker that holds it: its code point is its accessible name (which the
+/// stylesheet shows) and its tooltip says what it is.
+fn push_marked(out: &mut String, text: &str) {
+    for piece in hidden::pieces(text) {
+        match piece {
+            Piece::Text(t) => push_escaped(out, t),
+            Piece::Hidden(c) => {
+                let point = hidden::code_point(c);
+                out.push_str(r#"<span class="md-hidden" role="img" aria-label=""#);
+                out.push_str(&point);
+                out.push_str(r#"" title="Hidden character "#);
+                out.push_str(&point);
+                out.push_str(" (");
+                out.push_str(hidden::name(c));
+                out.push_str(r#")">"#);
+                out.push(c);
+                out.push_str("</span>");
+            }
+        }
+    }
+}
+
+/// The host of an allowed web `url`: after `//`, without user info, port or a final dot. (A
+/// `\` ends it, as browsers read it in http(s) URLs.)
+fn url_host(url: &str) -> &str {
+    let rest = url.split_once("//").map_or("", |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#', '\\']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    let host = match host.find(']') {
+        Some(end) if host.starts_with('[') => &host[..=end],
+        _ => host.split(':').next().unwrap_or(""),
+    };
+    host.strip_suffix('.').unwrap_or(host)
+}
+
+/// File names a link text often is (`README.md`, `main.rs`): not taken for host names when they
+/// have no path, though some are top-level domains.
+const FILE_ENDINGS: &[&str] = &[
+    "c", "cpp", "css", "csv", "go", "h", "hpp", "html", "ipynb", "java", "js", "json", "jsx",
+    "lock", "md", "mjs", "pdf", "png", "py", "rb", "rs", "sh", "svg", "toml", "ts", "tsx", "txt",
+    "wasm", "xml", "yaml", "yml",
+];
+
+/// The host a word of a link's text names, lower-cased: the host of a URL (`https://host/…`,
+/// `//host`), or the word up to its path when that looks like a host name (labels of letters,
+/// digits and `-` joined by dots, the last with a letter: `good.example`, `www.good.example/x`).
+/// Hidden characters are left out first, so they cannot hide a name. Not: e-mail addresses,
+/// numbers (`1.5`), file names without a path (`README.md`).
+fn named_host(word: &str) -> Option<String> {
+    let word: String = word
+        .chars()
+        .filter(|&c| !hidden::is_hidden(None, c, None))
+        .collect();
+    let word = word
+        .trim_matches(|c: char| "()[]<>{}\"'`,;!?*_".contains(c) || c == '.' || c == ':')
+        .to_lowercase();
+    if let Some((scheme, _)) = word.split_once("//") {
+        let scheme_ok = scheme.is_empty()
+            || scheme
+                .strip_suffix(':')
+                .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic()));
+        let host = url_host(&word);
+        return (scheme_ok && !host.is_empty()).then(|| host.to_owned());
+    }
+    let (name, path) = match word.find(['/', '?', '#']) {
+        Some(at) => (&word[..at], true),
+        None => (word.as_str(), false),
+    };
+    let name = name.split(':').next().unwrap_or("");
+    let labels: Vec<&str> = name.split('.').collect();
+    let last = labels.last().copied().unwrap_or("");
+    let host_like = labels.len() > 1
+        && !name.contains('@')
+        && labels
+            .iter()
+            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_alphanumeric() || c == '-'))
+        && last.chars().any(char::is_alphabetic)
+        && (path || !FILE_ENDINGS.contains(&last));
+    host_like.then(|| name.to_owned())
+}
+
+/// Whether the `text` of a link to `host` names another host in one of its words (a subdomain
+/// of the host named, or the name with or without `www.`, is the same place).
+fn misnamed(text: &str, host: &str) -> bool {
+    let host = host.to_lowercase();
+    text.split_whitespace().filter_map(named_host).any(|named| {
+        !(host == named
+            || host.strip_prefix("www.") == Some(named.as_str())
+            || named.strip_prefix("www.") == Some(host.as_str())
+            || host
+                .strip_suffix(named.as_str())
+                .is_some_and(|sub| sub.ends_with('.')))
+    })
 }
 
 /// Appends `text` escaped for HTML text or a quoted attribute value (`& < > " '`).
@@ -1373,6 +1527,269 @@ mod tests {
                 "<p><a href=\"https://a.test/%22onmouseover=%22alert(1)\" {REL}>https://a.test/\"onmouseover=\"alert(1)</a></p>\n"
             ),
         );
+    }
+
+    /// The payload families of the security review of #37, kept as a corpus of their own: they
+    /// were found inert, and these keep them so. See: #37
+    const REVIEW_PAYLOADS: &[&str] = &[
+        // Entity-encoded schemes, every way the parser decodes them.
+        "[x](&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;alert(1))",
+        "[x](&#x6a;&#x61;&#x76;&#x61;&#x73;&#x63;&#x72;&#x69;&#x70;&#x74;&#x3a;alert(1))",
+        "[x](&#0000106;avascript:alert(1))",
+        "[x](javascript&#58;alert(1))",
+        "[x](javascript&#x3A;alert(1))",
+        "[x](&Tab;javascript:alert(1))",
+        "[x](jav&#x0A;ascript:alert(1))",
+        "[x](jav&NewLine;ascript&colon;alert(1))",
+        "<&#106;avascript:alert(1)>",
+        // Reference-style links and images whose definition is javascript: (or data:).
+        "[x]\n\n[x]: javascript:alert(1)",
+        "[x][]\n\n[x]: &#106;avascript:alert(1)",
+        "![x][r]\n\n[r]: javascript:alert(1)",
+        "![x][]\n\n[x]: <javascript:alert(1)> \"t\"",
+        "![x]\n\n[x]: data:image/svg+xml,<svg/onload=alert(1)>",
+        "[r]: data:text/html,<script>alert(1)</script>\n\n[x][r] ![y][r]",
+        "[![a][i]][l]\n\n[i]: javascript:a\n[l]: javascript:b",
+        "[x][r]\n\n[r]: \u{1}javascript:alert(1)",
+        // <base href> and <meta refresh>, as blocks and inline.
+        "<base href=\"https://attacker.test/\">",
+        "<BASE HREF=javascript:alert(1)//>",
+        "text <base href=https://attacker.test/> text",
+        "<meta http-equiv=\"refresh\" content=\"0; url=https://attacker.test/\">",
+        "a <meta http-equiv=refresh content=0;url=javascript:alert(1)> b",
+        "<META HTTP-EQUIV=\"Set-Cookie\" CONTENT=\"x=1\">",
+        // Title breakouts: `"` in every kind of link title.
+        "[x](https://a.test \"a\\\" onmouseover=alert(1) \\\"\")",
+        "[x](https://a.test 'x\" onmouseover=\"alert(1)')",
+        "[x](https://a.test (x\" onmouseover=\"alert(1)))",
+        "![x](https://a.test/p.png \"x\\\" onerror=alert(1) \\\"\")",
+        "[x][r]\n\n[r]: https://a.test 'a\" onmouseover=\"alert(1)'",
+        "[x][r]\n\n[r]: https://a.test\n  \"a\\\" onfocus=alert(1) autofocus \\\"\"",
+        "[good.example](https://evil.example\"onmouseover=alert(1)/x)",
+        "[good.example](<https://ev\"il.example/ onmouseover=x>)",
+        // Fullwidth schemes and brackets.
+        "[x](ｊａｖａｓｃｒｉｐｔ：alert(1))",
+        "[x](ｊａｖａｓｃｒｉｐｔ:alert(1))",
+        "<ｊａｖａｓｃｒｉｐｔ：alert(1)>",
+        "＜script＞alert(1)＜/script＞",
+        // Control characters inside and before schemes.
+        "[x](java\tscript:alert(1))",
+        "[x](<java\tscript:alert(1)>)",
+        "[x](<java\nscript:alert(1)>)",
+        "[x](java\u{0}script:alert(1))",
+        "[x](\u{1}javascript:alert(1))",
+        "[x](\u{1b}javascript:alert(1))",
+        "[x](\u{7f}javascript:alert(1))",
+        "[x](javascript\u{200b}:alert(1))",
+        "[x](\u{202e}javascript:alert(1))",
+        // Hidden characters next to markup.
+        "```\n\u{202e}<script>alert(1)</script>\n```",
+        "`\u{1b}<img src=x onerror=alert(1)>`",
+        "[a\u{202e}<b>](https://a.test)",
+    ];
+
+    #[test]
+    fn review_payload_families_are_neutralised() {
+        for payload in REVIEW_PAYLOADS {
+            let html = render(payload);
+            assert_safe(&html);
+            for wrapped in [
+                format!("> {payload}"),
+                format!("- {payload}"),
+                format!("| {payload} |\n|---|\n| {payload} |"),
+                format!("*{payload}*"),
+                format!("text\n{payload}\ntext"),
+            ] {
+                assert_safe(&render(&wrapped));
+            }
+        }
+        // Exactly: a title with `"` stays inside its attribute; a fullwidth scheme is no link.
+        check(
+            "[x](https://a.test 'x\" onmouseover=\"alert(1)')",
+            &format!("<p><a href=\"https://a.test\" {REL} title=\"x&quot; onmouseover=&quot;alert(1)\">x</a></p>\n"),
+        );
+        check("[x](ｊａｖａｓｃｒｉｐｔ：alert(1))", "<p>x</p>\n");
+        check("![x][r]\n\n[r]: javascript:alert(1)", "<p><span class=\"md-image-blocked\" title=\"Image not loaded\">🖼 Image: x</span></p>\n");
+    }
+
+    /// A reply arriving piece by piece is drawn as the app draws it: the blocks before the last
+    /// cut ([`stream_cut`]) rendered once, the block still growing rendered again for every byte
+    /// that arrives. Every piece rendered at every moment is safe on its own (each is assigned to
+    /// `innerHTML` separately). See: #37
+    #[test]
+    fn payloads_split_across_stream_chunks_are_neutralised() {
+        let reply = XSS_PAYLOADS
+            .iter()
+            .chain(REVIEW_PAYLOADS)
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        let mut cut = 0;
+        let mut drawn = String::new();
+        for end in (1..=reply.len()).filter(|&e| reply.is_char_boundary(e)) {
+            let next = cut + stream_cut(&reply[cut..end], 0);
+            if next > cut {
+                let done = render(&reply[cut..next]);
+                assert_safe(&done);
+                drawn.push_str(&done);
+                cut = next;
+            }
+            assert_safe(&render(&reply[cut..end]));
+        }
+        // The reply was drawn in many blocks, not as one.
+        assert!(cut > reply.len() / 2, "cut at {cut} of {}", reply.len());
+        assert_safe(&drawn);
+    }
+
+    #[test]
+    fn a_link_whose_text_names_another_host_shows_the_real_one() {
+        // See: #37
+        check(
+            "[good.example](https://evil.example)",
+            &format!(
+                "<p><a href=\"https://evil.example\" {REL}>good.example</a> \
+                 <span class=\"md-real-host\" title=\"This link goes to evil.example\">(evil.example)</span></p>\n"
+            ),
+        );
+        // (markdown, the host shown after the link, if any)
+        let cases = [
+            (
+                "[https://good.example](http://other.example/x)",
+                Some("other.example"),
+            ),
+            ("[good.example](https://evil.example)", Some("evil.example")),
+            (
+                "[www.good.example/login](https://evil.example/login)",
+                Some("evil.example"),
+            ),
+            (
+                "[Visit https://good.example today](https://evil.example)",
+                Some("evil.example"),
+            ),
+            (
+                "[Go to good.example.](https://evil.example)",
+                Some("evil.example"),
+            ),
+            (
+                "[https://good.example](https://good.example@evil.example/)",
+                Some("evil.example"),
+            ),
+            (
+                "[https://good.example](https://evil.example\\\\@good.example/)",
+                Some("evil.example"),
+            ),
+            (
+                "[https://good.example](https://evil.example:443/)",
+                Some("evil.example"),
+            ),
+            (
+                "[docs.good.example](https://good.example)",
+                Some("good.example"),
+            ),
+            (
+                "[good.example](https://good.example.evil.test)",
+                Some("good.example.evil.test"),
+            ),
+            (
+                "[good.example](https://evilgood.example)",
+                Some("evilgood.example"),
+            ),
+            (
+                "[good\u{200B}.example](https://evil.example)",
+                Some("evil.example"),
+            ),
+            (
+                "[`good.example`](https://evil.example)",
+                Some("evil.example"),
+            ),
+            (
+                "[**good**.example](https://evil.example)",
+                Some("evil.example"),
+            ),
+            (
+                "[中文.example](https://xn--fiq228c.example)",
+                Some("xn--fiq228c.example"),
+            ),
+            ("[good.example](https://127.0.0.1/)", Some("127.0.0.1")),
+            // The same place: case, a final dot, www., a subdomain of the host named, a port.
+            ("[good.example](https://GOOD.example./x)", None),
+            ("[good.example](https://www.good.example)", None),
+            ("[www.good.example](https://good.example)", None),
+            ("[good.example](https://docs.good.example/a)", None),
+            (
+                "[https://good.example:8443/x](https://good.example/y)",
+                None,
+            ),
+            ("[http://[::1]/](http://[::1]:8080/)", None),
+            ("<https://a.test/x>", None),
+            // Texts that name no host.
+            ("[site](https://evil.example)", None),
+            ("[README.md](https://github.com/a/b)", None),
+            ("[src/main.rs](https://github.com/a/b)", None),
+            ("[version 1.5](https://a.test)", None),
+            ("[me@good.example](https://evil.example)", None),
+            ("[a//b](https://evil.example)", None),
+            ("[good.example](mailto:x@evil.example)", None),
+            ("[good.example](javascript:alert(1))", None),
+        ];
+        for (input, want) in cases {
+            let html = render(input);
+            assert_safe(&html);
+            let shown = html
+                .split_once("<span class=\"md-real-host\" title=\"This link goes to ")
+                .map(|(_, rest)| rest.split('"').next().unwrap_or(""));
+            assert_eq!(shown, want, "{input:?}: {html}");
+        }
+    }
+
+    #[test]
+    fn hidden_characters_in_code_and_links_are_shown() {
+        // See: #37
+        let mark = |point: &str, what: &str, c: char| {
+            format!("<span class=\"md-hidden\" role=\"img\" aria-label=\"{point}\" title=\"Hidden character {point} ({what})\">{c}</span>")
+        };
+        let rlo = mark("U+202E", "right-to-left override", '\u{202E}');
+        let esc = mark("U+001B", "escape", '\u{1b}');
+        let zwsp = mark("U+200B", "zero-width space", '\u{200B}');
+        let cases: Vec<(&str, String)> = vec![
+            (
+                "```sh\nrm -rf \u{202E}/ # safe\n```",
+                format!(
+                    "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">sh</span>{COPY}</div>\
+                     <pre><code class=\"language-sh\">rm -rf {rlo}/ # safe\n</code></pre></div>\n"
+                ),
+            ),
+            (
+                "    echo \u{1b}[2Kok <b>\n",
+                format!(
+                    "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\"></span>{COPY}</div>\
+                     <pre><code>echo {esc}[2Kok &lt;b&gt;\n</code></pre></div>\n"
+                ),
+            ),
+            ("`pay\u{200B}pal`", format!("<p><code>pay{zwsp}pal</code></p>\n")),
+            (
+                "[a\u{202E}b](https://a.test)",
+                format!("<p><a href=\"https://a.test\" {REL}>a{rlo}b</a></p>\n"),
+            ),
+            // In a target: percent-encoded in the href, marked where the target is shown.
+            (
+                "[x](https://a.test/\u{202E}gpj.exe)",
+                format!("<p><a href=\"https://a.test/%E2%80%AEgpj.exe\" {REL}>x</a></p>\n"),
+            ),
+            (
+                "![x](https://a.test/\u{202E}gnp.p)",
+                format!(
+                    "<p><span class=\"md-image-blocked\" title=\"Image not loaded\">🖼 Image: x</span> \
+                     <a href=\"https://a.test/%E2%80%AEgnp.p\" {REL}>https://a.test/{rlo}gnp.p</a></p>\n"
+                ),
+            ),
+            // Prose and emoji sequences are left as they are.
+            ("abc\u{200B}def", "<p>abc\u{200B}def</p>\n".into()),
+            ("`👩\u{200D}💻`", "<p><code>👩\u{200D}💻</code></p>\n".into()),
+        ];
+        for (input, expected) in &cases {
+            check(input, expected);
+        }
     }
 
     #[test]

@@ -107,7 +107,12 @@ pub fn App() -> impl IntoView {
         chat::stop();
     });
 
-    let title = move || app.chats.session.with(|s| s.display_title().to_string());
+    // Hidden characters in a title (a bidi override, a terminal escape) are shown as `<U+…>`.
+    let title = move || {
+        app.chats
+            .session
+            .with(|s| crate::core::hidden::reveal(s.display_title()))
+    };
     view! {
         <div class="layout" class:sidebar-open=move || sidebar_open.get()>
             <Sidebar on_pick=Callback::new(move |_| sidebar_open.set(false)) />

@@ -52,7 +52,7 @@ pub fn DeleteDialog(
 ) -> impl IntoView {
     view! {
         <Modal title="Delete chat" on_close=on_close>
-            <p>"Delete “" {title} "”? This cannot be undone."</p>
+            <p>"Delete “" {crate::core::hidden::reveal(&title)} "”? This cannot be undone."</p>
             <div class="dialog-actions">
                 <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
                 <button type="button" class="danger" on:click=move |_| on_delete.run(())>"Delete"</button>

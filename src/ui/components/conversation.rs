@@ -467,7 +467,9 @@ pub fn Conversation() -> impl IntoView {
             let _ = el.focus();
         }
     };
-    // One listener for every "Copy code" button in rendered markdown.
+    // One listener for every "Copy code" button in rendered markdown. Code with hidden characters
+    // (marked `md-hidden` by the renderer, each holding its character) is copied as it is, and the
+    // button says so.
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(target) = ev
             .target()
@@ -482,11 +484,18 @@ pub fn Conversation() -> impl IntoView {
             .closest(".code-block")
             .ok()
             .flatten()
-            .and_then(|b| b.query_selector("code").ok().flatten())
-            .and_then(|c| c.text_content());
+            .and_then(|b| b.query_selector("code").ok().flatten());
         if let (Some(code), Some(w)) = (code, web_sys::window()) {
-            let _ = w.navigator().clipboard().write_text(&code);
-            button.set_text_content(Some("Copied"));
+            let hidden = matches!(code.query_selector(".md-hidden"), Ok(Some(_)));
+            let _ = w
+                .navigator()
+                .clipboard()
+                .write_text(&code.text_content().unwrap_or_default());
+            button.set_text_content(Some(if hidden {
+                "Copied (contains hidden characters)"
+            } else {
+                "Copied"
+            }));
         }
     };
     // Heights go through the CSSOM: `style-src 'self'` forbids style attributes.

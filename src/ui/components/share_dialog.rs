@@ -159,7 +159,7 @@ pub fn SharedChatDialog(
         }
         .into_any(),
         Some(Some(Ok(chat))) => {
-            let title = chat.display_title().to_string();
+            let title = crate::core::hidden::reveal(chat.display_title());
             // A title the user gave is theirs: never translated ("Untitled chat" is).
             let theirs = (!chat.title.is_empty()).then_some("no");
             let count = chat.messages.len();

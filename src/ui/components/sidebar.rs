@@ -77,7 +77,7 @@ pub fn Sidebar(
                                             i.sessions
                                                 .iter()
                                                 .find(|e| e.id == title_id)
-                                                .map(|e| e.title.clone())
+                                                .map(|e| crate::core::hidden::reveal(&e.title))
                                                 .unwrap_or_default()
                                         })
                                     }}

@@ -401,7 +401,7 @@ fn ImportPreview(
                 ""
             };
             (
-                s.display_title().to_string(),
+                crate::core::hidden::reveal(s.display_title()),
                 format!("{} messages{copy}", s.messages.len()),
             )
         })

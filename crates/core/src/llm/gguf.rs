@@ -306,9 +306,15 @@ pub fn read_head(head: &[u8], total: usize) -> Result<Gguf, GgufError> {
             .ok_or_else(|| GgufError::Tensor(name.clone(), "too large".into()))?;
         let dtype = DType::from_ggml(t).ok_or(t);
         let len = match dtype {
-            Ok(d) => d
-                .bytes(n)
-                .ok_or_else(|| GgufError::Tensor(name.clone(), "not whole blocks".into()))?,
+            Ok(d) => d.bytes(n).ok_or_else(|| {
+                let whole = matches!(d, DType::F32 | DType::F16) || n.is_multiple_of(32);
+                let why = if whole {
+                    "too large"
+                } else {
+                    "not whole blocks"
+                };
+                GgufError::Tensor(name.clone(), why.into())
+            })?,
             Err(_) => 0,
         };
         let start = usize::try_from(offset)
@@ -396,5 +402,274 @@ impl Gguf {
                 format!("GGML type {n} is not supported"),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A GGUF file written field by field.
+    struct File(Vec<u8>);
+
+    impl File {
+        /// The magic, `version`, and the tensor and metadata counts.
+        fn new(version: u32, tensors: u64, meta: u64) -> File {
+            File(b"GGUF".to_vec()).u32(version).u64(tensors).u64(meta)
+        }
+        fn u32(mut self, v: u32) -> File {
+            self.0.extend(v.to_le_bytes());
+            self
+        }
+        fn u64(mut self, v: u64) -> File {
+            self.0.extend(v.to_le_bytes());
+            self
+        }
+        fn bytes(mut self, b: &[u8]) -> File {
+            self.0.extend(b);
+            self
+        }
+        /// A string: its length, then its bytes.
+        fn str(self, s: &str) -> File {
+            self.u64(s.len() as u64).bytes(s.as_bytes())
+        }
+        /// One tensor's info: name, dimensions, type, offset.
+        fn tensor(self, name: &str, dims: &[u64], t: u32, offset: u64) -> File {
+            let mut f = self.str(name).u32(dims.len() as u32);
+            for &d in dims {
+                f = f.u64(d);
+            }
+            f.u32(t).u64(offset)
+        }
+        /// Zero bytes up to `len`.
+        fn padded(mut self, len: usize) -> File {
+            self.0.resize(len.max(self.0.len()), 0);
+            self
+        }
+    }
+
+    fn tensor_err(why: &str) -> GgufError {
+        GgufError::Tensor("t".into(), why.into())
+    }
+
+    #[test]
+    fn crafted_headers_are_refused_with_what_is_wrong() {
+        // See: #37. Counts and lengths that claim more than the file holds, absurd dimensions and
+        // types: each refused before anything of that size is allocated or read.
+        let max = u64::MAX;
+        let cases: Vec<(&str, File, GgufError, &str)> = vec![
+            (
+                "another format",
+                File(b"GGML\x03\0\0\0".to_vec()),
+                GgufError::NotGguf,
+                "not a GGUF file",
+            ),
+            (
+                "nothing",
+                File(Vec::new()),
+                GgufError::NotGguf,
+                "not a GGUF file",
+            ),
+            (
+                "version 1",
+                File::new(1, 0, 0),
+                GgufError::Version(1),
+                "GGUF version 1 is not supported (2 and 3 are)",
+            ),
+            (
+                "version 2³²−1",
+                File::new(u32::MAX, 0, 0),
+                GgufError::Version(u32::MAX),
+                "GGUF version 4294967295 is not supported (2 and 3 are)",
+            ),
+            (
+                "2⁶⁴−1 tensors",
+                File::new(3, max, 0),
+                GgufError::Truncated("tensor count"),
+                "the GGUF file is cut short (tensor count)",
+            ),
+            (
+                "2⁴⁰ tensors in 4 KB",
+                File::new(3, 1 << 40, 0).padded(4096),
+                GgufError::Truncated("tensor count"),
+                "the GGUF file is cut short (tensor count)",
+            ),
+            (
+                "2⁶⁴−1 metadata entries",
+                File::new(3, 0, max),
+                GgufError::Truncated("metadata count"),
+                "the GGUF file is cut short (metadata count)",
+            ),
+            (
+                "a key of 2⁶⁴−1 bytes",
+                File::new(3, 0, 1).u64(max).padded(4096),
+                GgufError::Truncated("a metadata key"),
+                "the GGUF file is cut short (a metadata key)",
+            ),
+            (
+                "a string value of 2⁶² bytes",
+                File::new(3, 0, 1).str("k").u32(8).u64(1 << 62).padded(4096),
+                GgufError::Truncated("a metadata value"),
+                "the GGUF file is cut short (a metadata value)",
+            ),
+            (
+                "an array of 2⁶⁴−1 bytes",
+                File::new(3, 0, 1)
+                    .str("k")
+                    .u32(9)
+                    .u32(0)
+                    .u64(max)
+                    .padded(4096),
+                GgufError::Truncated("a metadata value"),
+                "the GGUF file is cut short (a metadata value)",
+            ),
+            (
+                "an array of 2⁶⁰ strings",
+                File::new(3, 0, 1)
+                    .str("k")
+                    .u32(9)
+                    .u32(8)
+                    .u64(1 << 60)
+                    .padded(4096),
+                GgufError::Truncated("a metadata value"),
+                "the GGUF file is cut short (a metadata value)",
+            ),
+            (
+                "a string in the array longer than the file",
+                File::new(3, 0, 1)
+                    .str("k")
+                    .u32(9)
+                    .u32(8)
+                    .u64(2)
+                    .u64(max)
+                    .padded(4096),
+                GgufError::Truncated("a metadata value"),
+                "the GGUF file is cut short (a metadata value)",
+            ),
+            (
+                "arrays of arrays",
+                File::new(3, 0, 1).str("k").u32(9).u32(9).u64(1).padded(64),
+                GgufError::ValueType(9),
+                "unknown GGUF value type 9",
+            ),
+            (
+                "an unknown value type",
+                File::new(3, 0, 1).str("k").u32(13).padded(64),
+                GgufError::ValueType(13),
+                "unknown GGUF value type 13",
+            ),
+            (
+                "a key that is not UTF-8",
+                File::new(3, 0, 1).u64(2).bytes(&[0xC3, 0x28]).u32(4).u32(1),
+                GgufError::Utf8,
+                "a GGUF string is not UTF-8",
+            ),
+            (
+                "2³²−1 dimensions",
+                File::new(3, 1, 0).str("t").u32(u32::MAX).padded(4096),
+                tensor_err("4294967295 dimensions"),
+                "tensor `t`: 4294967295 dimensions",
+            ),
+            (
+                "dimensions whose product overflows",
+                File::new(3, 1, 0).tensor("t", &[max, 2], 0, 0).padded(4096),
+                tensor_err("too large"),
+                "tensor `t`: too large",
+            ),
+            (
+                "2⁶² floats",
+                File::new(3, 1, 0)
+                    .tensor("t", &[1 << 31, 1 << 31], 0, 0)
+                    .padded(4096),
+                tensor_err("too large"),
+                "tensor `t`: too large",
+            ),
+            (
+                "4 TiB of floats in 4 KB",
+                File::new(3, 1, 0)
+                    .tensor("t", &[1 << 20, 1 << 20], 0, 0)
+                    .padded(4096),
+                tensor_err("its data is outside the file"),
+                "tensor `t`: its data is outside the file",
+            ),
+            (
+                "an offset of 2⁶⁴−1",
+                File::new(3, 1, 0).tensor("t", &[1], 0, max).padded(4096),
+                tensor_err("its data is outside the file"),
+                "tensor `t`: its data is outside the file",
+            ),
+            (
+                "a Q8_0 tensor of 33 values",
+                File::new(3, 1, 0).tensor("t", &[33], 8, 0).padded(4096),
+                tensor_err("not whole blocks"),
+                "tensor `t`: not whole blocks",
+            ),
+            (
+                "an alignment of 0",
+                File::new(3, 0, 1).str("general.alignment").u32(4).u32(0),
+                GgufError::Missing("general.alignment".into()),
+                "the GGUF metadata has no usable `general.alignment`",
+            ),
+            (
+                "an alignment of 2³¹",
+                File::new(3, 0, 1)
+                    .str("general.alignment")
+                    .u32(4)
+                    .u32(1 << 31),
+                GgufError::Missing("general.alignment".into()),
+                "the GGUF metadata has no usable `general.alignment`",
+            ),
+        ];
+        for (what, file, want, words) in cases {
+            let got = read(&file.0).map(|_| ()).unwrap_err();
+            assert_eq!(got, want, "{what}");
+            assert_eq!(got.to_string(), words, "{what}");
+        }
+    }
+
+    #[test]
+    fn a_file_cut_anywhere_is_refused() {
+        // See: #37. A small valid file: metadata of every kept kind, two tensors.
+        let file = File::new(3, 2, 4)
+            .str("general.architecture")
+            .u32(8)
+            .str("llama")
+            .str("tokenizer.ggml.tokens")
+            .u32(9)
+            .u32(8)
+            .u64(2)
+            .str("a")
+            .str("é")
+            .str("tokenizer.ggml.token_type")
+            .u32(9)
+            .u32(5)
+            .u64(2)
+            .u32(1)
+            .u32(3)
+            .str("general.alignment")
+            .u32(4)
+            .u32(32)
+            .tensor("t", &[4, 2], 0, 0)
+            .tensor("u", &[32], 8, 32);
+        let head = file.0.len();
+        let whole = file.padded(head.div_ceil(32) * 32 + 32 + 34).0;
+        let g = read(&whole).unwrap();
+        assert_eq!(g.s("general.architecture").unwrap(), "llama");
+        assert_eq!(g.strs("tokenizer.ggml.tokens").unwrap(), ["a", "é"]);
+        assert_eq!(g.ints("tokenizer.ggml.token_type").unwrap(), [1, 3]);
+        assert_eq!(g.tensors["u"].len, 34);
+        for cut in 0..whole.len() {
+            let err = read(&whole[..cut]).map(|_| ()).unwrap_err();
+            let expected = match cut {
+                0..=3 => matches!(err, GgufError::NotGguf),
+                _ if cut < head => matches!(err, GgufError::Truncated(_)),
+                _ => {
+                    matches!(&err, GgufError::Tensor(_, why) if why == "its data is outside the file")
+                }
+            };
+            assert!(expected, "cut at {cut} of {}: {err:?}", whole.len());
+        }
+        // Only the metadata is needed before the weights arrive.
+        assert!(read_meta(&whole[..head - 20]).is_ok());
     }
 }

@@ -6,13 +6,16 @@
 //!
 //! What a link carries: title, role, system prompt and the messages of the branch on screen.
 //! Never the API key or settings (export files do not have them), summaries, the context
-//! settings or the agent settings of the chat.
+//! settings (the chat's, and the pins and exclusions of its messages), the agent settings or the
+//! template's `output_schema` of the chat. A chat that names no branch (no `leaf`) opens at its
+//! newest leaf.
 
 use super::format;
 use super::import::{self, ImportError};
-use crate::session::Session;
+use crate::session::{Message, MessageId, Session};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use std::collections::HashSet;
 
 /// What starts the fragment of a share link.
 pub const PREFIX: &str = "#share=";
@@ -54,17 +57,48 @@ pub enum ShareError {
     NotOneChat(String),
 }
 
-/// What of `session` a link carries: the branch on screen, root to leaf, with no summaries,
-/// context or agent settings. A link opened is read through this too, so a crafted link cannot
-/// bring in a hidden branch, a summary the reader never saw, or agent mode.
+/// What of `session` a link carries: the branch on screen, root to leaf (the newest leaf when
+/// it names none), with no summaries, context settings, pins or exclusions, agent settings or
+/// `output_schema`. A link opened is read through this too, so a crafted link cannot bring in a
+/// hidden branch, a summary the reader never saw, agent mode or replies asked for as JSON.
 fn shared(session: &Session) -> Session {
-    Session {
-        messages: session.path().into_iter().cloned().collect(),
+    let mut chat = Session {
         summaries: Vec::new(),
         context: Default::default(),
         agent: Default::default(),
         ..session.clone()
+    };
+    if chat.leaf.is_none() {
+        chat.leaf = newest_leaf(&chat.messages);
     }
+    let branch: Vec<Message> = chat
+        .path()
+        .into_iter()
+        .map(|m| Message {
+            pinned: false,
+            excluded: false,
+            ..m.clone()
+        })
+        .collect();
+    chat.messages = branch;
+    if let Some(origin) = chat.prompt.as_mut() {
+        origin.output_schema = None;
+    }
+    chat
+}
+
+/// The leaf (a message nothing answers) written last: the latest `created_at`, on a tie the later
+/// in the chat's order.
+fn newest_leaf(messages: &[Message]) -> Option<MessageId> {
+    let answered: HashSet<&str> = messages
+        .iter()
+        .filter_map(|m| m.parent.as_deref())
+        .collect();
+    messages
+        .iter()
+        .filter(|m| !answered.contains(m.id.as_str()))
+        .max_by_key(|m| m.created_at)
+        .map(|m| m.id.clone())
 }
 
 /// Whether `session` (as [`shared`] made it, written as `text`) is within what a link may carry.

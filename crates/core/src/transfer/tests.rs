@@ -526,6 +526,95 @@ fn share_links_that_cannot_be_made_or_read() {
     assert!(open(&pack(&one)).unwrap().is_ok());
 }
 
+/// A share link's payload: `text` packed as Satori packs it.
+fn share_fragment(text: &str) -> String {
+    use base64::Engine;
+    let bytes = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 6);
+    format!(
+        "{}{}",
+        super::share::PREFIX,
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    )
+}
+
+#[test]
+fn a_link_that_names_no_leaf_opens_at_the_newest_leaf() {
+    // See: #37. It used to open (and "Save a copy" to store) an empty chat.
+    use super::share::open;
+    let ids =
+        |chat: &Session| -> Vec<String> { chat.messages.iter().map(|m| m.id.clone()).collect() };
+    let mut chat = rich_chat("c");
+    chat.leaf = None;
+    let file = export(&[&chat], None, None, Vec::new(), 0);
+    assert!(!file.contains("\"leaf\""));
+    let opened = open(&share_fragment(&file)).unwrap().unwrap();
+    // m4 ends one branch, m5 (written later) the other.
+    assert_eq!(ids(&opened), ["m0", "m1", "m5"]);
+    assert_eq!(opened.leaf.as_deref(), Some("m5"));
+    // Written at the same moment: the later in the chat's order.
+    chat.messages[5].created_at = chat.messages[4].created_at;
+    let file = export(&[&chat], None, None, Vec::new(), 0);
+    assert_eq!(
+        ids(&open(&share_fragment(&file)).unwrap().unwrap()),
+        ["m0", "m1", "m5"]
+    );
+    chat.messages.swap(4, 5);
+    let file = export(&[&chat], None, None, Vec::new(), 0);
+    assert_eq!(
+        ids(&open(&share_fragment(&file)).unwrap().unwrap()),
+        ["m0", "m1", "m2", "m3", "m4"]
+    );
+    // A leaf the link names is kept, even when a newer one exists.
+    chat.leaf = Some("m4".into());
+    chat.messages[4].created_at += 100;
+    let file = export(&[&chat], None, None, Vec::new(), 0);
+    assert_eq!(
+        open(&share_fragment(&file))
+            .unwrap()
+            .unwrap()
+            .leaf
+            .as_deref(),
+        Some("m4")
+    );
+}
+
+#[test]
+fn a_link_carries_no_pins_exclusions_or_output_schema() {
+    // See: #37. docs/transfer.md: a link carries the title, role, system prompt and messages of
+    // the branch on screen; not the chat's context settings (pins and exclusions are) nor how
+    // its replies are asked for.
+    use super::share::{link, open};
+    use crate::session::{PromptOrigin, PromptSource};
+    let mut chat = rich_chat("c");
+    chat.messages[4].excluded = true;
+    chat.prompt = Some(PromptOrigin {
+        source: PromptSource::Builtin,
+        key: "planner".into(),
+        version: 2,
+        vars: Default::default(),
+        system_edited: false,
+        output_schema: Some(r#"{"type":"object"}"#.into()),
+    });
+    assert!(chat.messages[1].pinned);
+    let made = link("http://127.0.0.1/", &chat, 0).unwrap();
+    // Made by Satori, or crafted with them in: neither brings them.
+    let crafted = share_fragment(&export(&[&chat], None, None, Vec::new(), 0));
+    for fragment in [&made["http://127.0.0.1/".len()..], crafted.as_str()] {
+        let back = open(fragment).unwrap().unwrap();
+        assert_eq!(back.messages.len(), 5);
+        assert!(
+            back.messages.iter().all(|m| !m.pinned && !m.excluded),
+            "{fragment:.40}"
+        );
+        let origin = back.prompt.unwrap();
+        assert_eq!((origin.key.as_str(), origin.version), ("planner", 2));
+        assert_eq!(origin.output_schema, None);
+        assert_eq!(back.title, chat.title);
+        assert_eq!(back.role, chat.role);
+        assert_eq!(back.messages[0].content, "Be brief.");
+    }
+}
+
 #[test]
 fn a_crafted_link_brings_only_a_branch_on_screen() {
     use super::share::{open, ShareError, MAX_MESSAGES, PREFIX};
