@@ -25,6 +25,7 @@ pub mod session;
 pub mod settings;
 pub mod sse;
 pub mod startup;
+pub mod sync;
 pub mod transfer;
 pub mod turn;
 pub mod window;

@@ -1,0 +1,19 @@
+//! Sync between devices, the pure part: what is merged and how. A device keeps, per chat, the
+//! record as last synced ([`doc::Doc`]); a change to the chat is recorded into it with stamps of
+//! the device's hybrid logical clock ([`clock`]), key by key ([`chat::view_of`]); records from
+//! other devices are merged in, never overwriting: messages by id, fields by the later write,
+//! deletions removing what was written before them. Nothing here reads a clock or touches the
+//! network; the wall time and the device's id are arguments.
+//!
+//! Deletions: a deleted record keeps its deletion stamp (a few dozen bytes) for
+//! [`TOMBSTONE_DAYS`]; a device that comes back after weeks offline with edits older than the
+//! deletion does not bring the chat back. After that time the stamp may be dropped; a device
+//! offline for longer must download before it uploads (its last sync is older than any stamp it
+//! could still meet), so it drops what the others deleted instead of writing it back.
+
+pub mod chat;
+pub mod clock;
+pub mod doc;
+
+/// How long a deletion is kept, days.
+pub const TOMBSTONE_DAYS: i64 = 400;
