@@ -472,3 +472,62 @@ async fn version_1_records_are_packed_verified_and_read_back() {
     );
     clear_chats(&store);
 }
+
+/// Whether `hay` holds `needle` anywhere.
+fn holds(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+#[wasm_bindgen_test]
+async fn sync_objects_are_sealed_and_only_the_passphrase_opens_them() {
+    use satori::adapters::crypto::{self, CryptoError};
+    use satori::core::sync::envelope::{EnvelopeError, MAGIC};
+    let passphrase = "correct horse 电池 staple";
+    let (account, keys) = crypto::new_account(passphrase).await.unwrap();
+    let text = serde_json::to_string(&account).unwrap();
+    assert!(
+        !text.contains("horse"),
+        "the account object holds no passphrase"
+    );
+    // Sealed: nothing of the text shows, and the same text seals differently each time.
+    let secret = "订单 #4417 came to ¥1 280; locker password tulip-4471".as_bytes();
+    let sealed = crypto::seal(&keys, secret).await.unwrap();
+    assert!(sealed.starts_with(MAGIC));
+    assert!(
+        !holds(&sealed, b"tulip") && !holds(&sealed, "订单".as_bytes()) && !holds(&sealed, b"4417")
+    );
+    assert_ne!(
+        sealed,
+        crypto::seal(&keys, secret).await.unwrap(),
+        "a fresh nonce each time"
+    );
+    assert_eq!(crypto::open(&keys, &sealed).await.unwrap(), secret);
+    // One byte changed on the server: damaged, never read.
+    let mut changed = sealed.clone();
+    let last = changed.len() - 1;
+    changed[last] ^= 1;
+    assert_eq!(
+        crypto::open(&keys, &changed).await.err(),
+        Some(CryptoError::Object(EnvelopeError::Damaged))
+    );
+    // The passphrase unlocks the account again (another device); a wrong one is refused, and
+    // its keys open nothing.
+    let again = crypto::unlock(&text, passphrase).await.unwrap();
+    assert_eq!(crypto::open(&again, &sealed).await.unwrap(), secret);
+    assert_eq!(
+        crypto::unlock(&text, "correct horse").await.err(),
+        Some(CryptoError::WrongPassphrase)
+    );
+    let (salt, _) = account.parts().unwrap();
+    let wrong = crypto::derive("correct horse", &salt, account.iterations)
+        .await
+        .unwrap();
+    assert!(crypto::open(&wrong, &sealed).await.is_err());
+    // Names: keyed hashes, the same on every device of the account, telling nothing.
+    let name = crypto::name(&keys, "chat:c-4417").await.unwrap();
+    assert_eq!(name, crypto::name(&again, "chat:c-4417").await.unwrap());
+    assert_ne!(name, crypto::name(&keys, "chat:c-4418").await.unwrap());
+    assert_ne!(name, crypto::name(&wrong, "chat:c-4417").await.unwrap());
+    assert_eq!(name.len(), 64);
+    assert!(name.bytes().all(|b| b.is_ascii_hexdigit()) && !name.contains("4417"));
+}

@@ -3,6 +3,7 @@
 pub mod approval;
 pub mod clock;
 pub mod compression;
+pub mod crypto;
 pub mod dialogs_module;
 pub mod download;
 pub mod fetch;
