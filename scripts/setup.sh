@@ -139,4 +139,18 @@ if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then
     "$MCP_VENV/bin/pip" install -q 'mcp==2.3.0' 'uvicorn==0.54.0'
   fi
 fi
+# --- PyPI: a real WebDAV server for the sync tests (tests only) ------------------------------
+if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then
+  DAV_VENV="$CACHE/dav-venv"
+  if [ ! -x "$DAV_VENV/bin/python" ]; then
+    log "creating python venv at $DAV_VENV"
+    mkdir -p "$CACHE"
+    python3 -m venv "$DAV_VENV"
+  fi
+  if ! "$DAV_VENV/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("wsgidav") != "4.4.0")' >/dev/null 2>&1 \
+    || ! "$DAV_VENV/bin/python" -c 'import cheroot' >/dev/null 2>&1; then
+    log "installing WsgiDAV 4.4.0 and cheroot for the sync tests' WebDAV server"
+    "$DAV_VENV/bin/pip" install -q 'wsgidav==4.4.0' 'cheroot==11.1.2'
+  fi
+fi
 log "all tools present"

@@ -36,10 +36,21 @@ trap 'kill "$SERVER_PID" 2>/dev/null || true' EXIT
 for _ in $(seq 1 50); do grep -q listening "$SERVER_LOG" && break; sleep 0.1; done
 SATORI_TEST_SERVER="$(sed -n 's/^listening //p' "$SERVER_LOG")"
 [ -n "$SATORI_TEST_SERVER" ] || { echo "test server did not start"; cat "$SERVER_LOG"; exit 1; }
-SATORI_TEST_SERVER="$SATORI_TEST_SERVER" CHROMEDRIVER=/usr/bin/chromedriver \
+# A real WebDAV server (WsgiDAV) for the sync adapter, with a user and a password.
+DAV_ROOT="$(mktemp -d)"
+DAV_LOG="$(mktemp)"
+"${SATORI_CACHE:-$HOME/.cache/satori}/dav-venv/bin/python" tests/e2e/support/dav-server.py \
+  --root "$DAV_ROOT" --user ann --password 'pw 密码' >"$DAV_LOG" 2>&1 &
+DAV_PID=$!
+trap 'kill "$SERVER_PID" "$DAV_PID" 2>/dev/null || true; rm -rf "$DAV_ROOT"' EXIT
+for _ in $(seq 1 100); do grep -q listening "$DAV_LOG" && break; sleep 0.1; done
+SATORI_TEST_DAV="$(sed -n 's/^listening //p' "$DAV_LOG")"
+[ -n "$SATORI_TEST_DAV" ] || { echo "WebDAV test server did not start"; cat "$DAV_LOG"; exit 1; }
+SATORI_TEST_SERVER="$SATORI_TEST_SERVER" SATORI_TEST_DAV="$SATORI_TEST_DAV" CHROMEDRIVER=/usr/bin/chromedriver \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --test web
-kill "$SERVER_PID" 2>/dev/null || true
+kill "$SERVER_PID" "$DAV_PID" 2>/dev/null || true
+rm -rf "$DAV_ROOT"
 trap - EXIT
 
 step "release build"

@@ -531,3 +531,78 @@ async fn sync_objects_are_sealed_and_only_the_passphrase_opens_them() {
     assert_eq!(name.len(), 64);
     assert!(name.bytes().all(|b| b.is_ascii_hexdigit()) && !name.contains("4417"));
 }
+
+/// The WebDAV test server's address (`scripts/test.sh` starts WsgiDAV with user `ann`).
+fn dav() -> String {
+    option_env!("SATORI_TEST_DAV")
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            panic!(
+                "SATORI_TEST_DAV must be set when building the browser tests (see scripts/test.sh)"
+            )
+        })
+}
+
+#[wasm_bindgen_test]
+async fn a_webdav_folder_is_created_listed_and_written_only_as_last_seen() {
+    use satori::adapters::webdav::{DavError, Folder};
+    let (_c, signal) = signal();
+    let folder = Folder::new(
+        &format!("{}sync-{}", dav(), js_sys::Date::now() as u64),
+        "ann",
+        "pw 密码",
+    )
+    .unwrap();
+    // No folder yet: said so; created (twice is fine); empty.
+    assert!(matches!(
+        folder.list(&signal).await,
+        Err(DavError::NoFolder(404))
+    ));
+    folder.create(&signal).await.unwrap();
+    folder.create(&signal).await.unwrap();
+    assert_eq!(folder.list(&signal).await.unwrap(), vec![]);
+    // A new object; written again only with the ETag last seen.
+    let first = folder
+        .put("a1", b"one", None, &signal)
+        .await
+        .unwrap()
+        .expect("an ETag");
+    assert_eq!(
+        folder.put("a1", b"two", None, &signal).await,
+        Err(DavError::Changed),
+        "not new"
+    );
+    let (bytes, etag) = folder.get("a1", &signal).await.unwrap().unwrap();
+    assert_eq!(
+        (bytes.as_slice(), etag.as_str()),
+        (&b"one"[..], first.as_str())
+    );
+    // (WsgiDAV's ETag is the file's mtime in seconds and its size: a write of another size.)
+    let second = folder
+        .put("a1", b"second", Some(&first), &signal)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_ne!(second, first);
+    // Another device wrote meanwhile: the stale write is refused and nothing is lost.
+    assert_eq!(
+        folder.put("a1", b"stale", Some(&first), &signal).await,
+        Err(DavError::Changed)
+    );
+    assert_eq!(
+        folder.get("a1", &signal).await.unwrap().unwrap().0,
+        b"second"
+    );
+    let listed = folder.list(&signal).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].name.as_str(), listed[0].etag.as_str()),
+        ("a1", second.as_str())
+    );
+    assert_eq!(folder.get("missing", &signal).await.unwrap(), None);
+    // A wrong password, and a server that is not there.
+    let locked = Folder::new(&folder.url, "ann", "wrong").unwrap();
+    assert_eq!(locked.list(&signal).await, Err(DavError::Refused(401)));
+    let down = Folder::new("http://127.0.0.1:9/dav/", "ann", "pw").unwrap();
+    assert_eq!(down.list(&signal).await, Err(DavError::Unreachable));
+}

@@ -330,3 +330,63 @@ pub async fn post_json(
     let _ = signal.remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
     result
 }
+
+/// What a server answered to [`exchange`]: the status, the response headers asked for, the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exchanged {
+    /// HTTP status.
+    pub status: u16,
+    /// The response headers asked for, in the order asked (`None`: absent or not exposed).
+    pub headers: Vec<Option<String>>,
+    /// The body's bytes.
+    pub body: Vec<u8>,
+}
+
+/// `method url` with `headers` and `body` (bytes, if any), whatever the status comes back, within
+/// `timeout_ms`; redirects are never followed. For WebDAV (`PROPFIND`, `MKCOL`, conditional
+/// `PUT`), where the status is the answer.
+pub async fn exchange(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+    read: &[&str],
+    signal: &AbortSignal,
+    timeout_ms: u32,
+) -> Result<Exchanged, FetchError> {
+    let init = RequestInit::new();
+    init.set_method(method);
+    init.set_signal(Some(signal));
+    init.set_redirect(RequestRedirect::Manual);
+    if let Some(b) = body {
+        init.set_body(&js_sys::Uint8Array::from(b).into());
+    }
+    let h = web_sys::Headers::new().map_err(|e| FetchError::Network(js_message(&e)))?;
+    for (name, value) in headers {
+        h.set(name, value)
+            .map_err(|e| FetchError::Network(js_message(&e)))?;
+    }
+    init.set_headers(&h);
+    let req = Request::new_with_str_and_init(url, &init)
+        .map_err(|e| FetchError::Network(js_message(&e)))?;
+    let resp = send(&req, Some(timeout_ms)).await?;
+    if resp.type_() == ResponseType::Opaqueredirect {
+        return Err(FetchError::Redirected);
+    }
+    let promise = resp
+        .array_buffer()
+        .map_err(|e| FetchError::Broken(js_message(&e)))?;
+    let bytes = match with_stall(promise, Some(timeout_ms)).await? {
+        Ok(v) => js_sys::Uint8Array::new(&v).to_vec(),
+        Err(e) if is_abort(&e) => return Err(FetchError::Aborted),
+        Err(e) => return Err(FetchError::Broken(js_message(&e))),
+    };
+    Ok(Exchanged {
+        status: resp.status(),
+        headers: read
+            .iter()
+            .map(|n| resp.headers().get(n).ok().flatten())
+            .collect(),
+        body: bytes,
+    })
+}

@@ -13,3 +13,4 @@ pub mod markdown_module;
 pub mod modules;
 pub mod storage;
 pub mod tables;
+pub mod webdav;

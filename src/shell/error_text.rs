@@ -491,6 +491,24 @@ pub fn shared_origin(folder: &str, origin: &str) -> String {
     format!("Satori is served under the folder {folder} of {origin}. Every other page of that origin can read what Satori keeps in this browser, your API key and chats included. Give Satori an origin of its own, such as a subdomain (see the README on hosting).")
 }
 
+/// What went wrong talking to the sync folder at `url`, and what to do.
+pub fn dav_problem(url: &str, e: &crate::adapters::webdav::DavError) -> String {
+    use crate::adapters::webdav::DavError::*;
+    match e {
+        Unreachable => format!("Could not reach {url}: the server is down, the address is wrong, or it does not allow requests from this page (CORS: it must allow this page's origin, the methods GET, PUT, PROPFIND and MKCOL, the headers Authorization, Depth, If-Match and If-None-Match, and expose ETag)."),
+        MixedContent => format!("This page is served over https://, so the browser will not send anything to {url} over plain http://. Use the server's https:// address."),
+        Refused(status) => format!("{url} refused the user name or password (HTTP {status}). Check them in Settings."),
+        NoFolder(status) => format!("{url} has no such folder (HTTP {status}). Check the WebDAV URL, or create the folder on the server."),
+        Full => format!("{url} is full (HTTP 507): free some space on the server. Nothing was lost; the changes wait here."),
+        Changed => format!("{url} changed while this device was writing; it will read it again and merge."),
+        Redirected => format!("{url} answered with a redirect, which Satori never follows with your password. Use the address it redirects to."),
+        Status(status) => format!("{url} answered HTTP {status}."),
+        Aborted => "Sync was stopped.".into(),
+        TimedOut => format!("{url} did not answer within a minute."),
+        NotListing(why) => format!("{url} is not a WebDAV folder: {why}."),
+    }
+}
+
 /// Why "Allow tool call" asks, given what the turn took in (`exposure`).
 pub fn why_ask(exposure: crate::core::agent::trust::Exposure) -> String {
     let mut why = Vec::new();

@@ -15,6 +15,7 @@ pub mod chat;
 pub mod clock;
 pub mod doc;
 pub mod envelope;
+pub mod webdav;
 
 /// How long a deletion is kept, days.
 pub const TOMBSTONE_DAYS: i64 = 400;
