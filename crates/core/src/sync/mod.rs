@@ -15,6 +15,7 @@ pub mod chat;
 pub mod clock;
 pub mod doc;
 pub mod envelope;
+pub mod pass;
 pub mod webdav;
 
 /// How long a deletion is kept, days.
