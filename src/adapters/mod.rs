@@ -6,6 +6,7 @@ pub mod compression;
 pub mod dialogs_module;
 pub mod download;
 pub mod fetch;
+pub mod import_worker;
 pub mod js;
 pub mod language;
 pub mod markdown_module;
