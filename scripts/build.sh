@@ -60,6 +60,11 @@ done 3< "$ROOT/scripts/modules.txt"
 # <meta name="satori-module:pack"> (src/adapters/compression.js starts it).
 build_module satori-pack pack "" src/web/pack-worker.js
 NAMED+=("pack=$MODULE_PATH")
+# The import worker's module (src/bin/satori-import.rs: a long export read as it arrives) with the
+# worker that runs it (src/web/import-worker.js), into dist/import-<hash>/; the page names the
+# worker in <meta name="satori-module:import"> (src/adapters/import_worker.rs starts it).
+build_module satori-import import "" src/web/import-worker.js
+NAMED+=("import=$MODULE_PATH")
 # The in-browser model (src/bin/satori-llm.rs): built with SIMD128 in a target folder of its own
 # (the other modules keep theirs), with the worker that runs it (src/web/llm-worker.js) and the
 # page side that answers the app's requests like a server (src/web/llm-local.js), into

@@ -128,3 +128,47 @@ test('Claude, Open WebUI and LibreChat exports come in with titles, branches and
     assert.deepEqual(await localStorageEntries(page), before);
   });
 });
+
+// A ChatGPT export of `convs` conversations of about `kb` KB each (a question and a long answer).
+function bigExport(convs, kb) {
+  const answer = 'All work and no play makes a long answer. '.repeat(Math.ceil((kb * 1000) / 43));
+  const list = [];
+  for (let i = 0; i < convs; i++) {
+    const node = (id, parent, role, text, children) => ({ id, parent, children, message: { id, author: { role }, create_time: 1764581400 + i, content: { content_type: 'text', parts: [text] }, metadata: { model_slug: 'gpt-4o' } } });
+    list.push({ title: `Long ${i + 1}`, conversation_id: `long-${i}`, create_time: 1764581400 + i, current_node: 'a', mapping: { q: node('q', null, 'user', `Question ${i}?`, ['a']), a: node('a', 'q', 'assistant', answer, []) } });
+  }
+  return JSON.stringify(list);
+}
+
+// See: #36 (budgets) — a large export is read in the import worker: the dialog shows how much was
+// read and the page goes on handling input meanwhile; what does not fit the browser's storage is
+// said, and nothing is lost.
+test('a large export is read in a worker: the dialog shows its progress and the page stays responsive; one too large to store changes nothing', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'satori-big-'));
+    const file = path.join(dir, 'conversations.json');
+    fs.writeFileSync(file, bigExport(600, 60));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const before = await localStorageEntries(page);
+    const dialog = await openImport(page);
+    await dialog.getByLabel('Import file').setInputFiles(file);
+    const bar = dialog.getByRole('progressbar', byName('Reading the file'));
+    const value = async () => Number((await bar.getAttribute('value', { timeout: 1000 }).catch(() => null)) ?? -1);
+    // Part of the file read, not all of it.
+    await poll(async () => { const v = await value(); return v > 0 && v < 100; }, { message: 'progress between 0 and 100 %', timeout: 60_000 });
+    const first = await value();
+    // The page handles a key and a click while the worker reads: the focus moves, and the bar
+    // goes on moving.
+    await page.keyboard.press('Tab');
+    await dialog.getByRole('heading', byName('Import chats')).click();
+    assert.equal(await dialog.getByRole('progressbar').count(), 1, 'still reading after the input was handled');
+    await poll(async () => (await value()) > first || (await dialog.getByRole('button', byName('Import 600 chats')).count()) > 0, { message: 'the reading goes on', timeout: 60_000 });
+    await dialog.getByRole('button', byName('Import 600 chats')).waitFor({ timeout: 120_000 });
+    assert.match(await dialog.getByRole('status').innerText(), /^conversations\.json: 600 chats to import \(1200 messages\)\.$/);
+    // 36 MB does not fit in the browser's storage: said, and nothing changed.
+    await dialog.getByRole('button', byName('Import 600 chats')).click();
+    const alert = dialog.getByRole('alert').filter({ hasText: /Nothing was imported/ });
+    await alert.waitFor({ timeout: 60_000 });
+    assert.deepEqual(await localStorageEntries(page), before);
+  });
+});

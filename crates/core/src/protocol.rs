@@ -5,7 +5,9 @@
 
 use crate::key_binding::SettingsSaved;
 use crate::prompts::{RoleRef, Vars};
-use crate::session::{AgentConfig, ContextOverrides};
+use crate::session::{AgentConfig, ContextOverrides, Session};
+use crate::transfer::import::Rest;
+use crate::transfer::report::ChatReport;
 use serde::{Deserialize, Serialize};
 
 /// The one window event the dialogs module tells the app through; its detail is a
@@ -110,6 +112,33 @@ impl TurnEvent {
             "checkpoint" => Some(TurnEvent::Checkpoint),
             _ => None,
         }
+    }
+}
+
+/// What the import worker (`src/bin/satori-import.rs`) tells the Import dialog as it reads a
+/// file, JSON, one event per message; externally tagged, values in order, like [`DialogEvent`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportEvent {
+    /// Bytes read of the file's total, and the chats converted since the last event, each with
+    /// what its import converted (if anything).
+    Read(u64, u64, Vec<(Session, Option<ChatReport>)>),
+    /// Reading starts again from the first byte: the chats of earlier events are void.
+    Again,
+    /// The end: what the file holds besides its chats, or why it cannot be imported (the
+    /// refusal's words, as `ImportError` says them).
+    Done(Result<Rest, String>),
+}
+
+impl ImportEvent {
+    /// The event as the worker posts it.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The event a message holds; the error says why it is none.
+    pub fn decode(text: &str) -> Result<ImportEvent, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
     }
 }
 
@@ -555,6 +584,37 @@ mod tests {
         ] {
             assert!(DialogEvent::decode(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn every_import_event_round_trips() {
+        use crate::transfer::report::Skipped;
+        let mut chat = Session::new("c1".into(), 5, None, Vec::new());
+        chat.title = "Trip 旅行".into();
+        let report = ChatReport {
+            chat: "c1".into(),
+            title: "Trip 旅行".into(),
+            tool_calls: 2,
+            ..ChatReport::default()
+        };
+        let events = [
+            ImportEvent::Read(10, 100, vec![(chat.clone(), Some(report)), (chat, None)]),
+            ImportEvent::Read(0, 0, Vec::new()),
+            ImportEvent::Again,
+            ImportEvent::Done(Ok(Rest {
+                settings: true,
+                damaged: 1,
+                notes: vec!["part 2 is missing".into()],
+                skipped: vec![Skipped::new(2, "", "not an object")],
+                ..Rest::default()
+            })),
+            ImportEvent::Done(Err("the file is empty".into())),
+        ];
+        for e in events {
+            let text = e.encode();
+            assert_eq!(ImportEvent::decode(&text), Ok(e.clone()), "{text}");
+        }
+        assert!(ImportEvent::decode(r#"{"read":[1]}"#).is_err());
     }
 
     #[test]

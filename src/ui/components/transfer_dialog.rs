@@ -3,13 +3,18 @@
 //! (`core::transfer::format`) or, for one chat, Markdown; never the API key, which lives in a
 //! record export does not read. Import reads the whole file and checks it before anything is
 //! written, shows what it will do, writes with a backup (all or nothing), and offers "Undo import".
+//! One picked file is read in the import worker (`adapters::import_worker`), which posts its
+//! chats as it converts them: the page keeps only those, planning the merge as they arrive, and
+//! shows how much of the file was read.
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::download::download;
+use crate::adapters::import_worker::{self, ImportWorker};
 use crate::adapters::storage::Store;
 use crate::core::persist;
+use crate::core::protocol::ImportEvent;
 use crate::core::session::Session;
-use crate::core::transfer::import::{self, Plan};
+use crate::core::transfer::import::{self, Plan, Planner, Rest};
 use crate::core::transfer::{format, markdown, parts};
 use crate::shell::store::{stored_chats, stored_prompts, Stored};
 use crate::ui::components::form::FilePicker;
@@ -129,9 +134,19 @@ enum Step {
     Undone,
 }
 
-/// Read and check `files` (one file; or the parts of a ChatGPT export; or its `.zip`), then plan
-/// the merge against what is stored.
-async fn examine(files: Vec<web_sys::File>) -> Result<Plan, String> {
+/// Bytes read of a file's total, while the import worker reads it.
+type Progress = RwSignal<Option<(u64, u64)>>;
+
+/// Where the import worker is kept while it reads: the dialog ends it when it closes.
+type Running = StoredValue<Option<ImportWorker>, LocalStorage>;
+
+/// Read and check `files` (one file, in the import worker; or the parts of a ChatGPT export; or
+/// its `.zip`), then plan the merge against what is stored.
+async fn examine(
+    files: Vec<web_sys::File>,
+    progress: Progress,
+    running: Running,
+) -> Result<Plan, String> {
     let incoming = match files.as_slice() {
         [one] if is_zip(one) => read_zip(one).await,
         // One part of an export in parts: read as such, so the parts it lacks are said.
@@ -143,17 +158,7 @@ async fn examine(files: Vec<web_sys::File>) -> Result<Plan, String> {
         {
             read_parts(&files).await?
         }
-        [one] => {
-            let size = one.size();
-            if size > import::MAX_BYTES as f64 {
-                return Err(import::ImportError::TooLarge {
-                    bytes: size as usize,
-                    limit: import::MAX_BYTES,
-                }
-                .to_string());
-            }
-            import::read(&text(one).await?)
-        }
+        [one] => return read_in_worker(one, progress, running).await,
         many => read_parts(many).await?,
     }
     .map_err(|e| e.to_string())?;
@@ -167,6 +172,58 @@ async fn examine(files: Vec<web_sys::File>) -> Result<Plan, String> {
         incoming,
         new_id,
     ))
+}
+
+/// One file read in the import worker: its chats planned as they arrive (each event is one task
+/// of the page's), `progress` following the bytes read.
+async fn read_in_worker(
+    file: &web_sys::File,
+    progress: Progress,
+    running: Running,
+) -> Result<Plan, String> {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let store = Store::local();
+    let stored = Rc::new(stored_chats(&store)?);
+    let prompts = stored_prompts(&store)?;
+    let planner = Rc::new(RefCell::new(Planner::new(
+        &stored.chats,
+        &stored.unreadable,
+    )));
+    let (done, ended) = futures::channel::oneshot::channel::<Result<Rest, String>>();
+    let mut done = Some(done);
+    let planning = planner.clone();
+    let worker = import_worker::start(file, move |event| {
+        let end = match event {
+            Ok(ImportEvent::Read(read, total, chats)) => {
+                progress.set(Some((read, total)));
+                let mut planner = planning.borrow_mut();
+                for (chat, report) in chats {
+                    planner.take(chat, report, &mut new_id);
+                }
+                return;
+            }
+            Ok(ImportEvent::Again) => {
+                *planning.borrow_mut() = Planner::new(&stored.chats, &stored.unreadable);
+                return;
+            }
+            Ok(ImportEvent::Done(end)) => end,
+            Err(e) => Err(crate::shell::error_text::file_unreadable(&e)),
+        };
+        if let Some(done) = done.take() {
+            let _ = done.send(end);
+        }
+    })
+    .map_err(|e| crate::shell::error_text::file_unreadable(&e))?;
+    running.set_value(Some(worker));
+    // The dialog closed (the worker ended with it): nothing more to do.
+    let end = ended.await.map_err(|_| String::new())?;
+    running.set_value(None);
+    let rest = end?;
+    let planner = Rc::try_unwrap(planner)
+        .map_err(|_| String::new())?
+        .into_inner();
+    Ok(planner.finish(&prompts, rest))
 }
 
 fn read_failed(e: wasm_bindgen::JsValue) -> String {
@@ -277,6 +334,12 @@ pub fn ImportDialog(
 ) -> impl IntoView {
     let step = RwSignal::new(Step::Choose);
     let problem = RwSignal::new(String::new());
+    let progress: Progress = RwSignal::new(None);
+    let running: Running = StoredValue::new_local(None);
+    // Closing the dialog ends a worker still reading.
+    on_cleanup(move || {
+        running.try_update_value(|w| w.take());
+    });
     let take = move |files: Vec<web_sys::File>| {
         let name = match files.as_slice() {
             [] => return,
@@ -289,9 +352,12 @@ pub fn ImportDialog(
             ),
         };
         problem.set(String::new());
+        progress.set(None);
         step.set(Step::Reading(name.clone()));
         leptos::task::spawn_local(async move {
-            match examine(files).await {
+            match examine(files, progress, running).await {
+                // The dialog closed while the file was read.
+                Err(e) if e.is_empty() => {}
                 Ok(plan) => step.set(Step::Preview {
                     name,
                     plan: Box::new(plan),
@@ -338,7 +404,11 @@ pub fn ImportDialog(
                 <FilePicker id="import-file" multiple=true accept=".json,.zip,application/json,application/zip" on_pick=on_pick />
             }
             .into_any(),
-            Step::Reading(name) => view! { <p role="status">{format!("Reading {name}…")}</p> }.into_any(),
+            Step::Reading(name) => view! {
+                <p role="status">{format!("Reading {name}…")}</p>
+                <ReadingProgress progress=progress />
+            }
+            .into_any(),
             Step::Preview { name, plan } => view! {
                 <ImportPreview name=name plan=*plan on_import=on_import on_again=on_again />
             }
@@ -366,6 +436,30 @@ pub fn ImportDialog(
                 <button type="button" on:click=move |_| on_close.run(())>"Close"</button>
             </div>
         </Modal>
+    }
+}
+
+/// How much of the file the import worker has read: a progress bar named "Reading the file"
+/// and the share read, once the worker says.
+#[component]
+fn ReadingProgress(
+    /// Bytes read of the file's total.
+    progress: Progress,
+) -> impl IntoView {
+    let percent = move || {
+        progress
+            .get()
+            .map(|(read, total)| (read as f64 * 100.0 / (total.max(1) as f64)).min(100.0))
+    };
+    view! {
+        <div class="import-progress">
+            <progress
+                aria-label="Reading the file"
+                max="100"
+                value=move || percent().map(|p| format!("{p:.0}"))
+            ></progress>
+            <span translate="no">{move || percent().map(|p| format!("{p:.0} %"))}</span>
+        </div>
     }
 }
 

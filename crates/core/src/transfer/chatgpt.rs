@@ -250,16 +250,16 @@ fn classify(node: &Value, counts: &mut Counts) -> Node {
 /// The conversations of a `conversations.json`: each read, or skipped with its reason.
 pub fn read(value: &Value) -> Vec<Result<Read, Skipped>> {
     let list = value.as_array().map(Vec::as_slice).unwrap_or_default();
-    list.iter()
-        .enumerate()
-        .map(|(i, conv)| {
-            let title = str_at(conv, "title").unwrap_or_default();
-            match conv.as_object() {
-                None => Err(Skipped::new(i, "", "not an object")),
-                Some(c) => conversation(c).map_err(|reason| Skipped::new(i, title, reason)),
-            }
-        })
-        .collect()
+    list.iter().enumerate().map(|(i, c)| item(i, c)).collect()
+}
+
+/// Conversation `i` of a `conversations.json`, read or skipped with its reason.
+pub fn item(i: usize, conv: &Value) -> Result<Read, Skipped> {
+    let title = str_at(conv, "title").unwrap_or_default();
+    match conv.as_object() {
+        None => Err(Skipped::new(i, "", "not an object")),
+        Some(c) => conversation(c).map_err(|reason| Skipped::new(i, title, reason)),
+    }
 }
 
 /// Where the walk down the tree is: the message new ones follow, and the open tool call.

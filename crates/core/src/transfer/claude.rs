@@ -36,16 +36,16 @@ fn time(v: &Value, key: &str) -> Option<i64> {
 /// The conversations of Claude's `conversations.json`: each read, or skipped with its reason.
 pub fn read(value: &Value) -> Vec<Result<Read, Skipped>> {
     let list = value.as_array().map(Vec::as_slice).unwrap_or_default();
-    list.iter()
-        .enumerate()
-        .map(|(i, conv)| {
-            let title = str_at(conv, "name").unwrap_or_default();
-            match conv.as_object() {
-                None => Err(Skipped::new(i, "", "not an object")),
-                Some(c) => conversation(c).map_err(|reason| Skipped::new(i, title, reason)),
-            }
-        })
-        .collect()
+    list.iter().enumerate().map(|(i, c)| item(i, c)).collect()
+}
+
+/// Conversation `i` of Claude's `conversations.json`, read or skipped with its reason.
+pub fn item(i: usize, conv: &Value) -> Result<Read, Skipped> {
+    let title = str_at(conv, "name").unwrap_or_default();
+    match conv.as_object() {
+        None => Err(Skipped::new(i, "", "not an object")),
+        Some(c) => conversation(c).map_err(|reason| Skipped::new(i, title, reason)),
+    }
 }
 
 /// The text of a tool result's `content`: a string, or text blocks.

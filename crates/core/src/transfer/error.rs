@@ -5,6 +5,10 @@
 /// The largest file Satori reads, bytes. Browser storage holds about 5 MB, so a larger export
 /// could not be kept anyway.
 pub const MAX_BYTES: usize = 50 * 1000 * 1000;
+/// The largest list of conversations Satori reads (ChatGPT's, Claude's or Open WebUI's export),
+/// bytes: such a list is read one conversation at a time in the import worker
+/// ([`super::stream`]), never held whole; heavy ChatGPT users' exports are about 200 MB.
+pub const MAX_STREAM_BYTES: usize = 1000 * 1000 * 1000;
 /// The deepest nesting read (serde_json's recursion limit; Satori's own files nest 6 deep).
 pub const MAX_DEPTH: usize = 128;
 

@@ -239,27 +239,52 @@ pub(super) fn gathered(
     results: Vec<Result<Read, Skipped>>,
     what: &str,
 ) -> Result<Incoming, ImportError> {
-    let total = results.len();
+    let mut gather = Gather::default();
     let mut incoming = Incoming::default();
-    let mut ids = HashSet::new();
-    for (i, r) in results.into_iter().enumerate() {
+    for r in results {
+        if let Some((chat, report)) = gather.take(r) {
+            if !report.is_empty() {
+                incoming.reports.push(report);
+            }
+            incoming.chats.push(chat);
+        }
+    }
+    incoming.skipped = gather.finish(what)?;
+    Ok(incoming)
+}
+
+/// [`gathered`] one conversation at a time, as a reader of a long file meets them: what it
+/// lets through is checked, and a conversation skipped is kept with its reason.
+#[derive(Debug, Default)]
+pub struct Gather {
+    seen: usize,
+    taken: usize,
+    ids: HashSet<String>,
+    skipped: Vec<Skipped>,
+}
+
+impl Gather {
+    /// The next conversation as its reader read it: the chat and its report when it can come
+    /// in, else `None` (it is kept as skipped, with the reason).
+    pub fn take(&mut self, r: Result<Read, Skipped>) -> Option<Read> {
+        let i = self.seen;
+        self.seen += 1;
         let (chat, report) = match r {
             Ok(read) => read,
             Err(s) => {
-                incoming.skipped.push(s);
-                continue;
+                self.skipped.push(s);
+                return None;
             }
         };
         if let Err(e) = check_chat(&Chat::from(&chat), "chat") {
             let reason = e.to_string();
             let reason = reason.strip_prefix("chat.").unwrap_or(&reason);
-            incoming
-                .skipped
+            self.skipped
                 .push(Skipped::new(i, &chat.title, reason.to_string()));
-            continue;
+            return None;
         }
-        if !ids.insert(chat.id.clone()) {
-            incoming.skipped.push(Skipped::new(
+        if !self.ids.insert(chat.id.clone()) {
+            self.skipped.push(Skipped::new(
                 i,
                 &chat.title,
                 format!(
@@ -267,20 +292,22 @@ pub(super) fn gathered(
                     short(&chat.id)
                 ),
             ));
-            continue;
+            return None;
         }
-        if !report.is_empty() {
-            incoming.reports.push(report);
-        }
-        incoming.chats.push(chat);
+        self.taken += 1;
+        Some((chat, report))
     }
-    match incoming.skipped.first() {
-        Some(first) if incoming.chats.is_empty() => Err(ImportError::NoneReadable {
-            what: what.to_string(),
-            count: total,
-            first: format!("\"{}\": {}", first.name, first.reason),
-        }),
-        _ => Ok(incoming),
+
+    /// The conversations skipped, or the file refused (`what` it is) when not one could be read.
+    pub fn finish(self, what: &str) -> Result<Vec<Skipped>, ImportError> {
+        match self.skipped.first() {
+            Some(first) if self.taken == 0 => Err(ImportError::NoneReadable {
+                what: what.to_string(),
+                count: self.seen,
+                first: format!("\"{}\": {}", first.name, first.reason),
+            }),
+            _ => Ok(self.skipped),
+        }
     }
 }
 
@@ -512,6 +539,49 @@ pub fn fingerprint(session: &Session) -> String {
     serde_json::to_string(&chat).unwrap_or_default()
 }
 
+/// What a file holds besides its chats: all of [`Incoming`] but `chats` and `reports` (which
+/// a reader of a long file hands over as it goes).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Rest {
+    /// [`Incoming::templates`].
+    pub templates: Vec<UserTemplate>,
+    /// [`Incoming::settings`].
+    pub settings: bool,
+    /// [`Incoming::damaged`].
+    pub damaged: usize,
+    /// [`Incoming::notes`].
+    pub notes: Vec<String>,
+    /// [`Incoming::skipped`].
+    pub skipped: Vec<Skipped>,
+}
+
+impl Incoming {
+    /// The chats, each with its report (if anything was converted), and the rest.
+    pub fn split(self) -> (Vec<(Session, Option<ChatReport>)>, Rest) {
+        let mut reports: HashMap<String, ChatReport> = self
+            .reports
+            .into_iter()
+            .map(|r| (r.chat.clone(), r))
+            .collect();
+        let chats = self
+            .chats
+            .into_iter()
+            .map(|c| {
+                let r = reports.remove(&c.id);
+                (c, r)
+            })
+            .collect();
+        let rest = Rest {
+            templates: self.templates,
+            settings: self.settings,
+            damaged: self.damaged,
+            notes: self.notes,
+            skipped: self.skipped,
+        };
+        (chats, rest)
+    }
+}
+
 /// Merge `incoming` into what is there (`existing` chats, the ids of stored chats that could not
 /// be read in `taken`, `prompts`): a chat identical in
 /// content to one already there (under any id) is skipped; one whose id is taken by a different
@@ -524,64 +594,104 @@ pub fn plan(
     incoming: Incoming,
     mut new_id: impl FnMut() -> String,
 ) -> Plan {
-    let mut ids: HashSet<String> = existing
-        .iter()
-        .map(|s| s.id.clone())
-        .chain(taken.iter().cloned())
-        .collect();
-    let mut prints: HashSet<String> = existing.iter().map(fingerprint).collect();
-    let mut plan = Plan {
-        add: Vec::new(),
-        identical: Vec::new(),
-        copies: Vec::new(),
-        templates: Vec::new(),
-        templates_skipped: Vec::new(),
-        settings_ignored: incoming.settings,
-        damaged: incoming.damaged,
-        notes: incoming.notes,
-        skipped: incoming.skipped,
-        reports: Vec::new(),
-    };
-    let mut reports: HashMap<String, ChatReport> = incoming
-        .reports
-        .into_iter()
-        .map(|r| (r.chat.clone(), r))
-        .collect();
-    for mut chat in incoming.chats {
-        if !prints.insert(fingerprint(&chat)) {
-            plan.identical.push(chat.display_title().to_string());
-            continue;
+    let mut planner = Planner::new(existing, taken);
+    let (chats, rest) = incoming.split();
+    for (chat, report) in chats {
+        planner.take(chat, report, &mut new_id);
+    }
+    planner.finish(prompts, rest)
+}
+
+/// [`plan`] one chat at a time, as the chats of a long file arrive.
+#[derive(Debug)]
+pub struct Planner {
+    ids: HashSet<String>,
+    prints: HashSet<String>,
+    plan: Plan,
+}
+
+impl Planner {
+    /// A merge into `existing` chats and the ids of stored chats that could not be read
+    /// (`taken`).
+    pub fn new(existing: &[Session], taken: &[String]) -> Self {
+        Planner {
+            ids: existing
+                .iter()
+                .map(|s| s.id.clone())
+                .chain(taken.iter().cloned())
+                .collect(),
+            prints: existing.iter().map(fingerprint).collect(),
+            plan: Plan {
+                add: Vec::new(),
+                identical: Vec::new(),
+                copies: Vec::new(),
+                templates: Vec::new(),
+                templates_skipped: Vec::new(),
+                settings_ignored: false,
+                damaged: 0,
+                notes: Vec::new(),
+                skipped: Vec::new(),
+                reports: Vec::new(),
+            },
         }
-        let mut report = reports.remove(&chat.id);
-        if ids.contains(&chat.id) {
+    }
+
+    /// The chats taken so far (to add, or skipped as identical).
+    pub fn chats(&self) -> usize {
+        self.plan.add.len() + self.plan.identical.len()
+    }
+
+    /// The next chat of the file, with what its import converted.
+    pub fn take(
+        &mut self,
+        mut chat: Session,
+        report: Option<ChatReport>,
+        new_id: &mut impl FnMut() -> String,
+    ) {
+        let plan = &mut self.plan;
+        if !self.prints.insert(fingerprint(&chat)) {
+            plan.identical.push(chat.display_title().to_string());
+            return;
+        }
+        if self.ids.contains(&chat.id) {
             chat.id = loop {
                 let id = new_id();
-                if !ids.contains(&id) {
+                if !self.ids.contains(&id) {
                     break id;
                 }
             };
             plan.copies.push(chat.id.clone());
         }
-        if let Some(mut r) = report.take() {
+        if let Some(mut r) = report {
             r.chat = chat.id.clone();
             plan.reports.push(r);
         }
-        ids.insert(chat.id.clone());
+        self.ids.insert(chat.id.clone());
         // Its text is not the user's own: agent mode treats it as untrusted.
         chat.foreign = true;
         plan.add.push(chat);
     }
-    let mut keys: HashSet<String> = prompts
-        .templates
-        .iter()
-        .map(|t| t.template.key.clone())
-        .collect();
-    for t in incoming.templates {
-        if keys.insert(t.template.key.clone()) {
-            plan.templates.push(t);
-        } else {
-            plan.templates_skipped.push(t.template.key.clone());
+
+    /// The plan, with the file's `rest` (its templates added only under keys `prompts` does
+    /// not use).
+    pub fn finish(self, prompts: &UserPrompts, rest: Rest) -> Plan {
+        let mut plan = self.plan;
+        plan.settings_ignored = rest.settings;
+        plan.damaged = rest.damaged;
+        plan.notes = rest.notes;
+        plan.skipped = rest.skipped;
+        let mut keys: HashSet<String> = prompts
+            .templates
+            .iter()
+            .map(|t| t.template.key.clone())
+            .collect();
+        for t in rest.templates {
+            if keys.insert(t.template.key.clone()) {
+                plan.templates.push(t);
+            } else {
+                plan.templates_skipped.push(t.template.key.clone());
+            }
         }
+        plan
     }
-    plan
 }

@@ -3,7 +3,8 @@
 //! ([`claude`]), Open WebUI's ([`openwebui`]), LibreChat's ([`librechat`]), NextChat's and
 //! BetterChatGPT's ([`apps`]), what an import skipped and converted ([`report`]), why a file
 //! cannot be imported ([`error`]), reading and checking a
-//! file to import and planning the merge ([`import`]), a chat shared by link ([`share`]), a chat
+//! file to import and planning the merge ([`import`]), a long export read as it arrives
+//! ([`stream`]), a chat shared by link ([`share`]), a chat
 //! as Markdown for reading ([`markdown`]), and ISO 8601 timestamps ([`time`]). Pure: the dialogs
 //! module does the reading of files, the compression, the downloads and the writes.
 
@@ -20,6 +21,7 @@ pub mod openwebui;
 pub mod parts;
 pub mod report;
 pub mod share;
+pub mod stream;
 pub mod time;
 pub mod zip;
 

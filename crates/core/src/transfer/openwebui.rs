@@ -28,18 +28,18 @@ pub fn looks_like(value: &Value) -> bool {
 /// The chats of an Open WebUI export: each read, or skipped with its reason.
 pub fn read(value: &Value) -> Vec<Result<Read, Skipped>> {
     let list = value.as_array().map(Vec::as_slice).unwrap_or_default();
-    list.iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let title = str_at(item, "title")
-                .or_else(|| item.get("chat").and_then(|c| str_at(c, "title")))
-                .unwrap_or_default();
-            match item.as_object() {
-                None => Err(Skipped::new(i, "", "not an object")),
-                Some(c) => chat(c, title).map_err(|reason| Skipped::new(i, title, reason)),
-            }
-        })
-        .collect()
+    list.iter().enumerate().map(|(i, c)| item(i, c)).collect()
+}
+
+/// Chat `i` of an Open WebUI export, read or skipped with its reason.
+pub fn item(i: usize, item: &Value) -> Result<Read, Skipped> {
+    let title = str_at(item, "title")
+        .or_else(|| item.get("chat").and_then(|c| str_at(c, "title")))
+        .unwrap_or_default();
+    match item.as_object() {
+        None => Err(Skipped::new(i, "", "not an object")),
+        Some(c) => chat(c, title).map_err(|reason| Skipped::new(i, title, reason)),
+    }
 }
 
 /// A message's text: `content` as a string, or the text of its parts.

@@ -7,7 +7,7 @@ use crate::session::{ContextOverrides, Message, Session};
 use std::collections::HashSet;
 
 /// A conversation of a recognised file that was not imported, and why (the others were).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Skipped {
     /// Its title, or `untitled chat #3` (its 1-based place in the file) when it has none.
     pub name: String,
@@ -68,7 +68,7 @@ pub fn skipped_sentence(skipped: &[Skipped]) -> Option<String> {
 }
 
 /// What was converted on the way in for one chat. All zero: imported as it was.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChatReport {
     /// The chat's id (as imported; [`super::import::plan`] follows it when a copy gets a new id).
     pub chat: String,
