@@ -39,8 +39,9 @@ async function stored(page) {
 
 /** Everything about a chat that must survive a round trip. */
 function content(chat) {
-  // The record's version and layout (a chat in parts says how many) are not the chat.
-  const { v, parts, count, ...rest } = chat;
+  // The record's version and layout (a chat in parts says how many) are not the chat, nor is
+  // where it came from (an imported chat is marked `foreign`: checked where it is imported).
+  const { v, parts, count, foreign, ...rest } = chat;
   return rest;
 }
 
@@ -121,6 +122,7 @@ test('export all → a fresh profile → import: every chat, branch, summary and
       const after = await stored(fresh);
       for (const [id, chat] of Object.entries(before.chats)) {
         assert.deepEqual(content(after.chats[id]), content(chat), `chat ${id} is identical`);
+        assert.equal(after.chats[id].foreign, true, `chat ${id} is marked as imported (untrusted text for agent mode)`);
       }
       assert.deepEqual(after.prompts.templates, before.prompts.templates, 'the prompt templates are identical');
       assert.ok(!JSON.stringify(after.all).includes(KEY), 'no key arrived');
