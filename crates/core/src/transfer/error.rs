@@ -10,7 +10,7 @@ pub const MAX_BYTES: usize = 50 * 1000 * 1000;
 /// ([`super::stream`]), never held whole; heavy ChatGPT users' exports are about 200 MB.
 pub const MAX_STREAM_BYTES: usize = 1000 * 1000 * 1000;
 /// The deepest nesting read (serde_json's recursion limit; Satori's own files nest 6 deep).
-pub const MAX_DEPTH: usize = 128;
+pub const MAX_DEPTH: usize = 4_000;
 
 /// Why a file cannot be imported. Nothing has been written when one of these is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

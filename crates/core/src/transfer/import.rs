@@ -52,23 +52,62 @@ pub fn parse(text: &str) -> Result<Value, ImportError> {
     if text.trim().is_empty() {
         return Err(ImportError::Empty);
     }
-    serde_json::from_str(text).map_err(|e| {
+    if let Some((line, column)) = deeper_than(text, MAX_DEPTH) {
+        return Err(ImportError::TooDeep { line, column });
+    }
+    // Within the limit (checked above, without recursion): serde_json's own limit of 128 is
+    // lifted, as a LibreChat export's tree of a long chat nests deeper.
+    let mut reader = serde_json::Deserializer::from_str(text);
+    reader.disable_recursion_limit();
+    let value = serde::Deserialize::deserialize(&mut reader).and_then(|v: Value| {
+        reader.end()?;
+        Ok(v)
+    });
+    value.map_err(|e| {
         let (line, column) = (e.line(), e.column());
-        if e.to_string().starts_with("recursion limit exceeded") {
-            ImportError::TooDeep { line, column }
-        } else {
-            let message = e.to_string();
-            let message = match message.rfind(" at line ") {
-                Some(i) => message[..i].to_string(),
-                None => message,
-            };
-            ImportError::Syntax {
-                message,
-                line,
-                column,
-            }
+        let message = e.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(i) => message[..i].to_string(),
+            None => message,
+        };
+        ImportError::Syntax {
+            message,
+            line,
+            column,
         }
     })
+}
+
+/// Where `text` (JSON) first nests deeper than `limit` arrays and objects (line and column,
+/// from 1), if it does; brackets inside strings do not count. One pass, no recursion.
+pub fn deeper_than(text: &str, limit: usize) -> Option<(usize, usize)> {
+    let (mut depth, mut line, mut column) = (0usize, 1usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        column += 1;
+        match c {
+            '\n' => {
+                line += 1;
+                column = 0;
+            }
+            _ if in_string => match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            },
+            '"' => in_string = true,
+            '[' | '{' => {
+                depth += 1;
+                if depth > limit {
+                    return Some((line, column));
+                }
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Read `text` (a whole file) into what it holds, or say precisely why not.

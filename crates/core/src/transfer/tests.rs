@@ -16,8 +16,8 @@ fn generated_hostile_files() {
     ));
     let deep_object = format!(
         r#"{{"format":"satori-export","version":1,"exported_at":"2026-12-01T00:00:00Z","chats":[{{"id":"x","created_at":"2026-12-01T00:00:00Z","updated_at":"2026-12-01T00:00:00Z","messages":[],"context":{}{}}}]}}"#,
-        r#"{"a":"#.repeat(200),
-        "}".repeat(200)
+        r#"{"a":"#.repeat(5_000),
+        "}".repeat(5_000)
     );
     assert!(matches!(
         read(&deep_object),
@@ -274,7 +274,15 @@ fn damaged_records_travel_as_text_and_are_never_imported() {
     let text = export(&[&rich_chat("ok")], None, None, raw.clone(), 0);
     let file: super::format::File = serde_json::from_str(&text).unwrap();
     assert_eq!(file.unreadable, raw, "kept byte for byte");
-    let incoming = read(&text).unwrap();
+    // Parsed recursively, here in a debug build whose frames are several times those of the
+    // release modules (their 8 MB stack, `build.rs`, is what the imports e2e test reads it with).
+    let incoming = std::thread::Builder::new()
+        .stack_size(128 << 20)
+        .spawn(move || read(&text))
+        .unwrap()
+        .join()
+        .unwrap()
+        .unwrap();
     assert_eq!(incoming.chats.len(), 1);
     assert_eq!(incoming.damaged, 1);
     let plan = plan(&[], &[], &UserPrompts::default(), incoming, || {
@@ -784,4 +792,53 @@ fn every_field_of_a_chat_survives_export_and_import() {
     let text = export(&[&foreign], None, None, Vec::new(), 0);
     assert!(!text.contains("foreign"));
     assert_eq!(read(&text).unwrap().chats, vec![chat]);
+}
+
+#[test]
+fn nesting_is_measured_in_one_pass_outside_strings() {
+    use super::import::deeper_than;
+    let cases = [
+        ("[[[]]]", 3, None),
+        ("[[[]]]", 2, Some((1, 3))),
+        (r#"{"a":"[[[[{{{{"}"#, 1, None),
+        (r#"{"a":"\"[[[","b":[[1]]}"#, 2, Some((1, 19))),
+        ("[\n [\n  [", 2, Some((3, 3))),
+        ("]]]][", 1, None),
+    ];
+    for (text, limit, want) in cases {
+        assert_eq!(deeper_than(text, limit), want, "{text}");
+    }
+}
+
+#[test]
+fn a_librechat_tree_of_a_long_chat_is_read_whole() {
+    // Each reply nested in the one before, as LibreChat's messagesTree holds a chat: 1 500
+    // messages nest 3 000 levels deep, past serde_json's own 128. Parsed recursively, here in a
+    // debug build whose frames are several times those of the release modules (their 8 MB
+    // stack, `build.rs`, is what the imports e2e test reads such a file with).
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(long_librechat_tree)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn long_librechat_tree() {
+    let n = 1_500;
+    let mut text = String::from(r#"{"conversationId":"long","title":"Long","messagesTree":["#);
+    for i in 0..n {
+        let user = i % 2 == 0;
+        text.push_str(&format!(
+            r#"{{"messageId":"m{i}","isCreatedByUser":{user},"text":"message {i}","createdAt":"2026-12-01T00:00:00.000Z","children":["#
+        ));
+    }
+    text.push_str(&"]}".repeat(n));
+    text.push_str("]}");
+    let incoming = read(&text).unwrap();
+    assert_eq!(incoming.chats.len(), 1);
+    let chat = &incoming.chats[0];
+    assert_eq!(chat.messages.len(), n);
+    assert_eq!(chat.path().len(), n, "one branch, root to the last reply");
+    assert_eq!(chat.path().last().unwrap().content, format!("message {}", n - 1));
 }
