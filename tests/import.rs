@@ -220,6 +220,22 @@ fn chatgpt_export_parts_picked_as_files() {
     );
     assert!(both.notes.is_empty(), "{:?}", both.notes);
 
+    // An untitled broken conversation in each of two parts: each is the first of its part, so
+    // the part is named with it.
+    let broken = |i: usize| {
+        let text = serde_json::to_string(&[&list[i], &serde_json::json!(7)]).unwrap();
+        (format!("conversations-{i:03}.json"), text)
+    };
+    let skipped = parts::read(vec![broken(0), broken(1)], 0).unwrap().skipped;
+    let names: Vec<&str> = skipped.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "untitled chat #2 of conversations-000.json",
+            "untitled chat #2 of conversations-001.json"
+        ]
+    );
+
     // The manifest names parts 000 to 003; 000 and 002 were picked (002 is an empty list).
     let manifest = (
         "export_manifest.json".to_string(),

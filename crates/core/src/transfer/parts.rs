@@ -118,12 +118,14 @@ pub fn read(files: Vec<(String, String)>, others: usize) -> Result<Incoming, Imp
                 numbers.extend(n);
                 let value = import::parse(text).map_err(in_file)?;
                 let empty = value.as_array().is_some_and(Vec::is_empty);
+                let part = base(name).to_string();
+                let of_part = |r: Result<_, super::report::Skipped>| r.map_err(|s| s.of_part(&part));
                 if super::claude::looks_like(&value) {
                     // Claude's data export is a `.zip` with a `conversations.json` too.
                     what = "Claude's export";
-                    chats.extend(super::claude::read(&value));
+                    chats.extend(super::claude::read(&value).into_iter().map(of_part));
                 } else if empty || super::chatgpt::looks_like(&value) {
-                    chats.extend(super::chatgpt::read(&value));
+                    chats.extend(super::chatgpt::read(&value).into_iter().map(of_part));
                 } else {
                     return Err(in_file(ImportError::UnknownFormat(
                         "it is not a list of ChatGPT or Claude conversations".into(),

@@ -31,6 +31,20 @@ impl Skipped {
     }
 }
 
+impl Skipped {
+    /// Skipped from part `file` of an export in parts: an untitled one is numbered within its
+    /// part, so the part is named too (`untitled chat #3 of conversations-001.json`).
+    pub fn of_part(self, file: &str) -> Self {
+        match self.name.starts_with("untitled chat #") {
+            true => Skipped {
+                name: format!("{} of {file}", self.name),
+                ..self
+            },
+            false => self,
+        }
+    }
+}
+
 /// How many skipped conversations a sentence names (the rest are counted).
 const NAMED: usize = 5;
 

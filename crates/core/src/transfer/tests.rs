@@ -840,5 +840,8 @@ fn long_librechat_tree() {
     let chat = &incoming.chats[0];
     assert_eq!(chat.messages.len(), n);
     assert_eq!(chat.path().len(), n, "one branch, root to the last reply");
-    assert_eq!(chat.path().last().unwrap().content, format!("message {}", n - 1));
+    assert_eq!(
+        chat.path().last().unwrap().content,
+        format!("message {}", n - 1)
+    );
 }
