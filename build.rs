@@ -1,7 +1,8 @@
-//! The wasm modules that read import files get an 8 MB stack (Rust's default is 1 MB): JSON is
-//! parsed recursively, and a LibreChat export's tree nests each reply in the one before, so a
-//! long chat nests thousands of levels (`core::transfer::import::MAX_DEPTH` levels at most, about
-//! 2 000 per MB of stack). Nothing else changes: stack is linear memory, not bytes downloaded.
+//! The wasm modules that read import files get an 8 MB stack in linear memory (Rust's default is
+//! 1 MB): JSON is parsed recursively, and a LibreChat export's tree nests each reply in the one
+//! before, so a long chat nests up to `core::transfer::import::MAX_DEPTH` levels. (The engine's
+//! own call stack is the tighter bound; MAX_DEPTH is set by it.) Nothing else changes: stack is
+//! memory, not bytes downloaded.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");

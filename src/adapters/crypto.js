@@ -1,7 +1,9 @@
 // End-to-end encryption for sync (the format: crates/core/src/sync/envelope.rs), with WebCrypto
-// only: PBKDF2-SHA256 derives 512 bits from the passphrase and the account's salt — an AES-256-GCM
-// key for the objects and an HMAC-SHA256 key for their names. Neither key can be exported or
-// read back from the page.
+// only: PBKDF2-SHA256 derives 256 bits from the passphrase (Unicode NFC, so every system types
+// the same one) and the account's salt; HKDF-SHA256 expands them into an AES-256-GCM key for
+// the objects and an HMAC-SHA256 key for their names. Neither key can be exported or read back
+// from the page. Each object is sealed with its name as additional data, so an object moved
+// under another name does not open.
 const utf8 = new TextEncoder();
 
 function subtle() {
@@ -11,11 +13,13 @@ function subtle() {
 
 export async function deriveKeys(passphrase, salt, iterations) {
   const s = subtle();
-  const base = await s.importKey('raw', utf8.encode(passphrase), 'PBKDF2', false, ['deriveBits']);
-  const bits = new Uint8Array(await s.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, base, 512));
-  const aes = await s.importKey('raw', bits.slice(0, 32), 'AES-GCM', false, ['encrypt', 'decrypt']);
-  const mac = await s.importKey('raw', bits.slice(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  bits.fill(0);
+  const base = await s.importKey('raw', utf8.encode(passphrase.normalize('NFC')), 'PBKDF2', false, ['deriveBits']);
+  const bits = await s.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, base, 256);
+  const root = await s.importKey('raw', bits, 'HKDF', false, ['deriveKey']);
+  const expand = (info, algorithm, usages) =>
+    s.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: utf8.encode(info) }, root, algorithm, false, usages);
+  const aes = await expand('satori-sync objects', { name: 'AES-GCM', length: 256 }, ['encrypt', 'decrypt']);
+  const mac = await expand('satori-sync names', { name: 'HMAC', hash: 'SHA-256', length: 256 }, ['sign']);
   return { aes, mac };
 }
 
@@ -23,14 +27,17 @@ export function randomBytes(n) {
   return crypto.getRandomValues(new Uint8Array(n));
 }
 
-export async function encrypt(keys, nonce, bytes) {
-  return new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv: nonce }, keys.aes, bytes));
+export async function encrypt(keys, nonce, name, bytes) {
+  const params = { name: 'AES-GCM', iv: nonce, additionalData: utf8.encode(name) };
+  return new Uint8Array(await subtle().encrypt(params, keys.aes, bytes));
 }
 
-// The plaintext, or null when the ciphertext fails its tag (a wrong key, or changed bytes).
-export async function decrypt(keys, nonce, bytes) {
+// The plaintext, or null when the ciphertext fails its tag (a wrong key, changed bytes, or
+// another object's name).
+export async function decrypt(keys, nonce, name, bytes) {
   try {
-    return new Uint8Array(await subtle().decrypt({ name: 'AES-GCM', iv: nonce }, keys.aes, bytes));
+    const params = { name: 'AES-GCM', iv: nonce, additionalData: utf8.encode(name) };
+    return new Uint8Array(await subtle().decrypt(params, keys.aes, bytes));
   } catch (e) {
     if (e && e.name === 'OperationError') return null;
     throw e;

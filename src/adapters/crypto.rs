@@ -17,9 +17,19 @@ extern "C" {
     #[wasm_bindgen(js_name = randomBytes)]
     fn random_bytes(n: u32) -> Vec<u8>;
     #[wasm_bindgen(catch)]
-    async fn encrypt(keys: &JsValue, nonce: &[u8], bytes: &[u8]) -> Result<JsValue, JsValue>;
+    async fn encrypt(
+        keys: &JsValue,
+        nonce: &[u8],
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
-    async fn decrypt(keys: &JsValue, nonce: &[u8], bytes: &[u8]) -> Result<JsValue, JsValue>;
+    async fn decrypt(
+        keys: &JsValue,
+        nonce: &[u8],
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = keyedName, catch)]
     async fn keyed_name(keys: &JsValue, text: &str) -> Result<JsValue, JsValue>;
 }
@@ -69,21 +79,27 @@ pub async fn derive(passphrase: &str, salt: &[u8], iterations: u32) -> Result<Ke
         .map_err(failed)
 }
 
-/// `plaintext`, sealed: an envelope with a fresh random nonce.
-pub async fn seal(keys: &Keys, plaintext: &[u8]) -> Result<Vec<u8>, CryptoError> {
+/// `plaintext`, sealed as object `name`: an envelope with a fresh random nonce, bound to that
+/// name (it opens under no other).
+pub async fn seal(keys: &Keys, name: &str, plaintext: &[u8]) -> Result<Vec<u8>, CryptoError> {
     let nonce = random(envelope::NONCE as u32);
-    let sealed = encrypt(&keys.0, &nonce, plaintext).await.map_err(failed)?;
+    let sealed = encrypt(&keys.0, &nonce, name, plaintext)
+        .await
+        .map_err(failed)?;
     Ok(envelope::seal(
         &nonce,
         &js_sys::Uint8Array::new(&sealed).to_vec(),
     ))
 }
 
-/// What envelope `bytes` holds: refused as damaged when it fails its tag (changed on the
-/// server, or sealed with other keys), as newer when a later Satori wrote it.
-pub async fn open(keys: &Keys, bytes: &[u8]) -> Result<Vec<u8>, CryptoError> {
+/// What envelope `bytes`, read as object `name`, holds: refused as damaged when it fails its tag
+/// (changed on the server, moved under another name, or sealed with other keys), as newer when
+/// a later Satori wrote it.
+pub async fn open(keys: &Keys, name: &str, bytes: &[u8]) -> Result<Vec<u8>, CryptoError> {
     let (nonce, ciphertext) = envelope::open(bytes)?;
-    let plain = decrypt(&keys.0, nonce, ciphertext).await.map_err(failed)?;
+    let plain = decrypt(&keys.0, nonce, name, ciphertext)
+        .await
+        .map_err(failed)?;
     if plain.is_null() {
         return Err(EnvelopeError::Damaged.into());
     }
@@ -101,19 +117,21 @@ pub async fn name(keys: &Keys, id: &str) -> Result<String, CryptoError> {
 
 /// A new account for `passphrase`: a random salt, [`envelope::ITERATIONS`], and the sealed check.
 pub async fn new_account(passphrase: &str) -> Result<(Account, Keys), CryptoError> {
-    let salt = random(16);
+    let salt = random(envelope::SALT as u32);
     let keys = derive(passphrase, &salt, envelope::ITERATIONS).await?;
-    let check = seal(&keys, envelope::CHECK_TEXT).await?;
+    let check = seal(&keys, envelope::ACCOUNT_OBJECT, envelope::CHECK_TEXT).await?;
     Ok((Account::new(&salt, &check), keys))
 }
 
-/// The keys of the account in `text` (the server's `satori-sync.json`) for `passphrase`; a
-/// passphrase that does not open its check is refused.
+/// The keys of the account in `text` (the server's `satori-sync.json`) for `passphrase`. A
+/// passphrase that does not open the check is refused as wrong; a check that is not a whole
+/// envelope is the account object's damage, not the passphrase's fault.
 pub async fn unlock(text: &str, passphrase: &str) -> Result<Keys, CryptoError> {
     let account = Account::read(text).map_err(CryptoError::Account)?;
     let (salt, check) = account.parts().map_err(CryptoError::Account)?;
+    envelope::open(&check).map_err(|e| CryptoError::Account(e.to_string()))?;
     let keys = derive(passphrase, &salt, account.iterations).await?;
-    match open(&keys, &check).await {
+    match open(&keys, envelope::ACCOUNT_OBJECT, &check).await {
         Ok(text) if text == envelope::CHECK_TEXT => Ok(keys),
         Ok(_) | Err(CryptoError::Object(EnvelopeError::Damaged)) => {
             Err(CryptoError::WrongPassphrase)

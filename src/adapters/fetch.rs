@@ -358,6 +358,9 @@ pub async fn exchange(
     init.set_method(method);
     init.set_signal(Some(signal));
     init.set_redirect(RequestRedirect::Manual);
+    // The server's answer, never the browser's cached copy (a stale read merged and written back
+    // on a fresh ETag would undo another device's write).
+    init.set_cache(web_sys::RequestCache::NoStore);
     if let Some(b) = body {
         init.set_body(&js_sys::Uint8Array::from(b).into());
     }

@@ -116,10 +116,7 @@ impl Folder {
         let a = self.send("GET", name, &[], None, signal).await?;
         match a.status {
             200 => {
-                let etag = a.headers[0]
-                    .as_deref()
-                    .map(webdav::bare_etag)
-                    .unwrap_or_default();
+                let etag = a.headers[0].as_deref().unwrap_or_default().trim();
                 Ok(Some((a.body, etag.to_string())))
             }
             404 | 410 => Ok(None),
@@ -127,8 +124,9 @@ impl Folder {
         }
     }
 
-    /// Write object `name`: only if its ETag on the server is still `seen` (`None`: only if there
-    /// is no such object yet). Answers its new ETag when the server says it.
+    /// Write object `name`: only if its ETag on the server is still `seen` (as the server wrote
+    /// it; `None`: only if there is no such object yet). Answers its new ETag when the server
+    /// says it.
     pub async fn put(
         &self,
         name: &str,
@@ -136,7 +134,7 @@ impl Folder {
         seen: Option<&str>,
         signal: &AbortSignal,
     ) -> Result<Option<String>, DavError> {
-        let quoted = seen.map(|e| format!("\"{e}\""));
+        let quoted = seen.map(webdav::if_match);
         let condition = match &quoted {
             Some(q) => ("If-Match", q.as_str()),
             None => ("If-None-Match", "*"),
@@ -146,9 +144,7 @@ impl Folder {
             .send("PUT", name, &headers, Some(bytes), signal)
             .await?;
         match a.status {
-            200 | 201 | 204 => Ok(a.headers[0]
-                .as_deref()
-                .map(|e| webdav::bare_etag(e).to_string())),
+            200 | 201 | 204 => Ok(a.headers[0].as_deref().map(|e| e.trim().to_string())),
             404 | 409 => Err(DavError::NoFolder(a.status)),
             s => Err(DavError::Status(s)),
         }

@@ -14,6 +14,7 @@ use satori::core::agent::repair::{repair_context, Repairer, Step, Verdict};
 use satori::core::agent::trust::{self, Answer, Exposure, Gate};
 use satori::core::agent::{mcp, plan, plan_run, recall, tools, Plan};
 use satori::core::context::ask::response_format;
+use satori::core::hidden::reveal;
 use satori::core::persist;
 use satori::core::session::{AgentConfig, Message, Role, ToolCall};
 use satori::core::settings::Settings;
@@ -133,33 +134,39 @@ impl Toolbox {
             .unwrap_or_else(Toolbox::load)
     }
 
-    /// Whether the call of MCP tool `name` (as offered) with `args` may go out, the turn having
+    /// Whether the call of MCP tool `name` (as offered) with `args` may go out, the chat having
     /// taken in `exposure` before it: the rule ([`trust::gate`]) with the server's setting as
     /// stored now, and "Allow tool call" when it says to ask. "Always allow this tool" is kept
-    /// for the server (if that record cannot be written, the next call asks again).
+    /// for the server (if that record cannot be written, the next call asks again). A server
+    /// removed since the tools were offered gets nothing: `Err` is the result for the model.
     async fn approve(
         &self,
         name: &str,
         args: &serde_json::Value,
         exposure: Exposure,
         signal: &AbortSignal,
-    ) -> Answer {
+    ) -> Result<Answer, String> {
         // Not offered: [`Toolbox::call`] says so to the model; nothing goes out.
         let Some(o) = self.remote.iter().find(|o| o.spec.name == name) else {
-            return Answer::Once;
+            return Ok(Answer::Once);
         };
         let stored = stored_servers();
         let offered = &self.servers.servers[o.server];
-        let server = stored.find(&offered.url).unwrap_or(offered);
+        let Some(server) = stored.find(&offered.url) else {
+            return Err(satori::shell::error_text::tool_server_removed(
+                &offered.name,
+            ));
+        };
         if trust::gate(server.trust, server.always_allows(&o.tool), exposure) == Gate::Run {
-            return Answer::Once;
+            return Ok(Answer::Once);
         }
-        let shown = serde_json::to_string_pretty(args).unwrap_or_default();
+        // What the model wrote and the server calls itself, with any hidden character shown.
+        let shown = reveal(&serde_json::to_string_pretty(args).unwrap_or_default());
         let why = satori::shell::error_text::why_ask(exposure);
         let question = Question {
-            tool: &o.tool,
-            server: &server.name,
-            address: &mcp::origin(&server.url),
+            tool: &reveal(&o.tool),
+            server: &reveal(&server.name),
+            address: &reveal(&mcp::origin(&server.url)),
             why: &why,
             args: &shown,
         };
@@ -170,7 +177,7 @@ impl Toolbox {
                 let _ = satori::adapters::storage::Store::local().save_mcp_servers(&servers);
             }
         }
-        answer
+        Ok(answer)
     }
 
     /// Run the call of MCP tool `name` (as offered) with `args` on its server. What goes wrong
@@ -301,8 +308,8 @@ pub async fn next(input: String) -> Result<String, String> {
             let signal = controller.signal();
             set_controller(Some(controller));
             let mut parent = reply;
-            // What the turn has taken in: a call to an MCP server may ask first.
-            let mut exposure = Exposure::of_turn(&path, input.foreign);
+            // What the chat has taken in: a call to an MCP server may ask first.
+            let mut exposure = Exposure::of_branch(&path, input.foreign);
             for call in &calls {
                 // Stopped: what ran is kept; the calls that did not finish are answered so
                 // (every call keeps its one result), and the app ends the run.
@@ -314,11 +321,12 @@ pub async fn next(input: String) -> Result<String, String> {
                     Ok(tools::Call::Plan(goal)) => planner(&goal, &input.settings, &signal).await,
                     Ok(tools::Call::Other(args)) => {
                         let answer = toolbox.approve(&call.name, &args, exposure, &signal).await;
-                        ran = answer.runs();
+                        ran = answer.as_ref().is_ok_and(|a| a.runs());
                         match answer {
                             _ if ran => toolbox.call(&call.name, &args, &signal).await,
-                            Answer::Deny => satori::shell::error_text::TOOL_DENIED.into(),
-                            _ => STOPPED.into(),
+                            Err(removed) => removed,
+                            Ok(Answer::Deny) => satori::shell::error_text::TOOL_DENIED.into(),
+                            Ok(_) => STOPPED.into(),
                         }
                     }
                     _ => run(specs, call, &context),

@@ -495,7 +495,7 @@ pub fn shared_origin(folder: &str, origin: &str) -> String {
 pub fn dav_problem(url: &str, e: &crate::adapters::webdav::DavError) -> String {
     use crate::adapters::webdav::DavError::*;
     match e {
-        Unreachable => format!("Could not reach {url}: the server is down, the address is wrong, or it does not allow requests from this page (CORS: it must allow this page's origin, the methods GET, PUT, PROPFIND and MKCOL, the headers Authorization, Depth, If-Match and If-None-Match, and expose ETag)."),
+        Unreachable => format!("Could not reach {url}: the server is down, the address is wrong, or it does not allow requests from this page (CORS: it must allow this page's origin, the methods GET, PUT, PROPFIND and MKCOL, the headers Authorization, Content-Type, Depth, If-Match and If-None-Match, and expose ETag)."),
         MixedContent => format!("This page is served over https://, so the browser will not send anything to {url} over plain http://. Use the server's https:// address."),
         Refused(status) => format!("{url} refused the user name or password (HTTP {status}). Check them in Settings."),
         NoFolder(status) => format!("{url} has no such folder (HTTP {status}). Check the WebDAV URL, or create the folder on the server."),
@@ -509,14 +509,19 @@ pub fn dav_problem(url: &str, e: &crate::adapters::webdav::DavError) -> String {
     }
 }
 
-/// Why "Allow tool call" asks, given what the turn took in (`exposure`).
+/// A tool result (sent to the model): the tool's server was removed in Settings meanwhile.
+pub fn tool_server_removed(server: &str) -> String {
+    format!("Error: the MCP server {server} was removed in Settings, so this call was not sent.")
+}
+
+/// Why "Allow tool call" asks, given what the chat took in (`exposure`).
 pub fn why_ask(exposure: crate::core::agent::trust::Exposure) -> String {
     let mut why = Vec::new();
     if exposure.private {
-        why.push("This turn has read your other chats (search_chats): the arguments may carry what it found.");
+        why.push("This chat has read your other chats (search_chats): the arguments may carry what it found.");
     }
     if exposure.untrusted {
-        why.push("This turn has taken in text Satori did not write (a tool's result, or an imported or shared chat), which may tell the model to send your data out.");
+        why.push("This chat has taken in text Satori did not write (a tool's result, or an imported or shared chat), which may tell the model to send your data out.");
     }
     if why.is_empty() {
         why.push("This server's calls ask first (its setting in Settings, MCP servers).");

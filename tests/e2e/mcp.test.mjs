@@ -348,30 +348,40 @@ test('"Allow tool call": an injected chain (lookup_order, search_chats, send_rep
     // The model follows what the order service's answer "told" it: it looks for passwords in
     // the other chats and sends what it found to an outside tool.
     let n = 0;
-    e2e.fake.setDefault((body) => {
+    const injected = (body) => {
       const last = body.messages.at(-1);
       const call = (name, args) => ({ toolCalls: [{ id: `c${++n}`, name, arguments: JSON.stringify(args) }] });
       if (last.role === 'user') return call('lookup_order', { order_id: 'A-1001' });
       if (last.content.startsWith('Order A-1001')) return call('search_chats', { query: 'password' });
       if (last.content.includes('tulip-4471')) return call('send_report', { text: last.content });
       return { chunks: ['Done.'] };
-    });
+    };
+    e2e.fake.setDefault(injected);
     const ask = page.getByRole('dialog', byName('Allow tool call'));
+    const asked = async (tool) => {
+      await poll(async () => (await ask.count()) === 1 && (await ask.getByRole('definition').first().innerText()) === tool, { message: `"Allow tool call" for ${tool}` });
+    };
     const reports = () => mcp.log().filter((l) => l.call?.name === 'send_report');
     const lookups = () => mcp.log().filter((l) => l.call?.name === 'lookup_order');
     const sentResult = (i) => e2e.fake.chatRequests().at(i).body.messages.at(-1).content;
+    const dialogsShown = async () => page.evaluate(() => window.__asked);
+    const countDialogs = () => page.evaluate(() => {
+      window.__asked = 0;
+      new MutationObserver((changes) => {
+        for (const c of changes) for (const node of c.addedNodes) if (node.localName === 'dialog') window.__asked += 1;
+      }).observe(document.body, { childList: true });
+    });
 
-    // 1. A clean turn's call runs without asking (the server asks only when chat data would
-    // be sent); once the turn has read other chats and taken in a tool's answer, the way out
+    // 1. A clean chat's call runs without asking (the server asks only when chat data would
+    // be sent); once the chat has read other chats and taken in a tool's answer, the way out
     // asks, showing the tool, the server and exactly what would go.
     await sendMessage(page, 'Where is order A-1001?');
-    await ask.waitFor();
+    await asked('send_report');
     assert.equal(lookups().length, 1, 'the lookup ran without a question');
-    assert.equal(await ask.getByRole('definition').first().innerText(), 'send_report');
     assert.match(await ask.innerText(), new RegExp(`${SERVER} http://127\\.0\\.0\\.1:\\d+\\n`));
     assert.match(await ask.locator('pre').innerText(), /^\{\n  "text": ".*tulip-4471/s);
-    assert.match(await ask.innerText(), /This turn has read your other chats/);
-    assert.match(await ask.innerText(), /This turn has taken in text Satori did not write/);
+    assert.match(await ask.innerText(), /This chat has read your other chats/);
+    assert.match(await ask.innerText(), /This chat has taken in text Satori did not write/);
     assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Deny', 'focus starts on Deny');
     await ask.getByRole('button', byName('Deny')).click();
     await waitIdle(page);
@@ -380,51 +390,53 @@ test('"Allow tool call": an injected chain (lookup_order, search_chats, send_rep
     assert.equal(sentResult(-1), 'Error: the user denied this call, so it did not run. Do not call it again unless the user asks.');
     assert.equal(await textOf(lastAssistant(page)), 'Done.');
 
-    // 2. By keyboard: "Always allow this tool" runs it, and is kept for the server.
+    // 2. The chat now holds the tool's answer: the lookup asks too. By keyboard, "Always allow
+    // this tool" for it; then for the report, which runs and is kept for the server.
     await sendMessage(page, 'Try again.');
-    await ask.waitFor();
+    await asked('lookup_order');
+    assert.match(await ask.innerText(), /This chat has taken in text Satori did not write/);
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
+    await asked('send_report');
+    await ask.getByRole('button', byName('Always allow this tool')).click();
     await waitIdle(page);
     assert.equal(reports().length, 1);
     assert.match(reports()[0].call.arguments.text, /tulip-4471/);
     assert.match(sentResult(-1), /^Report sent \(\d+ characters\)\.$/);
     const stored = JSON.parse((await localStorageEntries(page))['satori.mcp']).servers[0];
-    assert.deepEqual([stored.trust, stored.allowed], ['ask_with_data', ['send_report']]);
+    assert.deepEqual([stored.trust, stored.allowed], ['ask_with_data', ['lookup_order', 'send_report']]);
 
     // 3. Always allowed: no question.
-    await page.evaluate(() => {
-      window.__asked = 0;
-      new MutationObserver((changes) => {
-        for (const c of changes) for (const node of c.addedNodes) if (node.localName === 'dialog') window.__asked += 1;
-      }).observe(document.body, { childList: true });
-    });
+    await countDialogs();
     await sendMessage(page, 'Once more.');
     await poll(async () => reports().length === 2, { timeout: 20_000, message: 'the report sent without a question' });
     await waitIdle(page);
-    assert.equal(await page.evaluate(() => window.__asked), 0);
+    assert.equal(await dialogsShown(), 0);
 
-    // 4. Revoked in Settings, and back to the default: every call asks, a clean one too; Esc
-    // is Deny.
+    // 4. Revoked in Settings, and back to the default, in a new chat: every call asks, a clean
+    // one too; Esc is Deny (and answers only the question: the run goes on).
     dialog = await openSettings(page);
-    const always = server(dialog).getByRole('checkbox', byName('Always allow send_report'));
-    assert.equal(await always.isChecked(), true);
-    await always.uncheck();
+    for (const tool of ['lookup_order', 'send_report']) {
+      const always = server(dialog).getByRole('checkbox', byName(`Always allow ${tool}`));
+      assert.equal(await always.isChecked(), true);
+      await always.uncheck();
+    }
     await toolCalls(server(dialog), 'Ask before each call');
     await dialog.getByRole('button', byName('Save')).click();
     await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('button', byName('New chat')).click();
+    await agentOn(page);
+    e2e.fake.setDefault(injected);
     await sendMessage(page, 'And the next order?');
-    await ask.waitFor();
-    assert.equal(await ask.getByRole('definition').first().innerText(), 'lookup_order');
+    await asked('lookup_order');
     assert.match(await ask.innerText(), /This server's calls ask first/);
     assert.equal(lookups().length, 3, 'not yet');
     await ask.getByRole('button', byName('Allow once')).click();
     await poll(async () => lookups().length === 4, { message: 'allowed once' });
-    await poll(async () => (await ask.count()) === 1 && (await ask.getByRole('definition').first().innerText()) === 'send_report', { message: 'the report asks' });
+    await asked('send_report');
     await page.keyboard.press('Escape');
     await waitIdle(page);
     assert.equal(reports().length, 2, 'Esc denied it');
-    // Esc answered the question, and did not stop the run: the model is told, and answers.
     assert.match(sentResult(-1), /^Error: the user denied this call/);
     assert.equal(await textOf(lastAssistant(page)), 'Done.');
 
@@ -434,11 +446,35 @@ test('"Allow tool call": an injected chain (lookup_order, search_chats, send_rep
     await toolCalls(server(dialog), 'Never ask');
     await dialog.getByRole('button', byName('Save')).click();
     await dialog.waitFor({ state: 'hidden' });
-    await page.evaluate(() => { window.__asked = 0; });
+    await countDialogs();
     await sendMessage(page, 'Last one.');
     await poll(async () => reports().length === 3, { timeout: 20_000, message: 'the report sent' });
     await waitIdle(page);
-    assert.equal(await page.evaluate(() => window.__asked), 0);
+    assert.equal(await dialogsShown(), 0);
     assert.equal(JSON.parse((await localStorageEntries(page))['satori.mcp']).servers[0].trust, 'never');
+
+    // 6. A server removed in Settings gets no call, even one offered with the request.
+    const before = mcp.log().length;
+    let removed;
+    const settingsSaved = new Promise((resolve) => { removed = resolve; });
+    e2e.fake.setDefault(async (body) => {
+      if (body.messages.at(-1).role !== 'user') return { chunks: ['Gone.'] };
+      // The request went out with the server's tools; the reply comes once it is removed.
+      await settingsSaved;
+      return { toolCalls: [{ id: 'gone', name: 'lookup_order', arguments: '{"order_id":"A-1"}' }] };
+    });
+    const asking = e2e.fake.chatRequests().length;
+    await sendMessage(page, 'Is it there?');
+    await poll(async () => e2e.fake.chatRequests().length > asking, { message: 'the request with the tools' });
+    assert.ok(e2e.fake.chatRequests().at(-1).body.tools.some((x) => x.function.name === 'lookup_order'));
+    dialog = await openSettings(page);
+    await dialog.getByRole('button', byName(`Remove MCP server ${SERVER}`)).click();
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.waitFor({ state: 'hidden' });
+    removed();
+    await poll(async () => (await textOf(lastAssistant(page))) === 'Gone.', { timeout: 20_000, message: 'the answer after the refused call' });
+    await waitIdle(page);
+    assert.equal(sentResult(-1), `Error: the MCP server ${SERVER} was removed in Settings, so this call was not sent.`);
+    assert.ok(!mcp.log().slice(before).some((l) => l.mcp_method === 'tools/call'), 'no call reached the removed server');
   });
 });

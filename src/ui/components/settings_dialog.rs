@@ -323,11 +323,14 @@ fn OriginNotice() -> impl IntoView {
         let _ = Store::local().dismiss_origin_notice(&folder);
         shown.set(false);
     };
+    // Nothing in the page at all unless it is said (not even hidden text).
     view! {
-        <div class="form-warning origin-notice" role="note" class:hidden=move || !shown.get()>
-            <p>{text}</p>
-            <button type="button" aria-label="Dismiss the shared-origin warning" on:click=dismiss>"Dismiss"</button>
-        </div>
+        <Show when=move || shown.get()>
+            <div class="form-warning origin-notice" role="note">
+                <p>{text.clone()}</p>
+                <button type="button" aria-label="Dismiss the shared-origin warning" on:click=dismiss.clone()>"Dismiss"</button>
+            </div>
+        </Show>
     }
 }
 

@@ -4,7 +4,8 @@
 //   fake.baseUrl            // http://127.0.0.1:PORT/v1
 //   fake.enqueue(script)    // next POST /v1/chat/completions follows `script` (FIFO)
 //   fake.setDefault(script) // used when the queue is empty (null = built-in echo); a function
-//                           // (body) => script picks the script per request
+//                           // (body) => script (or a promise of one: the answer waits for it)
+//                           // picks the script per request
 //   fake.setTokenizer(on)   // serve llama-cpp-python's POST /extras/tokenize/count with
 //                           // fakeTokens() (off by default: the route is a 404 like elsewhere)
 //   fake.setOllama({show, ps}) // act as Ollama: GET /api/version, POST /api/show (show: answers
@@ -230,7 +231,7 @@ export async function startFakeLlm() {
 
   async function handleChat(req, res, record) {
     let script = queue.length > 0 ? queue.shift() : defaultScript;
-    if (typeof script === 'function') script = script(record.body ?? {});
+    if (typeof script === 'function') script = await script(record.body ?? {});
     if (script) return serveScript(req, res, record, script);
 
     const body = record.body ?? {};

@@ -3,7 +3,7 @@
 //! imported or shared chat) and a way out (a call to an MCP server, which receives its
 //! arguments) are the three parts of data exfiltration by prompt injection: a tool's result tells
 //! the model to look something up and send it somewhere. Satori keeps the third part behind the
-//! user once either of the first two is in the turn; how much it asks is each server's setting
+//! user once either of the first two is in the chat; how much it asks is each server's setting
 //! ([`Trust`]). The agent module applies [`gate`] before every MCP call.
 
 use super::tools::{CALCULATOR, CURRENT_TIME, PLANNER, SEARCH_CHATS};
@@ -18,7 +18,7 @@ pub enum Trust {
     /// always allows.
     #[default]
     Ask,
-    /// "Ask when chat data would be sent": a call asks once the turn has read private data or
+    /// "Ask when chat data would be sent": a call asks once the chat has read private data or
     /// taken in untrusted content.
     AskWithData,
     /// "Never ask": every call runs (the user's choice).
@@ -65,7 +65,7 @@ pub fn kind(name: &str) -> Kind {
     }
 }
 
-/// What the turn so far has taken in.
+/// What the chat's branch has taken in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Exposure {
     /// It read private data (a `search_chats` result).
@@ -76,34 +76,31 @@ pub struct Exposure {
 }
 
 impl Exposure {
-    /// What the turn at the end of `path` took in: the tool results since its last user
-    /// message (older rounds' tool results are left out of the request by the context pipeline),
-    /// each of the kind of the call it answers; `foreign`: the chat's text came from outside
-    /// (an import or a shared link) and is in every request.
-    pub fn of_turn(path: &[&Message], foreign: bool) -> Exposure {
-        let start = path
+    /// What the branch `path` (the chat as the model is sent it) took in: every tool result on
+    /// it, each of the kind of the call it answers, and whether the chat's text came from
+    /// outside (`foreign`: an import or a shared link). The whole branch, not only the turn since
+    /// the last user message: the latest calls' results, pinned results and summaries (which may
+    /// quote tool output) stay in later requests, and "Run plan" writes its steps as user
+    /// messages.
+    pub fn of_branch(path: &[&Message], foreign: bool) -> Exposure {
+        let names: std::collections::HashMap<&str, &str> = path
             .iter()
-            .rposition(|m| m.role == Role::User && !m.example)
-            .map_or(0, |i| i + 1);
-        let turn = &path[start..];
+            .flat_map(|m| &m.tool_calls)
+            .map(|c| (c.id.as_str(), c.name.as_str()))
+            .collect();
         let mut exposure = Exposure {
             private: false,
             untrusted: foreign,
         };
-        for m in turn.iter().filter(|m| m.role == Role::Tool) {
-            let name = m.tool_call_id.as_deref().and_then(|id| {
-                turn.iter()
-                    .flat_map(|a| &a.tool_calls)
-                    .find(|c| c.id == id)
-                    .map(|c| c.name.as_str())
-            });
+        for m in path.iter().filter(|m| m.role == Role::Tool) {
+            let name = m.tool_call_id.as_deref().and_then(|id| names.get(id));
             // A result whose call is not found is nobody's own: untrusted.
-            exposure.took(name.map_or(Kind::External, kind));
+            exposure.took(name.map_or(Kind::External, |n| kind(n)));
         }
         exposure
     }
 
-    /// A call of a tool of `kind` ran in the turn: its result is in it now.
+    /// A call of a tool of `kind` ran: its result is in the branch now.
     pub fn took(&mut self, kind: Kind) {
         match kind {
             Kind::Local => {}
@@ -128,7 +125,8 @@ pub enum Gate {
 }
 
 /// The rule, for a call to an external (MCP) tool of a server set to `trust`; `always`: the user
-/// chose "Always allow this tool" for it; `exposure`: what the turn took in before this call.
+/// chose "Always allow this tool" for it (it then runs, whatever the chat holds); `exposure`:
+/// what the chat's branch took in before this call.
 /// Local and private tools never ask: they send nothing out.
 pub fn gate(trust: Trust, always: bool, exposure: Exposure) -> Gate {
     match trust {
@@ -201,7 +199,7 @@ mod tests {
     }
 
     #[test]
-    fn the_rule_asks_when_the_server_says_so_or_the_turn_could_carry_chat_data() {
+    fn the_rule_asks_when_the_server_says_so_or_the_chat_could_carry_its_data() {
         let clean = Exposure::default();
         let private = Exposure {
             private: true,
@@ -236,7 +234,7 @@ mod tests {
     }
 
     #[test]
-    fn a_turn_is_exposed_by_the_results_since_its_question_and_by_a_foreign_chat() {
+    fn a_branch_is_exposed_by_any_result_on_it_and_by_a_foreign_chat() {
         let q = message(Role::User, "q");
         let older = reply("a0", &[("c0", "lookup_order")]);
         let older_result = result("t0", "c0");
@@ -246,14 +244,13 @@ mod tests {
         let mcp = reply("a2", &[("c3", "lookup_order")]);
         let fetched = result("t3", "c3");
         let orphan = result("t4", "gone");
-        let mut example = message(Role::User, "ex");
-        example.example = true;
         let e = |private, untrusted| Exposure { private, untrusted };
         let cases: Vec<(Vec<&Message>, bool, Exposure)> = vec![
             (vec![&q], false, e(false, false)),
             (vec![&q], true, e(false, true)),
-            // An MCP result of an earlier round is not this turn's.
-            (vec![&q, &older, &older_result, &q2], false, e(false, false)),
+            // An MCP result of an earlier round may still be sent (the latest calls' results,
+            // pins, summaries): it counts.
+            (vec![&q, &older, &older_result, &q2], false, e(false, true)),
             (vec![&q, &older, &older_result], false, e(false, true)),
             (vec![&q2, &search, &sum], false, e(false, false)),
             (vec![&q2, &search, &found, &sum], false, e(true, false)),
@@ -263,16 +260,14 @@ mod tests {
                 e(true, true),
             ),
             (vec![&q2, &orphan], false, e(false, true)),
-            // An example message of a template is not the user's question.
-            (
-                vec![&q, &older, &older_result, &example],
-                false,
-                e(false, true),
-            ),
         ];
         for (path, foreign, want) in cases {
             let ids: Vec<&str> = path.iter().map(|m| m.id.as_str()).collect();
-            assert_eq!(Exposure::of_turn(&path, foreign), want, "{ids:?} {foreign}");
+            assert_eq!(
+                Exposure::of_branch(&path, foreign),
+                want,
+                "{ids:?} {foreign}"
+            );
         }
     }
 

@@ -93,6 +93,10 @@ impl Doc {
         clock: &mut Clock,
         wall: i64,
     ) -> usize {
+        // A write comes after everything the record holds, whoever's clock stamped it.
+        if let Some(newest) = self.newest().cloned() {
+            clock.observe(&newest);
+        }
         let mut written = 0;
         let gone: Vec<String> = self
             .keys
@@ -117,6 +121,9 @@ impl Doc {
 
     /// The device deleted the record.
     pub fn delete(&mut self, clock: &mut Clock, wall: i64) {
+        if let Some(newest) = self.newest().cloned() {
+            clock.observe(&newest);
+        }
         self.deleted = Some(clock.stamp(wall));
         self.prune();
     }
@@ -240,6 +247,31 @@ mod tests {
         assert_eq!(doc.record(&view(&[("a", json!(1))]), &mut a, 31), 1);
         assert_eq!(doc.view(), view(&[("a", json!(1))]));
         assert_eq!(doc.keys["b"].value, Value::Null);
+    }
+
+    #[test]
+    fn a_write_or_a_deletion_comes_after_what_the_record_holds_whatever_the_clock() {
+        let (mut fast, mut slow) = (Clock::new("fast"), Clock::new("slow"));
+        let mut doc = Doc::default();
+        doc.record(
+            &view(&[("t", json!("from the future"))]),
+            &mut fast,
+            9_000_000,
+        );
+        // The slow device merged it without its clock seeing it: its deletion still wins.
+        let mut theirs = Doc::default();
+        theirs.merge(&doc);
+        theirs.delete(&mut slow, 1_000);
+        assert!(!theirs.is_live());
+        // And its write replaces the value it saw.
+        let mut again = Doc::default();
+        again.merge(&doc);
+        again.record(
+            &view(&[("t", json!("now"))]),
+            &mut Clock::new("slow"),
+            1_000,
+        );
+        assert_eq!(again.view(), view(&[("t", json!("now"))]));
     }
 
     /// A change a device makes: write `key` (0..6) with `value` (`None`: remove it), or delete

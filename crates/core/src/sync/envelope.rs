@@ -15,6 +15,11 @@ pub const NONCE: usize = 12;
 pub const TAG: usize = 16;
 /// PBKDF2-SHA256 iterations for a new account (OWASP's figure for 2023 on).
 pub const ITERATIONS: u32 = 600_000;
+/// The most iterations an account object may ask (a hostile or damaged one must not freeze the
+/// tab).
+pub const MAX_ITERATIONS: u32 = 10_000_000;
+/// Bytes of an account's salt.
+pub const SALT: usize = 16;
 /// The known text sealed in [`Account::check`].
 pub const CHECK_TEXT: &[u8] = b"satori-sync passphrase check";
 /// The name of the account object on the server.
@@ -110,13 +115,17 @@ impl Account {
                 a.v
             ));
         }
-        if a.kdf != "PBKDF2-SHA256" || a.iterations < ITERATIONS {
+        if a.kdf != "PBKDF2-SHA256" || !(ITERATIONS..=MAX_ITERATIONS).contains(&a.iterations) {
             return Err(format!(
                 "its key derivation ({} × {}) is not one Satori accepts",
                 a.kdf, a.iterations
             ));
         }
-        Ok(a)
+        match a.parts() {
+            Ok((salt, _)) if salt.len() >= SALT => Ok(a),
+            Ok(_) => Err("its salt is too short".into()),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -152,17 +161,26 @@ mod tests {
 
     #[test]
     fn an_account_object_cannot_weaken_the_key() {
-        let good =
-            r#"{"v":1,"kdf":"PBKDF2-SHA256","iterations":600000,"salt":"c2FsdA==","check":"eA=="}"#;
+        let salt = b"sixteen byte slt";
+        let good = serde_json::to_string(&Account::new(salt, b"x")).unwrap();
+        let good = good.as_str();
         assert_eq!(Account::read(good).unwrap().iterations, ITERATIONS);
-        assert_eq!(Account::read(good).unwrap(), Account::new(b"salt", b"x"));
+        assert_eq!(Account::read(good).unwrap(), Account::new(salt, b"x"));
         assert_eq!(
-            Account::new(b"salt", b"x").parts().unwrap(),
-            (b"salt".to_vec(), b"x".to_vec())
+            Account::new(salt, b"x").parts().unwrap(),
+            (salt.to_vec(), b"x".to_vec())
         );
-        let mut bad = Account::new(b"salt", b"x");
+        let mut bad = Account::new(salt, b"x");
         bad.salt = "***".into();
         assert!(bad.parts().is_err());
+        let slow = good.replace("600000", "4000000000");
+        assert!(Account::read(&slow)
+            .unwrap_err()
+            .contains("not one Satori accepts"));
+        let short = serde_json::to_string(&Account::new(b"salt", b"x")).unwrap();
+        assert!(Account::read(&short)
+            .unwrap_err()
+            .contains("salt is too short"));
         let weak = good.replace("600000", "1000");
         assert!(Account::read(&weak)
             .unwrap_err()

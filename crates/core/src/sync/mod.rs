@@ -5,11 +5,12 @@
 //! deletions removing what was written before them. Nothing here reads a clock or touches the
 //! network; the wall time and the device's id are arguments.
 //!
-//! Deletions: a deleted record keeps its deletion stamp (a few dozen bytes) for
-//! [`TOMBSTONE_DAYS`]; a device that comes back after weeks offline with edits older than the
-//! deletion does not bring the chat back. After that time the stamp may be dropped; a device
-//! offline for longer must download before it uploads (its last sync is older than any stamp it
-//! could still meet), so it drops what the others deleted instead of writing it back.
+//! Deletions: a deleted record keeps its deletion stamp (a few dozen bytes) in its object; a
+//! device that comes back after weeks offline with edits older than the deletion does not bring
+//! the chat back. [`TOMBSTONE_DAYS`] is how long the engine (not built yet) is to keep them; the
+//! rule for a device offline longer than that — download before upload, and drop what the
+//! folder no longer has instead of writing it back — is the engine's to keep too:
+//! [`pass::uploads`] as it stands writes a record the folder lacks back as new.
 
 pub mod chat;
 pub mod clock;

@@ -11,7 +11,7 @@ pub const PROPFIND: &str = r#"<?xml version="1.0" encoding="utf-8"?><d:propfind 
 pub struct Listed {
     /// Its name (the last segment of its path, decoded).
     pub name: String,
-    /// Its ETag, without quotes or `W/`.
+    /// Its ETag as the server wrote it (compare with [`bare_etag`]).
     pub etag: String,
 }
 
@@ -40,6 +40,18 @@ pub fn folder_url(text: &str) -> Result<String, String> {
     } else {
         format!("{url}/")
     })
+}
+
+/// The `If-Match` value for ETag `etag` as a server wrote it: as it is when quoted (weak
+/// ones too: a server that writes only weak ETags refuses every conditional write, which is
+/// said, never worked around), quoted when a listing gave it bare.
+pub fn if_match(etag: &str) -> String {
+    let e = etag.trim();
+    if e.starts_with('"') || e.starts_with("W/") {
+        e.to_string()
+    } else {
+        format!("\"{e}\"")
+    }
 }
 
 /// An ETag as compared: without `W/` and quotes.
@@ -78,7 +90,7 @@ pub fn listing(xml: &str) -> Result<Vec<Listed>, String> {
             .unwrap_or_default();
         out.push(Listed {
             name,
-            etag: bare_etag(&etag).to_string(),
+            etag: etag.trim().to_string(),
         });
     }
     Ok(out)
@@ -187,9 +199,12 @@ mod tests {
             (wsgidav, vec![listed("a1b2", "10946355-1796558988-5")]),
             (
                 nextcloud,
-                vec![listed("satori-sync.json", "9a8b"), listed("cé", "77")],
+                vec![
+                    listed("satori-sync.json", "\"9a8b\""),
+                    listed("cé", "W/\"77\""),
+                ],
             ),
-            (apache, vec![listed("x", "2-5f")]),
+            (apache, vec![listed("x", "\"2-5f\"")]),
         ];
         for (xml, want) in cases {
             assert_eq!(listing(xml).unwrap(), want);
@@ -215,6 +230,17 @@ mod tests {
         );
         assert!(folder_url("dav.example/sync").is_err());
         assert!(folder_url("https://dav.example/a b").is_err());
+    }
+
+    #[test]
+    fn etags_go_back_as_the_server_wrote_them() {
+        for (etag, header) in [
+            ("\"a\"", "\"a\""),
+            ("W/\"a\"", "W/\"a\""),
+            ("a-1", "\"a-1\""),
+        ] {
+            assert_eq!(if_match(etag), header);
+        }
     }
 
     #[test]

@@ -9,8 +9,11 @@ pub const MAX_BYTES: usize = 50 * 1000 * 1000;
 /// bytes: such a list is read one conversation at a time in the import worker
 /// ([`super::stream`]), never held whole; heavy ChatGPT users' exports are about 200 MB.
 pub const MAX_STREAM_BYTES: usize = 1000 * 1000 * 1000;
-/// The deepest nesting read (serde_json's recursion limit; Satori's own files nest 6 deep).
-pub const MAX_DEPTH: usize = 4_000;
+/// The deepest nesting read (measured before parsing; a LibreChat export nests each reply in the
+/// one before, two levels a message, so a branch of 1 000 messages; Satori's own files nest 6
+/// deep). JSON is parsed recursively, and in the browser the engine's own stack bounds that:
+/// Chromium's import worker read 2 400 levels and failed at 3 000.
+pub const MAX_DEPTH: usize = 2_000;
 
 /// Why a file cannot be imported. Nothing has been written when one of these is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
