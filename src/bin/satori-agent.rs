@@ -39,23 +39,25 @@ pub fn offered() -> String {
     wire
 }
 
-/// "Run plan": the checklist of the plan in tool result `content`, given the branch after it
-/// (`after`: JSON of `plan_run::after_of`): an object `{html, runnable}` — the checklist as
-/// escaped HTML (empty if `content` is not a plan) and whether a step is left to run.
+/// "Run plan": the checklist of a plan (`input`: JSON of [`plan_run::PlanAsk`]): an object
+/// `{html, runnable}` — the checklist as escaped HTML (empty if the tool result is not a plan)
+/// and whether a step is left to run.
 #[wasm_bindgen]
-pub fn plan_checklist(content: &str, after: &str) -> JsValue {
-    let items: Vec<String> = serde_json::from_str(after).unwrap_or_default();
-    let (html, runnable) = match plan_run::read(content) {
-        None => (String::new(), false),
-        Some(Err(e)) => (
-            satori::shell::error_text::plan_unrunnable_html(&plan_run::escape_html(&e)),
-            false,
-        ),
-        Some(Ok(plan)) => {
-            let done = plan_run::progress(&plan, &plan_run::read_after(&items));
-            let left = done.iter().any(|d| !d);
-            (plan_run::checklist_html(&plan, &done), left)
-        }
+pub fn plan_checklist(input: &str) -> JsValue {
+    let (html, runnable) = match serde_json::from_str::<plan_run::PlanRead>(input) {
+        Err(_) => (String::new(), false),
+        Ok(ask) => match plan_run::read(&ask.plan) {
+            None => (String::new(), false),
+            Some(Err(e)) => (
+                satori::shell::error_text::plan_unrunnable_html(&plan_run::escape_html(&e)),
+                false,
+            ),
+            Some(Ok(plan)) => {
+                let done = plan_run::progress(&plan, &plan_run::read_after(&ask.after()));
+                let left = done.iter().any(|d| !d);
+                (plan_run::checklist_html(&plan, &done), left)
+            }
+        },
     };
     let out = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&out, &"html".into(), &html.into());
@@ -63,36 +65,41 @@ pub fn plan_checklist(content: &str, after: &str) -> JsValue {
     out.into()
 }
 
-/// "Run plan": the next step of the plan in tool result `content` (`after` as for
-/// [`plan_checklist`]): an object `{id, prompt, number, total}`, or `{done: total}` when every
-/// step is checked off, or `{error}` when it cannot run.
+/// "Run plan": the next step of a plan being run (`input` as for [`plan_checklist`]): an object
+/// `{status, id, prompt}` — the step to send and the status line while it runs — or `{status}`
+/// alone when the run ends there (every step checked off, the plan cannot run, or the step sent
+/// last is still without an answer: never sent twice in a row).
 #[wasm_bindgen]
-pub fn plan_next(content: &str, after: &str) -> JsValue {
-    let items: Vec<String> = serde_json::from_str(after).unwrap_or_default();
+pub fn plan_next(input: &str) -> JsValue {
+    use satori::shell::error_text::{plan_done, plan_failed, plan_step, plan_stuck};
     let out = js_sys::Object::new();
     let set = |k: &str, v: JsValue| {
         let _ = js_sys::Reflect::set(&out, &JsValue::from_str(k), &v);
     };
-    match plan_run::read(content) {
-        None => set("error", "this is not a plan".into()),
-        Some(Err(e)) => set("error", e.into()),
-        Some(Ok(plan)) => {
-            let done = plan_run::progress(&plan, &plan_run::read_after(&items));
-            let total = plan.steps.len();
-            match plan_run::next_step(&plan, &done) {
-                Some((i, step)) => {
-                    set("id", JsValue::from_f64(step.id() as f64));
-                    set(
-                        "prompt",
-                        plan_run::step_prompt(&plan, step, i + 1, total).into(),
-                    );
-                    set("number", JsValue::from_f64((i + 1) as f64));
-                    set("total", JsValue::from_f64(total as f64));
+    let status = match serde_json::from_str::<plan_run::PlanRead>(input) {
+        Err(e) => plan_failed(&e.to_string()),
+        Ok(ask) => match plan_run::read(&ask.plan) {
+            None => plan_failed("this is not a plan"),
+            Some(Err(e)) => plan_failed(&e),
+            Some(Ok(plan)) => {
+                let done = plan_run::progress(&plan, &plan_run::read_after(&ask.after()));
+                let total = plan.steps.len();
+                match plan_run::next_step(&plan, &done) {
+                    Some((_, step)) if ask.last == Some(step.id()) => plan_stuck(step.id()),
+                    Some((i, step)) => {
+                        set("id", JsValue::from_f64(step.id() as f64));
+                        set(
+                            "prompt",
+                            plan_run::step_prompt(&plan, step, i + 1, total).into(),
+                        );
+                        plan_step(i + 1, total)
+                    }
+                    None => plan_done(total),
                 }
-                None => set("done", JsValue::from_f64(total as f64)),
             }
-        }
-    }
+        },
+    };
+    set("status", status.into());
     out.into()
 }
 

@@ -19,9 +19,8 @@ use crate::core::session::{AgentConfig, Command, Message, MessageId, Role, Statu
 use crate::core::settings::Settings;
 use crate::core::turn::{Alerted, Outcome};
 use crate::shell::error_text::{
-    agent_failed, cannot_start, not_sent, plan_done, plan_failed, plan_step, plan_stuck,
-    summary_failed, summary_paused, CHECKING_OUTPUT, REACT_SWITCH, STILL_STARTING, SUMMARIZING,
-    TOOLS_RUNNING,
+    agent_failed, cannot_start, not_sent, plan_failed, summary_failed, summary_paused,
+    CHECKING_OUTPUT, REACT_SWITCH, STILL_STARTING, SUMMARIZING, TOOLS_RUNNING,
 };
 use crate::ui::agent::After;
 use crate::ui::context::{
@@ -266,38 +265,41 @@ fn plan_after(app: AppState, session_id: &str, ok: bool) {
     }
 }
 
-/// What the agent module reads of the plan in tool result `plan_msg` of `session`'s branch: its
-/// text and the branch after it (JSON of `plan_run::after_of`).
-pub fn plan_args(
+/// What the agent module reads of the plan in tool result `plan_msg` of `session`'s branch
+/// (JSON of [`plan_run::PlanAsk`]; `last`: the step the run sent last).
+pub fn plan_input(
     session: &crate::core::session::Session,
     plan_msg: &str,
-) -> Option<(String, String)> {
+    last: Option<i64>,
+) -> Option<String> {
     let path = session.path();
     let at = path.iter().position(|m| m.id == plan_msg)?;
-    // Replies are ReAct text only while agent mode is on with it.
-    let react = session.agent.on && session.agent.react;
-    let after = plan_run::after_of(&path[at + 1..], react);
-    Some((
-        path[at].content.clone(),
-        serde_json::to_string(&after).unwrap_or_default(),
-    ))
+    serde_json::to_string(&plan_run::PlanAsk {
+        plan: &path[at].content,
+        after: &path[at + 1..],
+        // Replies are ReAct text only while agent mode is on with it.
+        react: session.agent.on && session.agent.react,
+        last,
+    })
+    .ok()
 }
 
-/// Send the plan's next step (the agent module picks it), or end the run: every step done, the
-/// chat left, Stop, or the step sent last still without an answer (never sent twice in a row).
+/// Send the plan's next step (the agent module picks it and says what the status line says),
+/// or end the run: every step done, the chat left, Stop, or the step sent last still without an
+/// answer (never sent twice in a row).
 fn plan_next(app: AppState) {
     let Some(run) = take_plan() else { return };
-    let args = app.chats.session.with_untracked(|s| {
+    let input = app.chats.session.with_untracked(|s| {
         (s.id == run.session_id)
-            .then(|| plan_args(s, &run.plan_msg))
+            .then(|| plan_input(s, &run.plan_msg, run.last))
             .flatten()
     });
-    let Some((content, after)) = args else { return };
+    let Some(input) = input else { return };
     let stops = stops_so_far();
     let leaf = app.chats.session.with_untracked(|s| s.leaf.clone());
     set_plan_pending(true);
     leptos::task::spawn_local(async move {
-        let next = modules::load_and_call(AgentCall::PlanNext { content, after }, None).await;
+        let next = modules::load_and_call(AgentCall::PlanNext { input }, None).await;
         set_plan_pending(false);
         // Stop, another chat, or a message sent meanwhile: the run ends here.
         let same = app
@@ -312,26 +314,12 @@ fn plan_next(app: AppState) {
             Err(e) => return app.set_status(plan_failed(&e.to_string())),
         };
         let get = |k: &str| js_sys::Reflect::get(&next, &k.into()).unwrap_or_default();
-        if let Some(e) = get("error").as_string() {
-            return app.set_status(plan_failed(&e));
-        }
-        if let Some(total) = get("done").as_f64() {
-            return app.set_status(plan_done(total as usize));
-        }
+        let status = get("status").as_string().unwrap_or_default();
         let (Some(id), Some(prompt)) = (get("id").as_f64(), get("prompt").as_string()) else {
-            return;
+            return app.set_status(status);
         };
-        let id = id as i64;
-        if run.last == Some(id) {
-            return app.set_status(plan_stuck(id));
-        }
-        let (number, total) = (
-            get("number").as_f64().unwrap_or_default() as usize,
-            get("total").as_f64().unwrap_or_default() as usize,
-        );
-        let status = plan_step(number, total);
         set_plan(Some(PlanRun {
-            last: Some(id),
+            last: Some(id as i64),
             status: status.clone(),
             ..run
         }));

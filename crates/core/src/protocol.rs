@@ -361,10 +361,11 @@ impl Call for TurnsCall {
 pub enum AgentCall {
     /// The tools to offer with a request (JSON), kept for the run that follows.
     Offered,
-    /// A planner's reply as a checklist, if it is a plan: its content and what came after it.
-    PlanChecklist { content: String, after: String },
-    /// The next step of a plan being run.
-    PlanNext { content: String, after: String },
+    /// A planner's reply as a checklist, if it is a plan (`input`: JSON of
+    /// [`crate::agent::plan_run::PlanAsk`]).
+    PlanChecklist { input: String },
+    /// The next step of a plan being run (`input` as for `PlanChecklist`).
+    PlanNext { input: String },
     /// Stop the tools running.
     Stop,
     /// Run the tools a reply asked for (its input as JSON).
@@ -387,9 +388,10 @@ impl Call for AgentCall {
     }
     fn args(&self) -> [Option<&str>; 2] {
         match self {
-            AgentCall::PlanChecklist { content, after }
-            | AgentCall::PlanNext { content, after } => [Some(content), Some(after)],
-            AgentCall::Next { input } | AgentCall::Structured { input } => [Some(input), None],
+            AgentCall::PlanChecklist { input }
+            | AgentCall::PlanNext { input }
+            | AgentCall::Next { input }
+            | AgentCall::Structured { input } => [Some(input), None],
             AgentCall::Offered | AgentCall::Stop => [None, None],
         }
     }
@@ -452,14 +454,8 @@ pub fn every_call() -> Vec<(Module, &'static str, Vec<String>, Option<&'static s
         row(TurnsCall::StopTurn { reply: t("a") }),
         row(TurnsCall::PackNow { open: t("a") }),
         row(AgentCall::Offered),
-        row(AgentCall::PlanChecklist {
-            content: t("a"),
-            after: t("b"),
-        }),
-        row(AgentCall::PlanNext {
-            content: t("a"),
-            after: t("b"),
-        }),
+        row(AgentCall::PlanChecklist { input: t("a") }),
+        row(AgentCall::PlanNext { input: t("a") }),
         row(AgentCall::Stop),
         row(AgentCall::Next { input: t("a") }),
         row(AgentCall::Structured { input: t("a") }),

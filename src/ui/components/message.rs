@@ -528,10 +528,9 @@ fn PlanChecklist(msg_id: String) -> impl IntoView {
         if !ready.get() {
             return String::new();
         }
-        let args = app.chats.session.with(|s| chat::plan_args(s, &at));
-        let answer = args.and_then(|(content, after)| {
-            modules::call(AgentCall::PlanChecklist { content, after }, None).ok()
-        });
+        let input = app.chats.session.with(|s| chat::plan_input(s, &at, None));
+        let answer =
+            input.and_then(|input| modules::call(AgentCall::PlanChecklist { input }, None).ok());
         let field = |k: &str| {
             answer
                 .as_ref()

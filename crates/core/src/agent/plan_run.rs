@@ -288,6 +288,33 @@ pub fn after_of(messages: &[&Message], react: bool) -> Vec<String> {
         .collect()
 }
 
+/// What the app hands the agent module about a plan (as JSON, [`PlanRead`] on the other side):
+/// the plan's text (a tool result), the branch after it, whether the chat's replies are ReAct
+/// text, and the step a run sent last (`None` outside a run).
+#[derive(serde::Serialize)]
+pub struct PlanAsk<'a> {
+    pub plan: &'a str,
+    pub after: &'a [&'a Message],
+    pub react: bool,
+    pub last: Option<i64>,
+}
+
+/// [`PlanAsk`] as the agent module reads it.
+#[derive(Debug, serde::Deserialize)]
+pub struct PlanRead {
+    pub plan: String,
+    pub after: Vec<Message>,
+    pub react: bool,
+    pub last: Option<i64>,
+}
+
+impl PlanRead {
+    /// The branch after the plan as [`progress`] reads it ([`after_of`], then [`read_after`]).
+    pub fn after(&self) -> Vec<String> {
+        after_of(&self.after.iter().collect::<Vec<_>>(), self.react)
+    }
+}
+
 /// [`after_of`]'s form read back.
 pub fn read_after(items: &[String]) -> Vec<After<'_>> {
     items
@@ -535,5 +562,31 @@ mod tests {
             step_prompt(&p, &p.steps[0], 1, 1),
             "Plan step 7: Book the hall\nDone when: a booking number\n(Step 1 of 1 of the plan for: Ship it. Do this step only, then say what was done.)"
         );
+    }
+
+    /// What the app sends about a plan is what the agent module reads: the branch after it in
+    /// the form [`progress`] reads, whichever way replies are written.
+    #[test]
+    fn a_plan_crosses_to_the_agent_module_whole() {
+        use crate::session::Message;
+        let step = Message::new("u".into(), None, Role::User, "Plan step 7: Book".into(), 1);
+        let mut answer = Message::new("a".into(), None, Role::Assistant, "Booked.".into(), 2);
+        answer.status = Status::Complete;
+        let mut cut = Message::new("x".into(), None, Role::Assistant, "Boo".into(), 3);
+        cut.status = Status::Incomplete;
+        let after = [&step, &answer, &cut];
+        for react in [false, true] {
+            let ask = PlanAsk {
+                plan: "Plan (2 steps)",
+                after: &after,
+                react,
+                last: Some(7),
+            };
+            let read: PlanRead =
+                serde_json::from_str(&serde_json::to_string(&ask).unwrap()).unwrap();
+            assert_eq!(read.plan, "Plan (2 steps)");
+            assert_eq!(read.last, Some(7));
+            assert_eq!(read.after(), after_of(&after, react), "react {react}");
+        }
     }
 }
