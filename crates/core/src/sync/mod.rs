@@ -7,14 +7,14 @@
 //!
 //! Deletions: a deleted record keeps its deletion stamp (a few dozen bytes) in its object; a
 //! device that comes back after weeks offline with edits older than the deletion does not bring
-//! the chat back. [`TOMBSTONE_DAYS`] is how long the engine (not built yet) is to keep them; the
-//! rule for a device offline longer than that — download before upload, and drop what the
-//! folder no longer has instead of writing it back — is the engine's to keep too:
-//! [`pass::uploads`] as it stands writes a record the folder lacks back as new.
+//! the chat back. [`TOMBSTONE_DAYS`] is how long they are to be kept. [`engine`] is one pass over
+//! every chat: this device's changes recorded, the folder's records merged in, what to store,
+//! remove and upload.
 
 pub mod chat;
 pub mod clock;
 pub mod doc;
+pub mod engine;
 pub mod envelope;
 pub mod pass;
 pub mod webdav;
