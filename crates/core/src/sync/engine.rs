@@ -209,7 +209,12 @@ mod tests {
     fn changes_to_different_parts_of_one_chat_are_both_kept() {
         let mut laptop = Replica::new("laptop");
         let base = chat("c1", &["hello"]);
-        let (_, folder) = step(&mut laptop, &chats(&[base.clone()]), &none(), 10);
+        let (_, folder) = step(
+            &mut laptop,
+            &chats(std::slice::from_ref(&base)),
+            &none(),
+            10,
+        );
         let mut phone = Replica::new("phone");
         let mut on_phone = phone.pass(&BTreeMap::new(), &folder, 20).store.remove(0);
 
