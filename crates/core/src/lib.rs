@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod bpe;
 pub mod bzpack;
+pub mod calls;
 pub mod chat_start;
 pub mod context;
 pub mod hidden;

@@ -16,6 +16,7 @@ use super::cap::head_tail;
 use super::count::{Count, Counter};
 use super::scan::Scan;
 use super::{Config, Fate, Item, Source, Step};
+use crate::calls::Waiting;
 use crate::session::{Message, Role};
 use std::borrow::Cow;
 
@@ -152,19 +153,13 @@ pub(crate) fn repair<'a>(
     log: &mut Vec<Step>,
 ) -> Vec<Item<'a>> {
     let mut out: Vec<Item<'a>> = Vec::with_capacity(items.len());
-    let mut open: Vec<&'a str> = Vec::new();
+    let mut open: Waiting<&'a str> = Waiting::default();
     let mut open_pinned = false;
     for item in items {
         if item.role == Role::Tool {
-            let answered = item
-                .tool_call_id
-                .and_then(|id| open.iter().position(|o| *o == id));
-            match answered {
-                Some(p) => {
-                    open.remove(p);
-                    out.push(item);
-                }
-                None => log.push(Step::Orphan(item.id.to_string())),
+            match item.tool_call_id {
+                Some(id) if open.answer(&id) => out.push(item),
+                _ => log.push(Step::Orphan(item.id.to_string())),
             }
             continue;
         }
@@ -172,9 +167,7 @@ pub(crate) fn repair<'a>(
         if item.role == Role::Assistant {
             open_pinned = item.pinned;
             for call in item.tool_calls {
-                if !open.contains(&call.id.as_str()) {
-                    open.push(&call.id);
-                }
+                open.push(&call.id);
             }
         }
         out.push(item);
@@ -184,13 +177,13 @@ pub(crate) fn repair<'a>(
 }
 
 fn close<'a>(
-    open: &mut Vec<&'a str>,
+    open: &mut Waiting<&'a str>,
     pinned: bool,
     out: &mut Vec<Item<'a>>,
     log: &mut Vec<Step>,
     counter: &mut dyn Counter,
 ) {
-    for id in open.drain(..) {
+    for id in open.drain() {
         let mut item = Item {
             source: Source::Repair,
             id,

@@ -245,6 +245,33 @@ fn repair_drops_orphans_and_answers_unanswered_calls() {
     assert!(ctx.log.contains(&Step::NoResult("c2".into())));
 }
 
+/// A reply of many tool calls whose results come last first, half of them missing: repairing it
+/// takes a few steps per call, not a step per waiting call for each result.
+#[test]
+fn repair_reads_a_reply_of_many_calls_in_linear_steps() {
+    let k = 2000;
+    let ids: Vec<String> = (0..k).map(|i| format!("c{i}")).collect();
+    let mut h = vec![msg("u", Role::User, "q")];
+    h.push(asst_calls(
+        "a",
+        &ids.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    for (i, c) in ids.iter().enumerate().rev().filter(|(i, _)| i % 2 == 1) {
+        h.push(tool(&format!("t{i}"), c, "r"));
+    }
+    let before = crate::calls::STEPS.with(std::cell::Cell::get);
+    let ctx = run(&h, None, &cfg(1_000_000));
+    let steps = crate::calls::STEPS.with(std::cell::Cell::get) - before;
+    let placeholders = ctx
+        .log
+        .iter()
+        .filter(|s| matches!(s, Step::NoResult(_)))
+        .count();
+    assert_eq!(placeholders, k / 2);
+    assert_eq!(ctx.messages.len(), 2 + k);
+    assert!((k..=4 * k).contains(&steps), "{steps} steps for {k} calls");
+}
+
 /// A history of `n` rounds "u{i}"/"a{i}" after a system prompt; each message 10 characters.
 fn rounds(n: usize) -> Vec<Message> {
     let mut h = vec![msg("s", Role::System, "system!!!!")];

@@ -11,7 +11,7 @@
 use super::report::{placeholder, question, reply, session, Block, ChatReport, Read, Skipped};
 use super::time::parse_iso;
 use crate::session::{Message, Role};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
 /// Claude's id of "no parent".
@@ -44,7 +44,7 @@ pub fn item(i: usize, conv: &Value) -> Result<Read, Skipped> {
     let title = str_at(conv, "name").unwrap_or_default();
     match conv.as_object() {
         None => Err(Skipped::new(i, "", "not an object")),
-        Some(c) => conversation(c).map_err(|reason| Skipped::new(i, title, reason)),
+        Some(_) => conversation(conv).map_err(|reason| Skipped::new(i, title, reason)),
     }
 }
 
@@ -132,7 +132,8 @@ fn attachments(m: &Value) -> Vec<String> {
         .collect()
 }
 
-fn conversation(conv: &Map<String, Value>) -> Result<Read, String> {
+/// Conversation `conv` (an object).
+fn conversation(conv: &Value) -> Result<Read, String> {
     let id = conv
         .get("uuid")
         .and_then(Value::as_str)
@@ -142,9 +143,8 @@ fn conversation(conv: &Map<String, Value>) -> Result<Read, String> {
         .get("chat_messages")
         .and_then(Value::as_array)
         .ok_or("chat_messages: missing, or not a list")?;
-    let conv = Value::Object(conv.clone());
-    let title = str_at(&conv, "name").unwrap_or_default().trim().to_string();
-    let model = str_at(&conv, "model").map(str::to_string);
+    let title = str_at(conv, "name").unwrap_or_default().trim().to_string();
+    let model = str_at(conv, "model").map(str::to_string);
     let mut report = ChatReport {
         chat: format!("claude-{id}"),
         title: title.clone(),
@@ -154,7 +154,7 @@ fn conversation(conv: &Map<String, Value>) -> Result<Read, String> {
     // Each Claude message's last Satori message (a reply with tool steps is several).
     let mut last: HashMap<&str, String> = HashMap::new();
     let mut before: Option<String> = None;
-    let created = time(&conv, "created_at");
+    let created = time(conv, "created_at");
     for (mi, m) in list.iter().enumerate() {
         let role = match str_at(m, "sender") {
             Some("human") => Role::User,
@@ -212,8 +212,8 @@ fn conversation(conv: &Map<String, Value>) -> Result<Read, String> {
     let first = messages.iter().map(|m| m.created_at).min();
     let newest = messages.iter().map(|m| m.created_at).max();
     let created = created.or(first).unwrap_or(0);
-    let updated = time(&conv, "updated_at").or(newest).unwrap_or(created);
-    let leaf = str_at(&conv, "current_leaf_message_uuid").and_then(|u| last.get(u).cloned());
+    let updated = time(conv, "updated_at").or(newest).unwrap_or(created);
+    let leaf = str_at(conv, "current_leaf_message_uuid").and_then(|u| last.get(u).cloned());
     Ok((
         session(
             format!("claude-{id}"),

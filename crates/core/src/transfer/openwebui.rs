@@ -8,7 +8,7 @@
 
 use super::report::{any_epoch, placeholder, session, ChatReport, Read, Skipped};
 use crate::session::{Message, Role, Status};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
@@ -38,7 +38,7 @@ pub fn item(i: usize, item: &Value) -> Result<Read, Skipped> {
         .unwrap_or_default();
     match item.as_object() {
         None => Err(Skipped::new(i, "", "not an object")),
-        Some(c) => chat(c, title).map_err(|reason| Skipped::new(i, title, reason)),
+        Some(_) => chat(item, title).map_err(|reason| Skipped::new(i, title, reason)),
     }
 }
 
@@ -55,13 +55,13 @@ fn content(m: &Value) -> String {
     }
 }
 
-fn chat(item: &Map<String, Value>, title: &str) -> Result<Read, String> {
-    let item = Value::Object(item.clone());
+/// Chat `item` (an object) titled `title`.
+fn chat(item: &Value, title: &str) -> Result<Read, String> {
     let chat = item
         .get("chat")
         .filter(|c| c.is_object())
         .ok_or("chat: missing, or not an object")?;
-    let id = str_at(&item, "id")
+    let id = str_at(item, "id")
         .or_else(|| str_at(chat, "id"))
         .filter(|s| !s.trim().is_empty())
         .ok_or("id: missing")?;

@@ -3,6 +3,7 @@
 //! converted on the way in (tool steps, citations, attachments, hidden messages). Plain data and
 //! the sentences the preview shows; the readers of each format fill them in.
 
+use crate::calls::Waiting;
 use crate::session::{ContextOverrides, Message, Session};
 use std::collections::HashSet;
 
@@ -311,7 +312,7 @@ pub(super) fn reply(
 ) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::new();
     let mut current: Option<Message> = None;
-    let mut open: Vec<String> = Vec::new();
+    let mut open: Waiting<String> = Waiting::default();
     let mut calls = 0;
     for b in blocks {
         if let Block::Output { call, text } = b {
@@ -323,7 +324,7 @@ pub(super) fn reply(
                 .or_else(|| open.first().cloned());
             match call {
                 Some(c) => {
-                    open.retain(|o| *o != c);
+                    open.answer(&c);
                     let mut m =
                         Message::new(String::new(), None, crate::session::Role::Tool, text, at);
                     m.tool_call_id = Some(c);
@@ -452,6 +453,39 @@ mod tests {
         };
         assert!(plain.is_empty());
         assert_eq!(plain.sentence(), None);
+    }
+
+    /// A reply of many tool calls whose outputs come last first, then outputs naming no call:
+    /// each output finds its call in a few steps, not a step per waiting call.
+    #[test]
+    fn a_reply_of_many_tool_calls_is_read_in_linear_steps() {
+        let k = 2000;
+        let mut blocks: Vec<Block> = (0..k)
+            .map(|i| Block::Call {
+                id: Some(format!("c{i}")),
+                name: "t".into(),
+                arguments: "{}".into(),
+            })
+            .collect();
+        blocks.extend((0..k).rev().filter(|i| i % 2 == 1).map(|i| Block::Output {
+            call: Some(format!("c{i}")),
+            text: format!("r{i}"),
+        }));
+        blocks.extend((0..k / 2).map(|i| Block::Output {
+            call: None,
+            text: format!("n{i}"),
+        }));
+        let mut report = ChatReport::default();
+        let before = crate::calls::STEPS.with(std::cell::Cell::get);
+        let out = reply("m", None, 0, blocks, &mut report);
+        let steps = crate::calls::STEPS.with(std::cell::Cell::get) - before;
+        assert_eq!(out.len(), 1 + k);
+        assert_eq!(out[1].tool_call_id.as_deref(), Some("c1999"));
+        // Outputs naming no call answer the calls still waiting, first made first.
+        assert_eq!(out[1 + k / 2].tool_call_id.as_deref(), Some("c0"));
+        assert_eq!(out[k].tool_call_id.as_deref(), Some("c1998"));
+        assert_eq!(report.tool_results, k);
+        assert!((k..=6 * k).contains(&steps), "{steps} steps for {k} calls");
     }
 
     #[test]

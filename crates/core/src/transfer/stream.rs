@@ -15,6 +15,7 @@
 //! order, as for a whole file), reading starts again from the first byte with that format
 //! ([`Want::From`]): at most three times, and never for a list of one kind.
 
+use super::chatgpt::Text;
 use super::error::{ImportError, MAX_BYTES, MAX_STREAM_BYTES};
 use super::import::{Gather, Rest};
 use super::report::{ChatReport, Read, Skipped};
@@ -313,19 +314,19 @@ impl Stream {
     /// goes another way (whole, or again from the start).
     fn cut(&mut self) -> bool {
         let bytes = std::mem::take(&mut self.item);
-        let parsed = match std::str::from_utf8(&bytes) {
-            Ok(text) => serde_json::from_str::<Value>(text),
-            // As the browser reads a file as text: bad bytes become U+FFFD.
-            Err(_) => serde_json::from_str::<Value>(&String::from_utf8_lossy(&bytes)),
-        };
-        drop(bytes);
-        let Ok(value) = parsed else {
+        // As the browser reads a file as text: bad bytes become U+FFFD.
+        let text = String::from_utf8_lossy(&bytes);
+        // A ChatGPT conversation's nodes are read straight from the text (no JSON tree of them).
+        let Ok(parsed) = Text::parse(&text) else {
             self.read_whole();
             return false;
         };
         let i = self.count;
         self.count += 1;
-        let named = ListFormat::of(&value);
+        let named = match &parsed {
+            Text::ChatGpt(_) => Some(ListFormat::ChatGpt),
+            Text::Other(value) => ListFormat::of(value),
+        };
         if named > self.format {
             if i > 0 {
                 // A format that wins over the one read so far: from the start with it.
@@ -337,7 +338,12 @@ impl Stream {
             self.format = named;
         }
         if let Some(f) = self.format {
-            if let Some((chat, report)) = self.gather.take(f.item(i, &value)) {
+            let read = match &parsed {
+                // The format is ChatGPT's: a conversation with a `mapping` made it so (above).
+                Text::ChatGpt(conversation) => conversation.item(i),
+                Text::Other(value) => f.item(i, value),
+            };
+            if let Some((chat, report)) = self.gather.take(read) {
                 let report = (!report.is_empty()).then_some(report);
                 self.ready.push((chat, report));
             }
@@ -440,6 +446,117 @@ mod tests {
             "]".repeat(90)
         );
         same(fine.as_bytes(), "deep but within");
+    }
+
+    #[test]
+    fn a_chatgpt_conversation_read_from_its_text_is_read_as_its_json() {
+        let q = r#"{"id":"q","author":{"role":"user"},"create_time":1,"content":{"content_type":"text","parts":["Hello?"]}}"#;
+        let old = r#"{"author":{"role":"user"},"content":{"content_type":"text","parts":["Old"]}}"#;
+        let call = r#"{"author":{"role":"assistant"},"recipient":"python","create_time":2,"content":{"content_type":"code","text":"1+1"}}"#;
+        let out = |t: &str, at: u32| {
+            format!(
+                r#"{{"author":{{"role":"tool"}},"create_time":{at},"content":{{"content_type":"text","parts":["{t}"]}}}}"#
+            )
+        };
+        let cases: Vec<(&str, String)> = vec![
+            // A repeated key: the last node of that key stands, in either place.
+            (
+                "repeated node",
+                format!(r#"[{{"conversation_id":"c","current_node":"q","mapping":{{"q":{{"parent":null,"message":{old}}},"r":{{"parent":"q"}},"q":{{"parent":null,"message":{q}}}}}}}]"#),
+            ),
+            (
+                "repeated mapping",
+                format!(r#"[{{"conversation_id":"c","mapping":{{"q":{{"message":{q}}}}},"mapping":3}}]"#),
+            ),
+            (
+                "repeated parent and message",
+                format!(r#"[{{"conversation_id":"c","mapping":{{"r":{{}},"q":{{"parent":"r","message":{q},"parent":null,"message":7}}}}}}]"#),
+            ),
+            // Nodes and fields that are not what they should be.
+            (
+                "odd nodes",
+                format!(r#"[{{"conversation_id":"c","mapping":{{"a":[1,{{"parent":"q"}}],"b":"q","c":null,"d":{{"parent":["q"],"message":"hi"}},"e":{{"parent":7}},"q":{{"parent":"\u0071","message":{q}}}}}}}]"#),
+            ),
+            (
+                "escaped keys",
+                format!(r#"[{{"conversation_id":"c","current_node":"\u00e9","mapping":{{"q":{{"message":{q}}},"\u00e9":{{"parent":"q","message":{q}}}}}}}]"#),
+            ),
+            // Outputs that follow one output: one result, in the order of their keys.
+            (
+                "sibling outputs",
+                format!(
+                    r#"[{{"conversation_id":"c","mapping":{{"q":{{"message":{q}}},"k":{{"parent":"q","message":{call}}},"o":{{"parent":"k","message":{}}},"z":{{"parent":"o","message":{}}},"b":{{"parent":"o","message":{}}},"y":{{"parent":"b","message":{}}}}}}}]"#,
+                    out("first", 3),
+                    out("zed", 4),
+                    out("bee", 5),
+                    out("why", 6)
+                ),
+            ),
+            (
+                "circle",
+                r#"[{"conversation_id":"c","mapping":{"a":{"parent":"b"},"b":{"parent":"a"},"r":{}}}]"#.into(),
+            ),
+            (
+                "bad text in a node",
+                r#"[{"conversation_id":"c","mapping":{"a":{"x":"\ud800"}}}]"#.into(),
+            ),
+            (
+                "bad number in a node",
+                r#"[{"conversation_id":"c","mapping":{"a":{"x":1e999}}}]"#.into(),
+            ),
+        ];
+        for (name, text) in &cases {
+            same(text.as_bytes(), name);
+        }
+        let read = |text: &str| import::read(text).unwrap();
+        let sibling = read(&cases[5].1);
+        let result = sibling.chats[0]
+            .messages
+            .iter()
+            .find(|m| m.id == "o")
+            .unwrap();
+        assert_eq!(result.content, "first\n\nbee\n\nwhy\n\nzed");
+        assert_eq!(result.tool_call_id.as_deref(), Some("call_k"));
+        let repeated = read(&cases[0].1);
+        assert_eq!(repeated.chats[0].messages.len(), 1);
+        assert_eq!(repeated.chats[0].messages[0].content, "Hello?");
+        assert_eq!(repeated.chats[0].leaf.as_deref(), Some("q"));
+        let escaped = read(&cases[4].1);
+        assert_eq!(escaped.chats[0].leaf.as_deref(), Some("é"));
+        assert!(import::read(&cases[7].1).is_err());
+    }
+
+    #[test]
+    fn a_long_chain_of_hidden_nodes_is_one_question_and_its_answer() {
+        let n = 20_000;
+        let mut nodes = vec![
+            r#""q":{"parent":null,"message":{"author":{"role":"user"},"create_time":1,"content":{"content_type":"text","parts":["Hello?"]}}}"#.to_string(),
+        ];
+        for i in 0..n {
+            let parent = if i == 0 {
+                "q".to_string()
+            } else {
+                format!("h{}", i - 1)
+            };
+            nodes.push(format!(
+                r#""h{i}":{{"parent":"{parent}","children":["x"]}}"#
+            ));
+        }
+        nodes.push(format!(r#""a":{{"parent":"h{}","message":{{"author":{{"role":"assistant"}},"create_time":2,"content":{{"content_type":"text","parts":["Hi."]}}}}}}"#, n - 1));
+        let text = format!(
+            r#"[{{"conversation_id":"c","current_node":"a","mapping":{{{}}}}}]"#,
+            nodes.join(",")
+        );
+        let read = streamed(text.as_bytes(), 1 << 20).unwrap();
+        let chat = &read.chats[0];
+        let ids: Vec<(&str, Option<&str>)> = chat
+            .messages
+            .iter()
+            .map(|m| (m.id.as_str(), m.parent.as_deref()))
+            .collect();
+        assert_eq!(ids, [("q", None), ("a", Some("q"))]);
+        assert_eq!(chat.leaf.as_deref(), Some("a"));
+        assert_eq!(read, import::read(&text).unwrap());
     }
 
     #[test]
