@@ -168,9 +168,10 @@ struct ZipCase {
 }
 
 /// Every archive of `tests/fixtures/import/zip/` (written by Python's zipfile, then damaged by
-/// `make.py`): its chats and notes, or its error.
+/// `make.py`): its chats and notes, or its error — read whole, and as the import worker reads it.
 #[test]
 fn chatgpt_export_archives() {
+    use satori::core::transfer::bundle;
     let dir = format!("{}/tests/fixtures/import/zip", env!("CARGO_MANIFEST_DIR"));
     let cases: Vec<ZipCase> =
         serde_json::from_str(&std::fs::read_to_string(format!("{dir}/cases.json")).unwrap())
@@ -178,6 +179,17 @@ fn chatgpt_export_archives() {
     assert!(cases.len() >= 15);
     for case in cases {
         let bytes = std::fs::read(format!("{dir}/{}", case.file)).unwrap();
+        // As the import worker reads it (a slice at a time, each conversation file unpacked as
+        // it arrives): the same chats, notes and refusals.
+        for slice in [1, 100, 4096, 4 << 20] {
+            let b = bundle::Bundle::zip(bytes.len() as u64).with_slice(slice);
+            assert_eq!(
+                bundle::read_all(b, &[&bytes]).map_err(|e| e.to_string()),
+                read_zip(&bytes),
+                "{}, slices of {slice}",
+                case.file
+            );
+        }
         match (&case.error, case.ok, read_zip(&bytes)) {
             (Some(want), None, Err(got)) => assert!(
                 got.contains(want.as_str()),

@@ -1,12 +1,37 @@
 //! The import worker (`src/web/import-worker.js` running `src/bin/satori-import.rs`, named by the
-//! build in `<meta name="satori-module:import">`): started with a picked file, it reads, parses and
-//! converts it off the page's thread and posts [`ImportEvent`]s as it goes. Ended when its
-//! [`ImportWorker`] is dropped (the dialog closed, or the end arrived).
+//! build in `<meta name="satori-module:import">`): started with what was picked ([`Picked`]: one
+//! file, an export's `.zip`, or its parts), it reads, unpacks, parses and converts it off the
+//! page's thread and posts [`ImportEvent`]s as it goes. Ended when its [`ImportWorker`] is dropped
+//! (the dialog closed, or the end arrived).
 
 use crate::adapters::js::JsError;
 use crate::core::protocol::ImportEvent;
 use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::{JsCast, JsValue};
+
+/// What the worker reads.
+pub enum Picked {
+    /// One file (a list of conversations is cut as it arrives; anything else read whole).
+    One(web_sys::File),
+    /// An export's `.zip`.
+    Zip(web_sys::File),
+    /// The parts of an export picked together (with any other files picked with them).
+    Parts(Vec<web_sys::File>),
+}
+
+impl Picked {
+    /// The message that starts the worker: the file, `{zip: file}` or `{parts: [files]}`.
+    fn message(&self) -> Result<JsValue, String> {
+        let (key, value): (&str, JsValue) = match self {
+            Picked::One(file) => return Ok(file.clone().into()),
+            Picked::Zip(file) => ("zip", file.clone().into()),
+            Picked::Parts(files) => ("parts", files.iter().collect::<js_sys::Array>().into()),
+        };
+        let message = js_sys::Object::new();
+        js_sys::Reflect::set(&message, &key.into(), &value).map_err(js)?;
+        Ok(message.into())
+    }
+}
 
 /// A running import worker; dropping it ends the worker.
 pub struct ImportWorker {
@@ -27,11 +52,11 @@ fn js(e: JsValue) -> String {
     JsError::from(e).message
 }
 
-/// Start the worker on `file`: `on_event` gets each event, or why the worker failed (it could
+/// Start the worker on `picked`: `on_event` gets each event, or why the worker failed (it could
 /// not start or load its module, a trap, the file could not be read). The error says why it did
 /// not start (not named in the page, no module workers).
 pub fn start(
-    file: &web_sys::File,
+    picked: &Picked,
     on_event: impl FnMut(Result<ImportEvent, String>) + 'static,
 ) -> Result<ImportWorker, String> {
     let document = web_sys::window()
@@ -76,7 +101,7 @@ pub fn start(
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    worker.post_message(file).map_err(js)?;
+    worker.post_message(&picked.message()?).map_err(js)?;
     Ok(ImportWorker {
         worker,
         _on_message: on_message,

@@ -6,12 +6,15 @@
 // its highest (performance.memory, sampled every 100 ms; the wasm modules' memories are not in
 // it). The baseline, in a fresh page of the same browser: the same file read with File.text()
 // and JSON.parse — what any page must pay to hold it. Prints numbers; asserts nothing.
-// usage: node tests/bench/import-big.mjs [--dist dist] [--convs 2000] [--mb 200] [--runs 1]
+// `--zip` picks the same conversations as ChatGPT's export .zip instead: split over --parts (2)
+// conversations-NNN.json files, deflated, with an image beside them (the baseline stays the JSON).
+// usage: node tests/bench/import-big.mjs [--dist dist] [--convs 2000] [--mb 200] [--runs 1] [--zip [--parts 2]]
 import { join } from 'node:path';
 import { mkdtempSync, openSync, writeSync, closeSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { chromium } from 'playwright-core';
 import { startStatic } from '../e2e/support/static-server.mjs';
+import { writeZip } from '../e2e/support/zip.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };
@@ -20,6 +23,8 @@ const dist = opt('dist', join(root, 'dist'));
 const convs = Number(opt('convs', '2000'));
 const mb = Number(opt('mb', '200'));
 const runs = Number(opt('runs', '1'));
+const zip = args.includes('--zip');
+const parts = Number(opt('parts', '2'));
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 
 const words = 'the of and to in is that for it with as was on be by this are or from at which but have an not they you can more one all their will there about when also use would these been data how model time other first most new into some could two then than like any only over such its after used make well way because people work each may between where very'.split(' ');
@@ -64,12 +69,27 @@ function conversation(i, bytes) {
 const dir = mkdtempSync(join(tmpdir(), 'satori-import-big-'));
 const file = join(dir, 'conversations.json');
 const fd = openSync(file, 'w');
+const shards = Array.from({ length: parts }, () => []);
 writeSync(fd, '[');
-for (let i = 0; i < convs; i++) writeSync(fd, (i ? ',' : '') + conversation(i, (mb * 1e6) / convs));
+for (let i = 0; i < convs; i++) {
+  const c = conversation(i, (mb * 1e6) / convs);
+  writeSync(fd, (i ? ',' : '') + c);
+  if (zip) shards[Math.floor((i * parts) / convs)].push(c);
+}
 writeSync(fd, ']');
 closeSync(fd);
 const size = statSync(file).size;
-console.log(`# Import of a ${convs}-conversation ChatGPT export (${(size / 1e6).toFixed(1)} MB) — ${new Date().toISOString()}`);
+let picked = file;
+if (zip) {
+  picked = join(dir, 'chatgpt-export.zip');
+  const entries = shards.map((list, n) => ({ name: `Export/conversations-${String(n).padStart(3, '0')}.json`, data: `[${list.join(',')}]` }));
+  shards.length = 0;
+  entries.push({ name: 'Export/file-abc-photo.png', data: Buffer.alloc(200_000, 7), store: true });
+  const zipped = writeZip(picked, entries);
+  console.log(`# Import of a ${convs}-conversation ChatGPT export as a .zip of ${parts} parts (${(size / 1e6).toFixed(1)} MB unzipped, ${(zipped / 1e6).toFixed(1)} MB zipped) — ${new Date().toISOString()}`);
+} else {
+  console.log(`# Import of a ${convs}-conversation ChatGPT export (${(size / 1e6).toFixed(1)} MB) — ${new Date().toISOString()}`);
+}
 
 const web = await startStatic({ root: dist, prefix: '/' });
 const browser = await chromium.launch({
@@ -95,7 +115,7 @@ try {
     const dialog = page.getByRole('dialog', { name: 'Import chats' });
     await dialog.getByLabel('Import file').waitFor({ state: 'attached' });
     const start = Date.now();
-    await dialog.getByLabel('Import file').setInputFiles(file);
+    await dialog.getByLabel('Import file').setInputFiles(picked);
     const ready = dialog.getByRole('button', { name: `Import ${convs} chats` });
     const refused = dialog.getByRole('alert').filter({ hasText: /cannot be imported/ });
     await ready.or(refused).waitFor({ timeout: 900_000 });

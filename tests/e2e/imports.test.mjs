@@ -6,10 +6,12 @@
 // nothing in storage.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { useApp } from './support/app.mjs';
 import { repoRoot } from './support/env.mjs';
+import { writeZip } from './support/zip.mjs';
 import { byName, configure, sendMessage, waitIdle, localStorageEntries, chatFrom, poll } from './support/browser.mjs';
 
 const e2e = useApp();
@@ -142,11 +144,12 @@ test('Claude, Open WebUI and LibreChat exports come in with titles, branches and
   });
 });
 
-// A ChatGPT export of `convs` conversations of about `kb` KB each (a question and a long answer).
-function bigExport(convs, kb) {
+// A ChatGPT export of `convs` conversations of about `kb` KB each (a question and a long answer),
+// numbered from `from`.
+function bigExport(convs, kb, from = 0) {
   const answer = 'All work and no play makes a long answer. '.repeat(Math.ceil((kb * 1000) / 43));
   const list = [];
-  for (let i = 0; i < convs; i++) {
+  for (let i = from; i < from + convs; i++) {
     const node = (id, parent, role, text, children) => ({ id, parent, children, message: { id, author: { role }, create_time: 1764581400 + i, content: { content_type: 'text', parts: [text] }, metadata: { model_slug: 'gpt-4o' } } });
     list.push({ title: `Long ${i + 1}`, conversation_id: `long-${i}`, create_time: 1764581400 + i, current_node: 'a', mapping: { q: node('q', null, 'user', `Question ${i}?`, ['a']), a: node('a', 'q', 'assistant', answer, []) } });
   }
@@ -185,3 +188,38 @@ test('a large export is read in a worker: the dialog shows its progress and the 
     assert.deepEqual(await localStorageEntries(page), before);
   });
 });
+
+// An export's .zip larger than a single file may be (its conversations 55 MB once unpacked, the
+// archive 56 MB with its photos): unpacked and read in the worker, a part at a time, with the
+// progress bar; refused before ("more than the 50.0 MB Satori imports").
+test("an export's .zip larger than 50 MB is read in the worker: its parts unpacked as they arrive, the preview says what it holds", async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'satori-bigzip-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'big-export.zip');
+    const size = writeZip(file, [
+      { name: 'Export/conversations-000.json', data: bigExport(200, 140) },
+      { name: 'Export/conversations-001.json', data: bigExport(200, 140, 200) },
+      // Photos do not compress: stored as they are, and never read.
+      { name: 'Export/file-photos.jpg', data: crypto.randomBytes(52_000_000), store: true },
+    ]);
+    assert.ok(size > 50_000_000, `the archive is ${size} bytes`);
+    const before = await localStorageEntries(page);
+    const dialog = await openImport(page);
+    await dialog.getByLabel('Import file').setInputFiles(file);
+    const bar = dialog.getByRole('progressbar', byName('Reading the file'));
+    const value = async () => Number((await bar.getAttribute('value', { timeout: 1000 }).catch(() => null)) ?? -1);
+    const refused = async () => (await dialog.getByRole('alert').innerText()).trim();
+    // Part of the archive read, not all of it (or a refusal, which fails below).
+    await poll(async () => (await refused()) !== '' || ((v) => v > 0 && v < 100)(await value()), { message: 'progress between 0 and 100 %', timeout: 60_000 });
+    assert.equal(await refused(), '', 'not refused');
+    const ready = dialog.getByRole('button', byName('Import 400 chats'));
+    await ready.waitFor({ timeout: 120_000 });
+    assert.equal(
+      await dialog.getByRole('status').innerText(),
+      'big-export.zip: 400 chats to import (800 messages); 1 other file of the export (images, account data) was not read.',
+    );
+    assert.deepEqual(await localStorageEntries(page), before, 'nothing written by the preview');
+  });
+});
+

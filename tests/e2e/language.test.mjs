@@ -353,6 +353,35 @@ test('texts Satori puts together are Chinese too: start-up problems, the warning
   );
 });
 
+test('what an import skipped is said in Chinese: the count, each reason, an untitled chat with its part; a title stays as it is', async (t) => {
+  await withApp(
+    e2e.browser,
+    e2e.web.url,
+    t,
+    async ({ page }) => {
+      await page.getByRole('textbox', byName('消息')).waitFor();
+      const node = (id, parent, children, role, text) => ({ id, parent, children, message: { id, author: { role }, create_time: 1764581400, content: { content_type: 'text', parts: [text] } } });
+      const good = { title: 'Kept', conversation_id: 'k-1', create_time: 1764581400, current_node: 'a', mapping: { q: node('q', null, ['a'], 'user', 'Hi'), a: node('a', 'q', [], 'assistant', 'Hello') } };
+      const part = (name, list) => ({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(list)) });
+      await page.getByRole('button', byName('导入')).click();
+      const dialog = page.getByRole('dialog', byName('导入对话'));
+      await dialog.waitFor();
+      await dialog.getByLabel('导入文件').setInputFiles([
+        part('conversations-000.json', [good, { title: 'Settings', mapping: 'not an object' }]),
+        part('conversations-001.json', [{ ...good, conversation_id: 'k-2', title: 'Kept too' }, { title: '', conversation_id: 'x' }]),
+      ]);
+      await dialog.getByRole('button', byName('导入 2 个对话')).waitFor();
+      const status = await dialog.getByRole('status').innerText();
+      assert.match(status, /2 个对话无法读取，已跳过：/, status);
+      assert.match(status, /"Settings" \(mapping：缺失或不是对象\)/, 'a title is never translated, its reason is');
+      assert.match(status, /conversations-001\.json 中的未命名对话 #2 \(mapping：缺失或不是对象\)/, status);
+      // Field names and the files' names are names; nothing else is English.
+      assert.deepEqual((await englishLeft(page)).filter((w) => !/^(mapping|conversations|json|Settings) — /.test(w)), [], status);
+    },
+    { contextOptions: { locale: 'zh-CN' }, waitReady: false },
+  );
+});
+
 test('another open tab follows a language change', async (t) => {
   await e2e.open(t, async ({ page, context }) => {
     const other = await context.newPage();

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { useApp } from './support/app.mjs';
 import { repoRoot } from './support/env.mjs';
+import { writeZip, entryData } from './support/zip.mjs';
 import {
   byName,
   configure,
@@ -317,6 +318,87 @@ test("a ChatGPT export's .zip, or its parts picked together, comes in; missing p
       'chatgpt-6750a1b2-0000-4000-8000-000000000003',
       'chatgpt-p2',
     ]);
+  });
+});
+
+/** A ChatGPT conversation: a question (with an image attached when `image` names one) and its answer. */
+function gptConversation(id, title, question, answer, image) {
+  const node = (nid, parent, children, role, content, metadata = {}) => ({
+    id: nid, parent, children,
+    message: { id: nid, author: { role }, create_time: 1764581400, content, status: 'finished_successfully', metadata },
+  });
+  const asked = image
+    ? node('q', null, ['a'], 'user', { content_type: 'multimodal_text', parts: [{ content_type: 'image_asset_pointer', asset_pointer: `file-service://${image.id}` }, question] }, { attachments: [{ id: image.id, name: image.name, mime_type: 'image/png' }] })
+    : node('q', null, ['a'], 'user', { content_type: 'text', parts: [question] });
+  return {
+    title, conversation_id: id, id, create_time: 1764581400, update_time: 1764581500, current_node: 'a',
+    mapping: { q: asked, a: node('a', 'q', [], 'assistant', { content_type: 'text', parts: [answer] }, { model_slug: 'gpt-4o' }) },
+  };
+}
+
+/** Record whether the progress bar "Reading the file" is drawn, and the values it shows. */
+function watchProgress(page) {
+  return page.evaluate(() => {
+    window.__bar = { seen: false, values: [] };
+    new MutationObserver(() => {
+      const bar = document.querySelector('progress[aria-label="Reading the file"]');
+      if (!bar) return;
+      window.__bar.seen = true;
+      const v = bar.getAttribute('value');
+      if (v !== null && window.__bar.values.at(-1) !== v) window.__bar.values.push(v);
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['value'] });
+  });
+}
+
+test("an export's .zip (two parts and an image) is read in the import worker with the progress bar; a damaged one changes nothing", async (t) => {
+  const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'satori-zip-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const part0 = [
+    gptConversation('z-1', 'Zip trip 旅行', 'Which train to Kyoto? 去京都坐哪趟车？', 'Take the Nozomi from Tokyo.'),
+    gptConversation('z-2', 'Photo question', 'What is in this photo?', 'A cat on a windowsill.', { id: 'file-abc', name: 'cat.png' }),
+  ];
+  const part1 = [gptConversation('z-3', 'Second part 第二部分', 'How many parts?', 'This one came from conversations-001.json.'), { title: '', mapping: 'broken' }];
+  const entries = [
+    { name: 'Export/conversations-000.json', data: JSON.stringify(part0) },
+    { name: 'Export/conversations-001.json', data: JSON.stringify(part1) },
+    { name: 'Export/file-abc-cat.png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, ...Array(2000).fill(7)]), store: true },
+  ];
+  const good = path.join(dir, 'chatgpt-export.zip');
+  writeZip(good, entries);
+  // The same archive with the second part's deflated data damaged in its middle.
+  const damaged = path.join(dir, 'damaged-export.zip');
+  const bytes = fs.readFileSync(good);
+  const { start, length } = entryData(bytes, 'Export/conversations-001.json');
+  for (let i = start + Math.floor(length / 3); i < start + Math.floor(length / 3) + 8; i++) bytes[i] ^= 0x5a;
+  fs.writeFileSync(damaged, bytes);
+
+  await e2e.open(t, async ({ page }) => {
+    const before = await localStorageEntries(page);
+    const dialog = await openImport(page);
+    await watchProgress(page);
+    await dialog.getByLabel('Import file').setInputFiles(damaged);
+    const alert = dialog.getByRole('alert');
+    await poll(async () => /^damaged-export\.zip cannot be imported: the archive cannot be read: Export\/conversations-001\.json is damaged \(its data does not match its checksum\)\. Nothing was changed\.$/.test(await alert.innerText()), { message: 'the damaged archive is refused' });
+    assert.deepEqual(await localStorageEntries(page), before, 'storage unchanged');
+
+    await watchProgress(page);
+    await dialog.getByLabel('Import file').setInputFiles(good);
+    const status = dialog.getByRole('status').filter({ hasText: 'chatgpt-export.zip: 3 chats to import (6 messages); 1 other file of the export (images, account data) was not read; 1 chat could not be read and was skipped: untitled chat #2 of conversations-001.json (mapping: missing, or not an object).' });
+    await status.waitFor();
+    const bar = await page.evaluate(() => window.__bar);
+    assert.ok(bar.seen, 'the progress bar was shown');
+    assert.equal(bar.values.at(-1), '100', `the worker's progress reached the end: ${JSON.stringify(bar.values)}`);
+    await dialog.getByRole('button', byName('Import 3 chats')).click();
+    await dialog.getByRole('status').filter({ hasText: /^Imported 3 chats/ }).waitFor();
+    await dialog.getByRole('button', byName('Close')).click();
+    const titles = (await chatList(page)).map((c) => c.title);
+    for (const title of ['Zip trip 旅行', 'Photo question', 'Second part 第二部分']) assert.ok(titles.includes(title), `${title} in ${JSON.stringify(titles)}`);
+    const nav = page.getByRole('navigation', byName('Chats'));
+    const log = page.getByRole('log', byName('Conversation'));
+    await nav.getByRole('button', { name: 'Second part 第二部分' }).click();
+    await poll(async () => /This one came from conversations-001\.json\./.test(await log.innerText()), { message: 'the chat of the second part' });
+    await nav.getByRole('button', { name: 'Photo question' }).click();
+    await poll(async () => /\[image: cat\.png\][\s\S]*What is in this photo\?[\s\S]*A cat on a windowsill\./.test(await log.innerText()), { message: 'the image named by a placeholder' });
   });
 });
 

@@ -32,6 +32,8 @@ impl<K> Default for Waiting<K> {
 
 #[cfg(test)]
 thread_local! {
+    // Why a static: a test counts the work done inside code that has no place to carry a
+    // counter (test builds only; tests run each on a thread of its own).
     /// Steps taken by every [`Waiting`] of this thread: a test's measure of the work done.
     pub(crate) static STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }

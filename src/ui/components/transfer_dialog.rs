@@ -3,18 +3,19 @@
 //! (`core::transfer::format`) or, for one chat, Markdown; never the API key, which lives in a
 //! record export does not read. Import reads the whole file and checks it before anything is
 //! written, shows what it will do, writes with a backup (all or nothing), and offers "Undo import".
-//! One picked file is read in the import worker (`adapters::import_worker`), which posts its
-//! chats as it converts them: the page keeps only those, planning the merge as they arrive, and
-//! shows how much of the file was read.
+//! What was picked — one file, an export's `.zip`, or its parts picked together — is read in the
+//! import worker (`adapters::import_worker`), which posts its chats as it converts them: the page
+//! keeps only those, planning the merge as they arrive, and shows how much was read.
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::download::download;
-use crate::adapters::import_worker::{self, ImportWorker};
+use crate::adapters::import_worker::{self, ImportWorker, Picked};
 use crate::adapters::storage::Store;
 use crate::core::persist;
 use crate::core::protocol::ImportEvent;
 use crate::core::session::Session;
-use crate::core::transfer::import::{self, Plan, Planner, Rest};
+use crate::core::transfer::import::{Plan, Planner, Rest, Skipped};
+use crate::core::transfer::report::{skipped_lead, skipped_more, NAMED};
 use crate::core::transfer::{format, markdown, parts};
 use crate::shell::store::{stored_chats, stored_prompts, Stored};
 use crate::ui::components::form::FilePicker;
@@ -128,8 +129,8 @@ enum Step {
     Reading(String),
     /// Checked: what importing it would do.
     Preview { name: String, plan: Box<Plan> },
-    /// Written.
-    Done(String),
+    /// Written: what was imported ([`Plan::summary_head`]) and what was skipped.
+    Done(String, Vec<Skipped>),
     /// Undone.
     Undone,
 }
@@ -140,15 +141,17 @@ type Progress = RwSignal<Option<(u64, u64)>>;
 /// Where the import worker is kept while it reads: the dialog ends it when it closes.
 type Running = StoredValue<Option<ImportWorker>, LocalStorage>;
 
-/// Read and check `files` (one file, in the import worker; or the parts of a ChatGPT export; or
-/// its `.zip`), then plan the merge against what is stored.
+/// Read and check `files` in the import worker — one file; or the parts of a ChatGPT export
+/// (the others picked with them counted, not read); or its `.zip` — planning the merge against
+/// what is stored as the chats arrive.
 async fn examine(
     files: Vec<web_sys::File>,
     progress: Progress,
     running: Running,
 ) -> Result<Plan, String> {
-    let incoming = match files.as_slice() {
-        [one] if is_zip(one) => read_zip(one).await,
+    let is_part = |f: &web_sys::File| parts::kind(&f.name()) != parts::Kind::Other;
+    let picked = match files.as_slice() {
+        [one] if is_zip(one) => Picked::Zip(one.clone()),
         // One part of an export in parts: read as such, so the parts it lacks are said.
         [one]
             if matches!(
@@ -156,28 +159,24 @@ async fn examine(
                 parts::Kind::Conversations(Some(_))
             ) =>
         {
-            read_parts(&files).await?
+            Picked::Parts(files)
         }
-        [one] => return read_in_worker(one, progress, running).await,
-        many => read_parts(many).await?,
-    }
-    .map_err(|e| e.to_string())?;
-    let store = Store::local();
-    let stored = stored_chats(&store)?;
-    let prompts = stored_prompts(&store)?;
-    Ok(import::plan(
-        &stored.chats,
-        &stored.unreadable,
-        &prompts,
-        incoming,
-        new_id,
-    ))
+        [one] => Picked::One(one.clone()),
+        many if many
+            .iter()
+            .any(|f| is_part(f) && parts::kind(&f.name()) != parts::Kind::Manifest) =>
+        {
+            Picked::Parts(files)
+        }
+        _ => return Err("choose one file at a time; several files are read together only as the parts of a ChatGPT export (conversations-000.json, conversations-001.json, …)".into()),
+    };
+    read_in_worker(&picked, progress, running).await
 }
 
-/// One file read in the import worker: its chats planned as they arrive (each event is one task
-/// of the page's), `progress` following the bytes read.
+/// What was picked, read in the import worker: its chats planned as they arrive (each event is
+/// one task of the page's), `progress` following the bytes read.
 async fn read_in_worker(
-    file: &web_sys::File,
+    picked: &Picked,
     progress: Progress,
     running: Running,
 ) -> Result<Plan, String> {
@@ -193,7 +192,7 @@ async fn read_in_worker(
     let (done, ended) = futures::channel::oneshot::channel::<Result<Rest, String>>();
     let mut done = Some(done);
     let planning = planner.clone();
-    let worker = import_worker::start(file, move |event| {
+    let worker = import_worker::start(picked, move |event| {
         let end = match event {
             Ok(ImportEvent::Read(read, total, chats)) => {
                 progress.set(Some((read, total)));
@@ -226,98 +225,12 @@ async fn read_in_worker(
     Ok(planner.finish(&prompts, rest))
 }
 
-fn read_failed(e: wasm_bindgen::JsValue) -> String {
-    crate::shell::error_text::file_unreadable(&crate::adapters::js::JsError::from(e).message)
-}
-
-async fn text(file: &web_sys::File) -> Result<String, String> {
-    Ok(wasm_bindgen_futures::JsFuture::from(file.text())
-        .await
-        .map_err(read_failed)?
-        .as_string()
-        .unwrap_or_default())
-}
-
 fn is_zip(file: &web_sys::File) -> bool {
     file.name().to_ascii_lowercase().ends_with(".zip")
         || matches!(
             file.type_().as_str(),
             "application/zip" | "application/x-zip-compressed"
         )
-}
-
-/// `n` bytes of `file` from `from` (fewer at its end).
-async fn bytes(file: &web_sys::File, from: u64, n: u64) -> Result<Vec<u8>, String> {
-    let blob = file
-        .slice_with_f64_and_f64(from as f64, from.saturating_add(n) as f64)
-        .map_err(read_failed)?;
-    let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer())
-        .await
-        .map_err(read_failed)?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
-}
-
-/// A ChatGPT export's `.zip`: only its end, its directory and the conversation files are read
-/// (the steps of `zip::read_all`, with slices of the file).
-async fn read_zip(file: &web_sys::File) -> Result<import::Incoming, import::ImportError> {
-    use crate::core::transfer::zip::{self, End};
-    let failed = import::ImportError::Archive;
-    let len = file.size() as u64;
-    let from = len.saturating_sub(zip::TAIL);
-    let tail = bytes(file, from, len - from).await.map_err(failed)?;
-    let dir = match zip::end(&tail, len)? {
-        End::Directory(d) => d,
-        End::Zip64At(at) => zip::zip64_directory(
-            &bytes(file, at, zip::ZIP64_RECORD).await.map_err(failed)?,
-            len,
-        )?,
-    };
-    let all = zip::entries(&bytes(file, dir.offset, dir.size).await.map_err(failed)?)?;
-    let count = all.len();
-    let wanted = parts::wanted(all)?;
-    let others = count - wanted.len();
-    let mut files = Vec::with_capacity(wanted.len());
-    for entry in wanted {
-        let header = bytes(file, entry.local, zip::LOCAL_HEADER)
-            .await
-            .map_err(failed)?;
-        let start = zip::data_start(&entry, &header)?;
-        let data = bytes(file, start, entry.compressed).await.map_err(failed)?;
-        if (data.len() as u64) < entry.compressed {
-            return Err(failed(format!("{} is cut short", entry.name)));
-        }
-        let content = zip::extract(&entry, &data)?;
-        files.push((entry.name, String::from_utf8_lossy(&content).into_owned()));
-    }
-    parts::read(files, others)
-}
-
-/// Several files: the parts of a ChatGPT export (the others picked with them are counted, not
-/// read).
-async fn read_parts(
-    files: &[web_sys::File],
-) -> Result<Result<import::Incoming, import::ImportError>, String> {
-    let (read, others): (Vec<&web_sys::File>, Vec<&web_sys::File>) = files
-        .iter()
-        .partition(|f| parts::kind(&f.name()) != parts::Kind::Other);
-    if !read
-        .iter()
-        .any(|f| matches!(parts::kind(&f.name()), parts::Kind::Conversations(_)))
-    {
-        return Err("choose one file at a time; several files are read together only as the parts of a ChatGPT export (conversations-000.json, conversations-001.json, …)".into());
-    }
-    let size: f64 = read.iter().map(|f| f.size()).sum();
-    if size > import::MAX_BYTES as f64 {
-        return Ok(Err(import::ImportError::TooLargeTogether {
-            bytes: size as usize,
-            limit: import::MAX_BYTES,
-        }));
-    }
-    let mut texts = Vec::with_capacity(read.len());
-    for f in read {
-        texts.push((f.name(), text(f).await?));
-    }
-    Ok(parts::read(texts, others.len()))
 }
 
 /// "Import": choose a file — or the parts of a ChatGPT export, or its `.zip` — (or those dropped
@@ -377,7 +290,7 @@ pub fn ImportDialog(
         };
         match crate::shell::store::import(&Store::local(), &plan, true) {
             Ok(()) => {
-                step.set(Step::Done(plan.summary(true)));
+                step.set(Step::Done(plan.summary_head(true), plan.skipped.clone()));
                 on_changed.run(());
             }
             Err(e) => problem.set(e),
@@ -413,8 +326,8 @@ pub fn ImportDialog(
                 <ImportPreview name=name plan=*plan on_import=on_import on_again=on_again />
             }
             .into_any(),
-            Step::Done(summary) => view! {
-                <p role="status">{summary}</p>
+            Step::Done(head, skipped) => view! {
+                <ImportSummary head=head skipped=skipped />
                 <div class="dialog-actions">
                     <button type="button" on:click=undo_import>"Undo import"</button>
                 </div>
@@ -461,6 +374,42 @@ fn ReadingProgress(
             <span translate="no">{move || percent().map(|p| format!("{p:.0} %"))}</span>
         </div>
     }
+}
+
+/// A sentence of an import: `head` (what [`Plan::summary_head`] says), then the conversations
+/// `skipped`, drawn in pieces — the opening, each name (a chat's own title is never translated)
+/// and its reason, "and N more" — so that each is translated alone; in English the words of
+/// [`Plan::summary`].
+#[component]
+fn ImportSummary(
+    /// The sentence up to what was skipped, without its full stop.
+    head: String,
+    /// The conversations that could not be read.
+    skipped: Vec<Skipped>,
+) -> impl IntoView {
+    if skipped.is_empty() {
+        return view! { <p role="status">{format!("{head}.")}</p> }.into_any();
+    }
+    let n = skipped.len();
+    let last = n.min(NAMED) - 1;
+    let items = skipped
+        .into_iter()
+        .take(NAMED)
+        .enumerate()
+        .map(|(i, s)| {
+            let name = if s.is_untitled() {
+                view! { <span>{s.name.clone()}</span> }.into_any()
+            } else {
+                view! { <span translate="no">{s.shown_name()}</span> }.into_any()
+            };
+            view! { {name}" ("<span>{s.reason}</span>")"{(i < last).then_some(", ")} }
+        })
+        .collect_view();
+    let more = skipped_more(n).map(|m| view! { " "<span>{m}</span> });
+    view! {
+        <p role="status"><span>{head}</span>"; "<span>{skipped_lead(n)}</span>" "{items}{more}"."</p>
+    }
+    .into_any()
 }
 
 /// What importing the file `name` would do (`plan`): a sentence, the chats listed, and
@@ -531,7 +480,7 @@ fn ImportPreview(
         }
     });
     view! {
-        <p role="status">{format!("{name}: {}", plan.summary(false))}</p>
+        <ImportSummary head=format!("{name}: {}", plan.summary_head(false)) skipped=plan.skipped.clone() />
         <ul class="import-list" translate="no">{titles(adding)}{titles(skipping)}</ul>
         {report}
         <div class="dialog-actions">

@@ -487,6 +487,18 @@ impl Plan {
     /// One sentence for the preview and the report: "5 chats (212 messages) to import, 2
     /// skipped as identical, 1 as a copy".
     pub fn summary(&self, done: bool) -> String {
+        let mut out = self.summary_head(done);
+        if let Some(skipped) = skipped_sentence(&self.skipped) {
+            out.push_str("; ");
+            out.push_str(&skipped);
+        }
+        out.push('.');
+        out
+    }
+
+    /// [`Plan::summary`] up to the conversations skipped ([`Plan::skipped`], which the preview
+    /// draws in pieces, each translated alone), without its full stop.
+    pub fn summary_head(&self, done: bool) -> String {
         let n = self.add.len();
         let mut out = if done {
             format!("Imported {n} {}", plural(n, "chat", "chats"))
@@ -535,11 +547,6 @@ impl Plan {
             out.push_str("; ");
             out.push_str(note);
         }
-        if let Some(skipped) = skipped_sentence(&self.skipped) {
-            out.push_str("; ");
-            out.push_str(&skipped);
-        }
-        out.push('.');
         out
     }
 

@@ -4,11 +4,13 @@
 //! BetterChatGPT's ([`apps`]), what an import skipped and converted ([`report`]), why a file
 //! cannot be imported ([`error`]), reading and checking a
 //! file to import and planning the merge ([`import`]), a long export read as it arrives
-//! ([`stream`]), a chat shared by link ([`share`]), a chat
+//! ([`stream`]; its `.zip` or its parts picked together: [`bundle`]), a chat shared by link
+//! ([`share`]), a chat
 //! as Markdown for reading ([`markdown`]), and ISO 8601 timestamps ([`time`]). Pure: the dialogs
 //! module does the reading of files, the compression, the downloads and the writes.
 
 pub mod apps;
+pub mod bundle;
 pub mod chatgpt;
 pub mod cite;
 pub mod claude;

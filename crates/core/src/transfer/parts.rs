@@ -5,8 +5,15 @@
 //! (numbers skipped, or named by the manifest but not picked) — their chats are not imported.
 //! Claude's data export is a `.zip` with a `conversations.json` too: it is read the same way. A
 //! conversation that cannot be read is skipped with its reason ([`import::Incoming::skipped`]).
+//!
+//! [`read`] reads parts held whole in memory (tests, and the reference the import worker's
+//! reader, [`super::bundle`], is checked against); the pieces it is made of ([`read_part`],
+//! [`manifest_parts`], [`notes`]) are that reader's too.
 
+use super::error::MAX_STREAM_BYTES;
 use super::import::{self, ImportError, Incoming};
+use super::report::{Read, Skipped};
+use super::stream::{ListFormat, NOT_A_PART};
 use super::zip::{Entry, ZipError};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -44,7 +51,7 @@ pub fn kind(name: &str) -> Kind {
 }
 
 /// The entries of an export's `.zip` worth reading, or why none is: the sum of their sizes
-/// must stay within [`import::MAX_BYTES`].
+/// must stay within [`MAX_STREAM_BYTES`] (they are read one conversation at a time).
 pub fn wanted(entries: Vec<Entry>) -> Result<Vec<Entry>, ImportError> {
     let all = entries.len();
     let picked: Vec<Entry> = entries
@@ -74,10 +81,10 @@ pub fn wanted(entries: Vec<Entry>) -> Result<Vec<Entry>, ImportError> {
             e.name
         )));
     }
-    if bytes > import::MAX_BYTES as u64 {
+    if bytes > MAX_STREAM_BYTES as u64 {
         return Err(ImportError::TooLargeTogether {
             bytes: usize::try_from(bytes).unwrap_or(usize::MAX),
-            limit: import::MAX_BYTES,
+            limit: MAX_STREAM_BYTES,
         });
     }
     Ok(picked)
@@ -102,50 +109,96 @@ pub fn read(files: Vec<(String, String)>, others: usize) -> Result<Incoming, Imp
     let mut chats = Vec::new();
     let mut numbers = BTreeSet::new();
     let mut named = BTreeSet::new();
-    let mut notes = Vec::new();
+    let mut unread_manifest = false;
     let mut any = false;
-    let mut what = "ChatGPT's export";
+    let mut claude = false;
     let mut files = files;
     files.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, text) in &files {
-        let in_file = |error: ImportError| ImportError::InFile {
-            file: base(name).to_string(),
-            error: Box::new(error),
-        };
         match kind(name) {
             Kind::Conversations(n) => {
                 any = true;
                 numbers.extend(n);
-                let value = import::parse(text).map_err(in_file)?;
-                let empty = value.as_array().is_some_and(Vec::is_empty);
-                let part = base(name).to_string();
-                let of_part = |r: Result<_, super::report::Skipped>| r.map_err(|s| s.of_part(&part));
-                if super::claude::looks_like(&value) {
-                    // Claude's data export is a `.zip` with a `conversations.json` too.
-                    what = "Claude's export";
-                    chats.extend(super::claude::read(&value).into_iter().map(of_part));
-                } else if empty || super::chatgpt::looks_like(&value) {
-                    chats.extend(super::chatgpt::read(&value).into_iter().map(of_part));
-                } else {
-                    return Err(in_file(ImportError::UnknownFormat(
-                        "it is not a list of ChatGPT or Claude conversations".into(),
-                    )));
-                }
+                let (read, format) = read_part(name, text)?;
+                claude |= format == Some(ListFormat::Claude);
+                chats.extend(read);
             }
-            Kind::Manifest => match import::parse(text) {
-                Ok(value) => named.extend(shards_named(&value)),
-                Err(_) => notes.push(
-                    "export_manifest.json could not be read, so the parts were not checked against it"
-                        .to_string(),
-                ),
+            Kind::Manifest => match manifest_parts(text) {
+                Some(parts) => named.extend(parts),
+                None => unread_manifest = true,
             },
             Kind::Other => {}
         }
     }
     if !any {
-        return Err(ImportError::UnknownFormat(
-            "none of the files is conversations.json or conversations-NNN.json".into(),
-        ));
+        return Err(ImportError::UnknownFormat(NO_PART.into()));
+    }
+    let mut incoming = import::gathered(chats, what(claude))?;
+    incoming.notes = notes(&numbers, &named, others, unread_manifest);
+    Ok(incoming)
+}
+
+/// Why files picked together are refused when none of them holds conversations.
+pub const NO_PART: &str = "none of the files is conversations.json or conversations-NNN.json";
+
+/// What an export in parts is, for sentences: Claude's when a part is a list of Claude's
+/// conversations.
+pub fn what(claude: bool) -> &'static str {
+    if claude {
+        "Claude's export"
+    } else {
+        "ChatGPT's export"
+    }
+}
+
+/// A part's conversations, each read or skipped, and the format it is a list of.
+pub type Part = (Vec<Result<Read, Skipped>>, Option<ListFormat>);
+
+/// The conversations of part `name` (its whole `text`), each read or skipped with its reason
+/// (an untitled one named with its part), and the format it is a list of (`None`: an empty
+/// list); refused, with the part named, when it is not JSON or not such a list.
+pub fn read_part(name: &str, text: &str) -> Result<Part, ImportError> {
+    let in_file = |error: ImportError| ImportError::InFile {
+        file: base(name).to_string(),
+        error: Box::new(error),
+    };
+    let value = import::parse(text).map_err(in_file)?;
+    let part = base(name);
+    let of_part = |r: Result<Read, Skipped>| r.map_err(|s| s.of_part(part));
+    // As in a single file, ChatGPT's conversations win over Claude's.
+    let (read, format) = if super::chatgpt::looks_like(&value) {
+        (super::chatgpt::read(&value), Some(ListFormat::ChatGpt))
+    } else if super::claude::looks_like(&value) {
+        // Claude's data export is a `.zip` with a `conversations.json` too.
+        (super::claude::read(&value), Some(ListFormat::Claude))
+    } else if value.as_array().is_some_and(Vec::is_empty) {
+        (Vec::new(), None)
+    } else {
+        return Err(in_file(ImportError::UnknownFormat(NOT_A_PART.into())));
+    };
+    Ok((read.into_iter().map(of_part).collect(), format))
+}
+
+/// The part numbers the manifest (its `text`) names, or `None` when it cannot be read.
+pub fn manifest_parts(text: &str) -> Option<Vec<u32>> {
+    import::parse(text).ok().map(|v| shards_named(&v))
+}
+
+/// What the preview says of an export in parts: the manifest that could not be read, the parts
+/// missing (`numbers`: those read; `named`: those the manifest names), the `others` files not
+/// read.
+pub fn notes(
+    numbers: &BTreeSet<u32>,
+    named: &BTreeSet<u32>,
+    others: usize,
+    unread_manifest: bool,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if unread_manifest {
+        notes.push(
+            "export_manifest.json could not be read, so the parts were not checked against it"
+                .to_string(),
+        );
     }
     // Parts skipped in the numbering, then parts the manifest names after the last one picked.
     // Counted, not listed: a hostile name (`conversations-4000000000.json`) costs nothing.
@@ -189,12 +242,11 @@ pub fn read(files: Vec<(String, String)>, others: usize) -> Result<Incoming, Imp
             if others == 1 { "was" } else { "were" }
         ));
     }
-    let mut incoming = import::gathered(chats, what)?;
-    incoming.notes = notes;
-    Ok(incoming)
+    notes
 }
 
-fn base(name: &str) -> &str {
+/// The name without its folders.
+pub fn base(name: &str) -> &str {
     name.rsplit(['/', '\\']).next().unwrap_or(name)
 }
 

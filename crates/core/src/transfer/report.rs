@@ -47,38 +47,56 @@ impl Skipped {
 }
 
 /// How many skipped conversations a sentence names (the rest are counted).
-const NAMED: usize = 5;
+pub const NAMED: usize = 5;
+
+impl Skipped {
+    /// Whether it is named by its place (`untitled chat #3`), not by a title of its own.
+    pub fn is_untitled(&self) -> bool {
+        self.name.starts_with("untitled chat #")
+    }
+
+    /// Its name as a sentence gives it: the title quoted, or its place as it is.
+    pub fn shown_name(&self) -> String {
+        if self.is_untitled() {
+            self.name.clone()
+        } else {
+            format!("\"{}\"", self.name)
+        }
+    }
+}
+
+/// The opening of [`skipped_sentence`]: `2 chats could not be read and were skipped:`.
+pub fn skipped_lead(n: usize) -> String {
+    format!(
+        "{n} {} could not be read and {} skipped:",
+        if n == 1 { "chat" } else { "chats" },
+        if n == 1 { "was" } else { "were" },
+    )
+}
+
+/// The end of [`skipped_sentence`] past the [`NAMED`] ones: `and 3 more` (`None`: all named).
+pub fn skipped_more(n: usize) -> Option<String> {
+    let more = n.saturating_sub(NAMED);
+    (more > 0).then(|| format!("and {more} more"))
+}
 
 /// One sentence for the preview and the result: `2 chats could not be read and were skipped:
 /// "Trip" (mapping: missing, or not an object), untitled chat #3 (not an object)`; `None` when
-/// nothing was skipped.
+/// nothing was skipped. (The preview draws the same words in pieces, each translated alone.)
 pub fn skipped_sentence(skipped: &[Skipped]) -> Option<String> {
     if skipped.is_empty() {
         return None;
     }
-    let n = skipped.len();
     let named: Vec<String> = skipped
         .iter()
         .take(NAMED)
-        .map(|s| {
-            if s.name.starts_with("untitled chat #") {
-                format!("{} ({})", s.name, s.reason)
-            } else {
-                format!("\"{}\" ({})", s.name, s.reason)
-            }
-        })
+        .map(|s| format!("{} ({})", s.shown_name(), s.reason))
         .collect();
-    let more = n.saturating_sub(NAMED);
     Some(format!(
-        "{n} {} could not be read and {} skipped: {}{}",
-        if n == 1 { "chat" } else { "chats" },
-        if n == 1 { "was" } else { "were" },
+        "{} {}{}",
+        skipped_lead(skipped.len()),
         named.join(", "),
-        if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        }
+        skipped_more(skipped.len()).map_or_else(String::new, |m| format!(" {m}"))
     ))
 }
 

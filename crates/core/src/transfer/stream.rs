@@ -26,6 +26,10 @@ use serde_json::Value;
 /// whose refusal names the line and column (serde_json's own limit is 128).
 pub const NEST: usize = 100;
 
+/// Why a part of an export in several files is refused when it is not a list of ChatGPT or
+/// Claude conversations.
+pub const NOT_A_PART: &str = "it is not a list of ChatGPT or Claude conversations";
+
 /// The formats that are lists of conversations, in the order a whole file's reader prefers them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ListFormat {
@@ -122,6 +126,8 @@ pub struct Stream {
     outcome: Option<Result<Rest, ImportError>>,
     /// Times reading started again.
     restarts: usize,
+    /// The file's name when it is one part of an export in several files ([`Stream::part`]).
+    part: Option<String>,
 }
 
 impl Stream {
@@ -153,7 +159,34 @@ impl Stream {
             ready: Vec::new(),
             outcome: None,
             restarts: 0,
+            part: None,
         }
+    }
+
+    /// Part `name` (`total` bytes) of an export in several files ([`super::bundle`]): read as
+    /// [`super::parts::read`] reads a part. Only ChatGPT's and Claude's conversations are
+    /// recognised; an untitled one skipped is named with its part; `gather` goes on from the
+    /// parts before ([`Stream::gathered`] gives it back); an empty list is no refusal, nor is a
+    /// list none of whose conversations can be read (the whole export is judged at its end).
+    /// Where a single file would be read again from the start, or whole, the part stops and
+    /// says so ([`Want::From`]`(0)` with the [`Stream::format`] to read it with, or
+    /// [`Want::Whole`]): the caller reads it again, and every chat it handed over is void.
+    pub fn part(total: u64, name: &str, format: Option<ListFormat>, gather: Gather) -> Self {
+        Stream {
+            gather,
+            part: Some(name.to_string()),
+            ..Stream::with(total, format)
+        }
+    }
+
+    /// What the parts read so far gathered (for the next part).
+    pub fn gathered(self) -> Gather {
+        self.gather
+    }
+
+    /// The format the list is read with (`None` until a conversation names one).
+    pub fn format(&self) -> Option<ListFormat> {
+        self.format
     }
 
     /// What the reader wants next.
@@ -187,7 +220,10 @@ impl Stream {
     fn read_whole(&mut self) {
         self.ready.clear();
         self.item = Vec::new();
-        if self.total > MAX_BYTES as u64 {
+        if self.part.is_some() {
+            // The caller reads the part whole, within its limits.
+            self.want = Want::Whole;
+        } else if self.total > MAX_BYTES as u64 {
             self.done(Err(ImportError::TooLarge {
                 bytes: self.total as usize,
                 limit: MAX_BYTES,
@@ -295,6 +331,16 @@ impl Stream {
         if self.at != At::Closed {
             return self.read_whole();
         }
+        if let Some(file) = &self.part {
+            let outcome = match self.format {
+                None if self.count > 0 => Err(ImportError::InFile {
+                    file: file.clone(),
+                    error: Box::new(ImportError::UnknownFormat(NOT_A_PART.into())),
+                }),
+                _ => Ok(Rest::default()),
+            };
+            return self.done(outcome);
+        }
         let outcome = match self.format {
             _ if self.count == 0 => Err(ImportError::UnknownFormat("it is an empty list".into())),
             None => Err(ImportError::UnknownFormat(
@@ -326,8 +372,16 @@ impl Stream {
         let named = match &parsed {
             Text::ChatGpt(_) => Some(ListFormat::ChatGpt),
             Text::Other(value) => ListFormat::of(value),
-        };
+        }
+        .filter(|f| self.part.is_none() || *f != ListFormat::OpenWebUi);
         if named > self.format {
+            if i > 0 && self.part.is_some() {
+                // The caller reads the part again from its start, with this format.
+                self.ready.clear();
+                self.format = named;
+                self.want = Want::From(0);
+                return false;
+            }
             if i > 0 {
                 // A format that wins over the one read so far: from the start with it.
                 let restarts = self.restarts + 1;
@@ -342,6 +396,10 @@ impl Stream {
                 // The format is ChatGPT's: a conversation with a `mapping` made it so (above).
                 Text::ChatGpt(conversation) => conversation.item(i),
                 Text::Other(value) => f.item(i, value),
+            };
+            let read = match &self.part {
+                Some(file) => read.map_err(|s| s.of_part(file)),
+                None => read,
             };
             if let Some((chat, report)) = self.gather.take(read) {
                 let report = (!report.is_empty()).then_some(report);

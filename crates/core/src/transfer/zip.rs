@@ -244,54 +244,204 @@ pub fn data_start(entry: &Entry, header: &[u8]) -> Result<u64, ZipError> {
     Ok(entry.local + LOCAL_HEADER + name + extra)
 }
 
-/// `entry`'s content from its stored bytes `data`. It never grows past the size the directory
-/// declares (a "zip bomb" is a damaged entry), so the caller limits sizes by checking those.
+/// `entry`'s content from its stored bytes `data` (what [`Unpack`] gives for them in one piece).
+/// It never grows past the size the directory declares (a "zip bomb" is a damaged entry), so
+/// the caller limits sizes by checking those.
 pub fn extract(entry: &Entry, data: &[u8]) -> Result<Vec<u8>, ZipError> {
-    let name = &entry.name;
-    if entry.flags & 1 != 0 {
-        return Err(bad(format!(
-            "{name} is encrypted; unpack the archive and pick its files"
-        )));
-    }
-    let damaged = || {
-        bad(format!(
-            "{name} is damaged (its data does not match its checksum)"
-        ))
-    };
-    let size = usize::try_from(entry.size).map_err(|_| damaged())?;
-    let out = match entry.method {
-        0 => data.to_vec(),
-        8 => miniz_oxide::inflate::decompress_to_vec_with_limit(data, size)
-            .map_err(|_| damaged())?,
-        m => {
-            return Err(bad(format!(
-                "{name} is compressed with a method Satori does not read ({m}); unpack the archive and pick its files"
-            )))
-        }
-    };
-    if out.len() != size || crc32(&out) != entry.crc {
-        return Err(damaged());
-    }
+    let mut unpack = Unpack::new(entry)?;
+    let mut out = Vec::with_capacity(usize::try_from(entry.size).unwrap_or(0).min(1 << 26));
+    unpack.push(data, |piece| {
+        out.extend_from_slice(piece);
+        true
+    })?;
+    unpack.finish()?;
     Ok(out)
 }
 
-/// CRC-32 (IEEE), as zip stores it.
-pub fn crc32(bytes: &[u8]) -> u32 {
+/// An entry's stored bytes unpacked as they arrive ([`Unpack::push`], in pieces of any size):
+/// inflated when deflated, never past the size the directory declares, and checked against that
+/// size and the CRC-32 at the end ([`Unpack::finish`]). Memory: the inflater's 32 KB window and
+/// a buffer of [`PIECE`] bytes, whatever the entry's size.
+pub struct Unpack {
+    name: String,
+    /// `None` for an entry stored as is.
+    inflater: Option<Box<InflateState>>,
+    crc: Crc32,
+    expected_crc: u32,
+    /// Bytes given out so far, and the most there may be.
+    out: u64,
+    size: u64,
+    /// The deflated stream's end was met.
+    ended: bool,
+    piece: Vec<u8>,
+}
+
+/// Bytes of content handed over at a time by [`Unpack::push`].
+pub const PIECE: usize = 256 * 1024;
+
+use miniz_oxide::inflate::stream::InflateState;
+
+impl Unpack {
+    /// Ready for `entry`'s stored bytes; an encrypted entry, or one compressed another way than
+    /// deflate, is refused with a sentence saying so.
+    pub fn new(entry: &Entry) -> Result<Unpack, ZipError> {
+        let name = &entry.name;
+        if entry.flags & 1 != 0 {
+            return Err(bad(format!(
+                "{name} is encrypted; unpack the archive and pick its files"
+            )));
+        }
+        let inflater = match entry.method {
+            0 => None,
+            8 => Some(InflateState::new_boxed(miniz_oxide::DataFormat::Raw)),
+            m => {
+                return Err(bad(format!(
+                    "{name} is compressed with a method Satori does not read ({m}); unpack the archive and pick its files"
+                )))
+            }
+        };
+        Ok(Unpack {
+            name: name.clone(),
+            inflater,
+            crc: Crc32::new(),
+            expected_crc: entry.crc,
+            out: 0,
+            size: entry.size,
+            ended: false,
+            piece: Vec::new(),
+        })
+    }
+
+    fn damaged(&self) -> ZipError {
+        bad(format!(
+            "{} is damaged (its data does not match its checksum)",
+            self.name
+        ))
+    }
+
+    /// The next stored bytes: their content goes to `sink` in pieces of at most [`PIECE`] bytes
+    /// until it answers `false` (it wants no more). Content past the declared size, or bytes
+    /// that do not inflate, are damage.
+    pub fn push(
+        &mut self,
+        data: &[u8],
+        mut sink: impl FnMut(&[u8]) -> bool,
+    ) -> Result<(), ZipError> {
+        let Some(inflater) = self.inflater.as_mut() else {
+            self.out += data.len() as u64;
+            if self.out > self.size {
+                return Err(self.damaged());
+            }
+            self.crc.update(data);
+            for piece in data.chunks(PIECE) {
+                if !sink(piece) {
+                    break;
+                }
+            }
+            return Ok(());
+        };
+        if self.piece.is_empty() {
+            self.piece = vec![0; PIECE];
+        }
+        let mut input = data;
+        while !self.ended {
+            let r = miniz_oxide::inflate::stream::inflate(
+                inflater,
+                input,
+                &mut self.piece,
+                miniz_oxide::MZFlush::None,
+            );
+            input = &input[r.bytes_consumed..];
+            let written = &self.piece[..r.bytes_written];
+            self.out += written.len() as u64;
+            match r.status {
+                Ok(miniz_oxide::MZStatus::StreamEnd) => self.ended = true,
+                Ok(_) => {}
+                // No progress: the input ran out inside a block (more comes with the next bytes).
+                Err(miniz_oxide::MZError::Buf) if r.bytes_written == 0 => break,
+                Err(_) => return Err(self.damaged()),
+            }
+            if self.out > self.size {
+                return Err(self.damaged());
+            }
+            self.crc.update(written);
+            if !written.is_empty() && !sink(written) {
+                break;
+            }
+            // A full buffer may leave more content waiting in the inflater's window.
+            let full = r.bytes_written == PIECE;
+            if input.is_empty() && !full || r.bytes_consumed == 0 && r.bytes_written == 0 {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// After the last stored bytes: the content is whole (the deflated stream ended) and
+    /// matches the declared size and CRC-32.
+    pub fn finish(&mut self) -> Result<(), ZipError> {
+        let whole = self.inflater.is_none() || self.ended;
+        if !whole || self.out != self.size || self.crc.value() != self.expected_crc {
+            return Err(self.damaged());
+        }
+        Ok(())
+    }
+}
+
+const CRC_TABLE: [u32; 256] = {
     let mut table = [0u32; 256];
-    for (n, slot) in table.iter_mut().enumerate() {
+    let mut n = 0;
+    while n < 256 {
         let mut c = n as u32;
-        for _ in 0..8 {
+        let mut k = 0;
+        while k < 8 {
             c = if c & 1 != 0 {
                 0xEDB8_8320 ^ (c >> 1)
             } else {
                 c >> 1
             };
+            k += 1;
         }
-        *slot = c;
+        table[n] = c;
+        n += 1;
     }
-    !bytes.iter().fold(!0u32, |c, &b| {
-        table[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8)
-    })
+    table
+};
+
+/// CRC-32 (IEEE), as zip stores it, over bytes given in pieces.
+#[derive(Debug, Clone, Copy)]
+pub struct Crc32(u32);
+
+impl Default for Crc32 {
+    fn default() -> Self {
+        Crc32::new()
+    }
+}
+
+impl Crc32 {
+    /// Over no bytes yet.
+    pub const fn new() -> Self {
+        Crc32(!0)
+    }
+
+    /// The next bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0 = bytes.iter().fold(self.0, |c, &b| {
+            CRC_TABLE[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8)
+        });
+    }
+
+    /// The checksum of the bytes so far.
+    pub fn value(&self) -> u32 {
+        !self.0
+    }
+}
+
+/// CRC-32 (IEEE), as zip stores it.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = Crc32::new();
+    c.update(bytes);
+    c.value()
 }
 
 /// The files of an archive held in memory that `want` picks from its entries, each extracted —
