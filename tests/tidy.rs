@@ -470,7 +470,10 @@ fn every_static_says_why_it_is_one() {
         "the count finds every static of a block, and only those"
     );
     let text = "#[cfg(test)]\nthread_local! {\n}\nthread_local! {\n}\n";
-    assert!(test_only(text, 2) && !test_only(text, 4), "test-only blocks are told apart");
+    assert!(
+        test_only(text, 2) && !test_only(text, 4),
+        "test-only blocks are told apart"
+    );
 }
 
 #[test]

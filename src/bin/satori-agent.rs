@@ -85,7 +85,10 @@ pub fn plan_next(input: &str) -> JsValue {
                 let done = plan_run::progress(&plan, &plan_run::read_after(&ask.after()));
                 let total = plan.steps.len();
                 match plan_run::next_step(&plan, &done) {
-                    Some((_, step)) if ask.last == Some(step.id()) => plan_stuck(step.id()),
+                    // The id reaches the app as a JS number and comes back from it as read.
+                    Some((_, step)) if ask.last == Some(step.id() as f64 as i64) => {
+                        plan_stuck(step.id())
+                    }
                     Some((i, step)) => {
                         set("id", JsValue::from_f64(step.id() as f64));
                         set(

@@ -39,7 +39,10 @@ pub struct Replica {
 /// What a pass asks of the device.
 #[derive(Debug, Default, PartialEq)]
 pub struct Outcome {
-    /// Chats to write to this device's storage (new ones, and ones changed elsewhere).
+    /// Chats to write to this device's storage (new ones, and ones changed elsewhere). A chat
+    /// that is open with a reply still arriving holds that reply outside its record (it is
+    /// synced when it ends): the device merges such a chat in by message id
+    /// ([`Session::merge_stored`]) rather than writing over it.
     pub store: Vec<Session>,
     /// Chats to remove from this device's storage (deleted elsewhere).
     pub remove: Vec<String>,

@@ -227,7 +227,8 @@ impl Bundle {
 
     /// Stored bytes read of the conversation files' total (for progress): `(read, total)`.
     pub fn progress(&self) -> (u64, u64) {
-        (self.read, self.total)
+        // The manifest's bytes are read but not counted in the total: never past the end.
+        (self.read.min(self.total), self.total)
     }
 
     /// The chats read since the last call, each with what its import converted.
