@@ -119,8 +119,15 @@ pub struct Bundle {
     total: u64,
     ready: Vec<(Session, Option<ChatReport>)>,
     again: bool,
+    /// Times the export was read again from its first file (at most [`MOST_RESTARTS`]).
+    restarts: u32,
     outcome: Option<Result<Rest, ImportError>>,
 }
+
+/// Readings of an export again from its first file, at most: each is a pass over everything
+/// read so far, so a crafted archive of many parts that each ask for one would take the worker
+/// a pass per part. A real export needs one or two.
+const MOST_RESTARTS: u32 = 8;
 
 impl Bundle {
     fn new(sizes: Vec<u64>) -> Self {
@@ -142,6 +149,7 @@ impl Bundle {
             total: 0,
             ready: Vec::new(),
             again: false,
+            restarts: 0,
             outcome: None,
         }
     }
@@ -475,6 +483,17 @@ impl Bundle {
             }
         }
         if let Some(Sink::Cut(stream)) = self.sink.as_mut() {
+            let again = match stream.want() {
+                Want::Whole => true,
+                Want::From(0) => stream.progress().0 > 0,
+                _ => false,
+            };
+            if again && self.restarts >= MOST_RESTARTS {
+                return Err(zip::ZipError(
+                    "its parts do not agree on one format (read again too many times)".into(),
+                )
+                .into());
+            }
             match stream.want() {
                 Want::Whole => {
                     self.restart(k, Decision::Whole);
@@ -494,6 +513,7 @@ impl Bundle {
 
     /// Source `k` is to be read another way: the whole export again from its first file.
     fn restart(&mut self, k: usize, decision: Decision) {
+        self.restarts += 1;
         self.decided[k] = decision;
         self.again = true;
         self.ready.clear();
@@ -838,6 +858,37 @@ mod tests {
             );
             assert!(b.end().unwrap().is_ok());
         }
+    }
+
+    #[test]
+    fn an_export_read_again_part_after_part_is_refused_after_a_few_passes() {
+        // Every part starts with a Claude conversation and goes on with a ChatGPT one: each is
+        // read again from the first file with ChatGPT's format, one pass per part.
+        let claude: Vec<serde_json::Value> =
+            serde_json::from_str(&fixture("claude-conversations.json")).unwrap();
+        let list: Vec<serde_json::Value> =
+            serde_json::from_str(&fixture("chatgpt-conversations.json")).unwrap();
+        let mixed = serde_json::to_string(&[&claude[0], &list[0]]).unwrap();
+        let names: Vec<String> = (0..40)
+            .map(|i| format!("conversations-{i:03}.json"))
+            .collect();
+        let mut b = Bundle::files(
+            names
+                .iter()
+                .map(|n| (n.clone(), mixed.len() as u64))
+                .collect(),
+        );
+        let mut pushes = 0;
+        while let Need::Bytes { from, len, .. } = b.want() {
+            b.push(&mixed.as_bytes()[from as usize..(from + len) as usize]);
+            pushes += 1;
+            let _ = b.again();
+            b.take();
+        }
+        assert!(b.restarts <= MOST_RESTARTS, "{} passes", b.restarts);
+        let refusal = format!("{:?}", b.end());
+        assert!(refusal.contains("do not agree on one format"), "{refusal}");
+        assert!(pushes < 40 * MOST_RESTARTS as usize, "{pushes} reads");
     }
 
     #[test]
