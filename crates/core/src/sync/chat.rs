@@ -26,6 +26,18 @@ pub fn view_of(session: &Session) -> BTreeMap<String, Value> {
             }
         }
     }
+    // A reply still arriving is left out, and the chat reads as ending where it was asked.
+    if let Some(m) = session
+        .leaf
+        .as_deref()
+        .and_then(|id| session.get(id))
+        .filter(|m| m.status == Status::Streaming)
+    {
+        match &m.parent {
+            Some(parent) => view.insert("c:leaf".into(), Value::String(parent.clone())),
+            None => view.remove("c:leaf"),
+        };
+    }
     for m in session
         .messages
         .iter()
@@ -161,6 +173,11 @@ mod tests {
         let mut s = chat();
         s.messages[1].status = Status::Streaming;
         assert!(!view_of(&s).contains_key("m:a"));
+        assert_eq!(
+            view_of(&s)["c:leaf"],
+            "q",
+            "the chat ends where the reply was asked"
+        );
         let mut view = view_of(&chat());
         view.insert("m:a".into(), serde_json::json!({"id": "a"}));
         assert!(session_of("c1", &view).is_err());
