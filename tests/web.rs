@@ -624,3 +624,226 @@ async fn a_webdav_folder_is_created_listed_and_written_only_as_last_seen() {
     let down = Folder::new("http://127.0.0.1:9/dav/", "ann", "pw").unwrap();
     assert_eq!(down.list(&signal).await, Err(DavError::Unreachable));
 }
+
+/// A device's chats held in memory, for sync passes.
+#[derive(Default)]
+struct Chats(std::collections::BTreeMap<String, satori::core::session::Session>);
+
+impl satori::shell::sync::Local for Chats {
+    fn chats(
+        &self,
+    ) -> (
+        std::collections::BTreeMap<String, satori::core::session::Session>,
+        std::collections::BTreeSet<String>,
+    ) {
+        (self.0.clone(), Default::default())
+    }
+    fn store(
+        &mut self,
+        session: satori::core::session::Session,
+    ) -> Result<satori::core::session::Session, String> {
+        self.0.insert(session.id.clone(), session.clone());
+        Ok(session)
+    }
+    fn remove(&mut self, id: &str) -> Result<(), String> {
+        self.0.remove(id);
+        Ok(())
+    }
+}
+
+/// A device: its chats, its sync state, its clock.
+struct Device {
+    chats: Chats,
+    state: satori::shell::sync::State,
+    conn: satori::shell::sync::Connection,
+}
+
+impl Device {
+    async fn join(url: &str, name: &str, passphrase: &str) -> Device {
+        let (_c, signal) = signal();
+        let conn = satori::shell::sync::connect(url, "ann", "pw 密码", passphrase, &signal)
+            .await
+            .unwrap();
+        Device {
+            chats: Chats::default(),
+            state: satori::shell::sync::State::new(name),
+            conn,
+        }
+    }
+
+    async fn sync(&mut self, wall: i64) -> satori::shell::sync::Report {
+        let (_c, signal) = signal();
+        satori::shell::sync::pass(&self.conn, &mut self.state, &mut self.chats, wall, &signal)
+            .await
+            .unwrap()
+    }
+
+    fn say(&mut self, chat: &str, id: &str, text: &str, at: i64) {
+        use satori::core::session::{Command, Session};
+        let s = self
+            .chats
+            .0
+            .entry(chat.to_string())
+            .or_insert_with(|| Session::new(chat.to_string(), at, None, Vec::new()));
+        s.apply(Command::AddUser {
+            id: id.into(),
+            text: text.into(),
+            at,
+        })
+        .unwrap();
+    }
+
+    fn texts(&self, chat: &str) -> Vec<String> {
+        self.chats.0.get(chat).map_or(Vec::new(), |s| {
+            s.messages.iter().map(|m| m.content.clone()).collect()
+        })
+    }
+}
+
+#[wasm_bindgen_test]
+async fn two_devices_sync_through_a_real_webdav_folder_sealed() {
+    use satori::core::session::Command;
+    let url = format!("{}devices-{}/", dav(), js_sys::Date::now() as u64);
+    let mut a = Device::join(&url, "laptop", "correct horse 电池").await;
+    let mut b = Device::join(&url, "phone", "correct horse 电池").await;
+    // A creates, B sees.
+    a.say("c1", "m1", "Order #4417 costs ¥1 280", 1_000);
+    assert_eq!(a.sync(1_100).await.uploaded, 1);
+    let got = b.sync(1_200).await;
+    assert_eq!((got.stored, got.uploaded), (1, 0), "{got:?}");
+    assert_eq!(b.texts("c1"), ["Order #4417 costs ¥1 280"]);
+    // Both change offline, then both sync: the union on both.
+    a.say("c1", "m2", "Shipping to Kyoto", 2_000);
+    b.chats
+        .0
+        .get_mut("c1")
+        .unwrap()
+        .apply(Command::Rename {
+            title: "秘密の注文".into(),
+        })
+        .unwrap();
+    b.say("c2", "m3", "A second chat, from the phone", 2_100);
+    a.sync(3_000).await;
+    b.sync(3_100).await;
+    a.sync(3_200).await;
+    for d in [&a, &b] {
+        assert_eq!(
+            d.texts("c1"),
+            ["Order #4417 costs ¥1 280", "Shipping to Kyoto"]
+        );
+        assert_eq!(d.chats.0["c1"].title, "秘密の注文");
+        assert_eq!(d.texts("c2"), ["A second chat, from the phone"]);
+    }
+    // A deletes c2 while B, offline, adds to c1: the deletion holds, nothing comes back.
+    a.chats.0.remove("c2");
+    b.say("c1", "m4", "Gift wrap, please", 4_000);
+    a.sync(4_100).await;
+    b.sync(4_200).await;
+    a.sync(4_300).await;
+    for d in [&a, &b] {
+        assert!(!d.chats.0.contains_key("c2"));
+        assert_eq!(d.texts("c1").len(), 3);
+    }
+    // A new, empty device joins: it takes everything; the others lose nothing.
+    let mut c = Device::join(&url, "tablet", "correct horse 电池").await;
+    let joined = c.sync(5_000).await;
+    assert_eq!((joined.stored, joined.uploaded), (1, 0), "{joined:?}");
+    a.sync(5_100).await;
+    assert_eq!(a.texts("c1").len(), 3);
+    assert_eq!(c.chats.0["c1"], a.chats.0["c1"]);
+    // Nothing of the chats is readable on the server.
+    let (_c, signal) = signal();
+    for listed in a.conn.folder.list(&signal).await.unwrap() {
+        let Some((bytes, _)) = a.conn.folder.get(&listed.name, &signal).await.unwrap() else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        for secret in [
+            "4417",
+            "Kyoto",
+            "秘密",
+            "Gift",
+            "second chat",
+            "c1",
+            "m1",
+            "laptop",
+        ] {
+            assert!(
+                !text.contains(secret),
+                "{secret} readable in {}",
+                listed.name
+            );
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn sync_refuses_a_wrong_passphrase_and_never_takes_damage_for_deletion() {
+    use satori::adapters::crypto::CryptoError;
+    use satori::shell::sync::SyncError;
+    let url = format!("{}faults-{}/", dav(), js_sys::Date::now() as u64);
+    let mut a = Device::join(&url, "laptop", "one passphrase").await;
+    a.say("c1", "m1", "kept", 1_000);
+    a.sync(1_100).await;
+    let (_c, signal) = signal();
+    let before = a.conn.folder.list(&signal).await.unwrap();
+    // A wrong passphrase: refused, and the folder is as it was.
+    let wrong = satori::shell::sync::connect(&url, "ann", "pw 密码", "another one", &signal).await;
+    assert_eq!(
+        wrong.err(),
+        Some(SyncError::Crypto(CryptoError::WrongPassphrase))
+    );
+    assert_eq!(a.conn.folder.list(&signal).await.unwrap(), before);
+    // An object changed on the server: reported as damaged; the chat stays on the device.
+    let mut b = Device::join(&url, "phone", "one passphrase").await;
+    b.sync(1_200).await;
+    let object = before
+        .iter()
+        .find(|l| l.name.len() == 64)
+        .expect("the chat's object");
+    a.conn
+        .folder
+        .put(
+            &object.name,
+            b"satori-sync 1\nnot what it was",
+            Some(&object.etag),
+            &signal,
+        )
+        .await
+        .unwrap();
+    let report = b.sync(1_300).await;
+    assert_eq!(report.damaged.len(), 1, "{report:?}");
+    assert_eq!((report.removed, report.stored), (0, 0));
+    assert_eq!(b.texts("c1"), ["kept"]);
+}
+
+#[wasm_bindgen_test]
+async fn two_devices_writing_one_chat_at_once_keep_both() {
+    let url = format!("{}race-{}/", dav(), js_sys::Date::now() as u64);
+    let mut a = Device::join(&url, "laptop", "race").await;
+    let mut b = Device::join(&url, "phone", "race").await;
+    a.say("c1", "m1", "start", 1_000);
+    a.sync(1_100).await;
+    b.sync(1_200).await;
+    a.say("c1", "m2", "from the laptop", 2_000);
+    b.say("c1", "m3", "from the phone, a longer message", 2_000);
+    // Both passes at once: both read the same object, one write finds it changed (412).
+    let (ra, rb) = futures::join!(a.sync(2_100), b.sync(2_100));
+    assert_eq!(ra.waiting + rb.waiting, 1, "{ra:?} {rb:?}");
+    for wall in [3_000, 3_100, 3_200] {
+        a.sync(wall).await;
+        b.sync(wall + 50).await;
+    }
+    for d in [&a, &b] {
+        let mut t = d.texts("c1");
+        t.sort();
+        assert_eq!(
+            t,
+            [
+                "from the laptop",
+                "from the phone, a longer message",
+                "start"
+            ]
+        );
+    }
+}

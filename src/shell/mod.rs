@@ -1,6 +1,6 @@
 //! The Leptos-free browser side of Satori: what runs a turn ([`turn`]), builds and counts a
 //! request ([`context`]), summarizes ([`summarize`]), packs resting chats ([`compact`]), talks to
-//! MCP servers ([`mcp`]), reads and imports the stored chats as a whole ([`store`]) and words every error ([`error_text`]). It runs in the app and in the
+//! MCP servers ([`mcp`]), syncs through a WebDAV folder ([`sync`]), reads and imports the stored chats as a whole ([`store`]) and words every error ([`error_text`]). It runs in the app and in the
 //! lazy wasm modules of `src/bin/`; it uses `core` for every decision and `adapters` for IO, and
 //! never `ui`.
 
@@ -10,4 +10,5 @@ pub mod error_text;
 pub mod mcp;
 pub mod store;
 pub mod summarize;
+pub mod sync;
 pub mod turn;

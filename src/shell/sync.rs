@@ -1,0 +1,273 @@
+//! Sync through a WebDAV folder, the browser side: open the folder's account with the
+//! passphrase ([`connect`]), then passes ([`pass`]) — list the folder, download and open the
+//! records that changed, merge them with this device's chats ([`crate::core::sync::engine`]),
+//! write what the pass asks to this device ([`Local`]), seal and upload what the folder lacks,
+//! each write conditional on the object's ETag. Everything on the server is sealed
+//! ([`crate::adapters::crypto`]); object names are keyed hashes of the chat ids.
+
+use crate::adapters::crypto::{self, CryptoError, Keys};
+use crate::adapters::webdav::{DavError, Folder};
+use crate::core::session::Session;
+use crate::core::sync::doc::Doc;
+use crate::core::sync::engine::Replica;
+use crate::core::sync::envelope;
+use crate::core::sync::pass::ours;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use web_sys::AbortSignal;
+
+/// Why sync could not go on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SyncError {
+    /// The folder's server.
+    #[error("{0:?}")]
+    Dav(DavError),
+    /// Encryption, the passphrase or the account object.
+    #[error("{0}")]
+    Crypto(#[from] CryptoError),
+    /// The folder's address cannot be used.
+    #[error("{0}")]
+    Url(String),
+}
+
+impl From<DavError> for SyncError {
+    fn from(e: DavError) -> Self {
+        SyncError::Dav(e)
+    }
+}
+
+/// An open sync folder: where, and the keys its passphrase gives.
+pub struct Connection {
+    pub folder: Folder,
+    keys: Keys,
+}
+
+/// What a device keeps between passes (in its own storage, never on the server).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// Its chats' records and clock.
+    pub replica: Replica,
+    /// Each object of the folder this device read or wrote: its chat and its ETag then.
+    #[serde(default)]
+    pub known: BTreeMap<String, Known>,
+}
+
+/// An object this device read or wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Known {
+    /// The chat it holds.
+    pub id: String,
+    /// Its ETag when this device last read or wrote it.
+    pub etag: String,
+}
+
+impl State {
+    /// A device `device` that has synced nothing.
+    pub fn new(device: &str) -> State {
+        State {
+            replica: Replica::new(device),
+            known: BTreeMap::new(),
+        }
+    }
+}
+
+/// What one object holds, sealed.
+#[derive(Serialize, Deserialize)]
+struct Object {
+    /// What kind of record (`chat`).
+    kind: String,
+    /// The chat's id.
+    id: String,
+    /// Its record.
+    doc: Doc,
+}
+
+/// The chats of this device, as a pass reads and changes them.
+pub trait Local {
+    /// Every chat here by id, and the ids of chats here that cannot be read.
+    fn chats(&self) -> (BTreeMap<String, Session>, BTreeSet<String>);
+    /// Write `session` (merged into a copy being written to, if one is); answers the chat as
+    /// this device now holds it.
+    fn store(&mut self, session: Session) -> Result<Session, String>;
+    /// Remove chat `id`.
+    fn remove(&mut self, id: &str) -> Result<(), String>;
+}
+
+/// What a pass did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Objects read.
+    pub downloaded: usize,
+    /// Objects written.
+    pub uploaded: usize,
+    /// Chats written here.
+    pub stored: usize,
+    /// Chats removed here.
+    pub removed: usize,
+    /// Objects that could not be opened or read (damaged, or of a newer Satori): name and why.
+    /// Never taken as a deletion.
+    pub damaged: Vec<(String, String)>,
+    /// Chats of the folder that could not be written here: id and why.
+    pub not_stored: Vec<(String, String)>,
+    /// Uploads left for the next pass (another device wrote first, or the write failed).
+    pub waiting: usize,
+}
+
+/// Open the sync folder at `url` with `passphrase`: the folder is created if it is not there,
+/// and its account object too (a new account); an account that is there must open with the
+/// passphrase (a wrong one is refused and nothing is written).
+pub async fn connect(
+    url: &str,
+    user: &str,
+    password: &str,
+    passphrase: &str,
+    signal: &AbortSignal,
+) -> Result<Connection, SyncError> {
+    let folder = Folder::new(url, user, password).map_err(SyncError::Url)?;
+    if let Err(DavError::NoFolder(_)) = folder.list(signal).await {
+        folder.create(signal).await?;
+    }
+    let keys = loop {
+        match folder.get(envelope::ACCOUNT_OBJECT, signal).await? {
+            Some((bytes, _)) => {
+                break crypto::unlock(&String::from_utf8_lossy(&bytes), passphrase).await?;
+            }
+            None => {
+                let (account, keys) = crypto::new_account(passphrase).await?;
+                let text = serde_json::to_string(&account).unwrap_or_default();
+                match folder
+                    .put(envelope::ACCOUNT_OBJECT, text.as_bytes(), None, signal)
+                    .await
+                {
+                    Ok(_) => break keys,
+                    // Another device started the account meanwhile: open theirs.
+                    Err(DavError::Changed) => continue,
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+    };
+    Ok(Connection { folder, keys })
+}
+
+/// The name of chat `id`'s object.
+async fn name_of(conn: &Connection, id: &str) -> Result<String, SyncError> {
+    Ok(crypto::name(&conn.keys, id).await?)
+}
+
+/// One pass (`wall`: this device's clock, ms). `state` is changed as the pass goes, so a pass
+/// cut short leaves it consistent (the caller saves it after).
+pub async fn pass(
+    conn: &Connection,
+    state: &mut State,
+    local: &mut dyn Local,
+    wall: i64,
+    signal: &AbortSignal,
+) -> Result<Report, SyncError> {
+    let mut report = Report::default();
+    let listing = conn.folder.list(signal).await?;
+    let account = envelope::ACCOUNT_OBJECT;
+    let mut remote: BTreeMap<String, Doc> = BTreeMap::new();
+    let listed: BTreeMap<&str, &str> = listing
+        .iter()
+        .filter(|l| l.name != account && ours(&l.name, account))
+        .map(|l| (l.name.as_str(), l.etag.as_str()))
+        .collect();
+    for (&name, &etag) in &listed {
+        let seen = state.known.get(name).map(|k| k.etag.as_str());
+        if seen.map(crate::core::sync::webdav::bare_etag)
+            == Some(crate::core::sync::webdav::bare_etag(etag))
+        {
+            continue;
+        }
+        let Some((bytes, etag)) = conn.folder.get(name, signal).await? else {
+            continue; // deleted meanwhile: Satori never deletes objects, someone else did
+        };
+        report.downloaded += 1;
+        let object = match crypto::open(&conn.keys, name, &bytes).await {
+            Ok(plain) => serde_json::from_slice::<Object>(&plain).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let object = object.and_then(|o| match o.kind.as_str() {
+            "chat" => Ok(o),
+            other => Err(format!(
+                "a record of a kind this Satori does not know ({other})"
+            )),
+        });
+        match object {
+            Ok(o) => {
+                state.known.insert(
+                    name.to_string(),
+                    Known {
+                        id: o.id.clone(),
+                        etag,
+                    },
+                );
+                remote.insert(o.id, o.doc);
+            }
+            Err(why) => report.damaged.push((name.to_string(), why)),
+        }
+    }
+    let (chats, kept) = local.chats();
+    let out = state.replica.pass(&chats, &kept, &remote, wall);
+    for session in out.store {
+        let id = session.id.clone();
+        match local.store(session) {
+            Ok(held) => {
+                state.replica.stored(&held);
+                report.stored += 1;
+            }
+            Err(why) => report.not_stored.push((id, why)),
+        }
+    }
+    for id in out.remove {
+        match local.remove(&id) {
+            Ok(()) => {
+                state.replica.removed(&id);
+                report.removed += 1;
+            }
+            Err(why) => report.not_stored.push((id, why)),
+        }
+    }
+    for (id, why) in out.unreadable {
+        report.damaged.push((id, why));
+    }
+    for id in out.upload {
+        let name = name_of(conn, &id).await?;
+        let seen = state.known.get(&name).map(|k| k.etag.clone());
+        // Listed at an ETag this device has not read (it could not open it): never written over.
+        if listed.contains_key(name.as_str()) && seen.is_none() {
+            report.waiting += 1;
+            continue;
+        }
+        let object = Object {
+            kind: "chat".into(),
+            id: id.clone(),
+            doc: state.replica.docs[&id].clone(),
+        };
+        let plain = serde_json::to_vec(&object).unwrap_or_default();
+        let sealed = crypto::seal(&conn.keys, &name, &plain).await?;
+        let condition = seen
+            .as_deref()
+            .filter(|_| listed.contains_key(name.as_str()));
+        match conn.folder.put(&name, &sealed, condition, signal).await {
+            Ok(etag) => {
+                report.uploaded += 1;
+                state.replica.uploaded(&id);
+                match etag {
+                    Some(etag) => {
+                        state.known.insert(name, Known { id, etag });
+                    }
+                    // No ETag said: read again next pass (it is ours, so it merges to itself).
+                    None => {
+                        state.known.remove(&name);
+                    }
+                }
+            }
+            // Another device wrote it meanwhile: read and merge it next pass, then write.
+            Err(DavError::Changed) => report.waiting += 1,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(report)
+}
