@@ -847,3 +847,76 @@ async fn two_devices_writing_one_chat_at_once_keep_both() {
         );
     }
 }
+
+#[wasm_bindgen_test]
+async fn sync_writes_this_devices_stored_chats_and_tells_the_page() {
+    use satori::core::persist;
+    use satori::shell::sync::{pass, State, StoredChats};
+    use std::{cell::RefCell, rc::Rc};
+    use wasm_bindgen::closure::Closure;
+    let stamp = js_sys::Date::now() as u64;
+    let url = format!("{}stored-{stamp}/", dav(),);
+    let chat = format!("synced-{stamp}");
+    let mut a = Device::join(&url, "laptop", "stored").await;
+    a.say(&chat, "m1", "From the laptop", 1_000);
+    a.sync(1_100).await;
+    // The page hears of each write as it hears of another tab's.
+    let heard: Rc<RefCell<Vec<(String, bool)>>> = Rc::default();
+    let h = heard.clone();
+    let listener =
+        Closure::<dyn FnMut(web_sys::StorageEvent)>::new(move |e: web_sys::StorageEvent| {
+            h.borrow_mut()
+                .push((e.key().unwrap_or_default(), e.new_value().is_some()));
+        });
+    let window = web_sys::window().unwrap();
+    window
+        .add_event_listener_with_callback("storage", listener.as_ref().unchecked_ref())
+        .unwrap();
+    let (_c, signal) = signal();
+    let conn = satori::shell::sync::connect(&url, "ann", "pw 密码", "stored", &signal)
+        .await
+        .unwrap();
+    let mut state = State::new("browser");
+    let mut here = StoredChats {
+        store: Store::local(),
+    };
+    let report = pass(&conn, &mut state, &mut here, 1_200, &signal)
+        .await
+        .unwrap();
+    assert_eq!(report.stored, 1, "{report:?}");
+    let stored = satori::shell::store::stored_chats(&here.store).unwrap();
+    let got = stored
+        .chats
+        .iter()
+        .find(|s| s.id == chat)
+        .expect("the chat stored");
+    assert_eq!(got.messages[0].content, "From the laptop");
+    let index =
+        persist::decode_index(&here.store.get(persist::KEY_INDEX).unwrap().unwrap()).unwrap();
+    assert!(index.sessions.iter().any(|e| e.id == chat));
+    assert!(
+        heard
+            .borrow()
+            .contains(&(persist::session_key(&chat), true)),
+        "{:?}",
+        heard.borrow()
+    );
+    assert!(heard.borrow().iter().any(|(k, _)| k == persist::KEY_INDEX));
+    // Deleted on the laptop: removed here, and said so.
+    a.chats.0.remove(&chat);
+    a.sync(1_300).await;
+    let report = pass(&conn, &mut state, &mut here, 1_400, &signal)
+        .await
+        .unwrap();
+    assert_eq!(report.removed, 1, "{report:?}");
+    assert!(here.store.chat(&chat).unwrap().is_none());
+    let index =
+        persist::decode_index(&here.store.get(persist::KEY_INDEX).unwrap().unwrap()).unwrap();
+    assert!(!index.sessions.iter().any(|e| e.id == chat));
+    assert!(heard
+        .borrow()
+        .contains(&(persist::session_key(&chat), false)));
+    window
+        .remove_event_listener_with_callback("storage", listener.as_ref().unchecked_ref())
+        .unwrap();
+}

@@ -271,3 +271,88 @@ pub async fn pass(
     }
     Ok(report)
 }
+
+/// This device's stored chats (the one store every module writes through), as a pass reads and
+/// changes them. Each write or removal is announced to the page as a `storage` event on its
+/// window, as another tab's would be, so the app's chat list and open chat follow.
+pub struct StoredChats {
+    pub store: crate::adapters::storage::Store,
+}
+
+impl StoredChats {
+    /// Tell the page record `key` changed (its new text, `None` when removed).
+    fn announce(key: &str, value: Option<&str>) {
+        let init = web_sys::StorageEventInit::new();
+        init.set_key(Some(key));
+        init.set_new_value(value);
+        if let Ok(event) = web_sys::StorageEvent::new_with_event_init_dict("storage", &init) {
+            if let Some(window) = web_sys::window() {
+                let _ = window.dispatch_event(&event);
+            }
+        }
+    }
+
+    /// Change the chat list with `change`, save and announce it.
+    fn index(&self, change: impl FnOnce(&mut crate::core::persist::Index)) -> Result<(), String> {
+        use crate::core::persist;
+        let mut index = match self
+            .store
+            .get(persist::KEY_INDEX)
+            .map_err(|e| e.to_string())?
+        {
+            Some(text) => persist::decode_index(&text)
+                .map_err(|e| crate::shell::error_text::list_unreadable(&e))?,
+            None => persist::Index::default(),
+        };
+        change(&mut index);
+        self.store.save_index(&index).map_err(|e| e.to_string())?;
+        Self::announce(persist::KEY_INDEX, Some(""));
+        Ok(())
+    }
+}
+
+impl Local for StoredChats {
+    fn chats(&self) -> (BTreeMap<String, Session>, BTreeSet<String>) {
+        match crate::shell::store::stored_chats(&self.store) {
+            Ok(stored) => (
+                stored
+                    .chats
+                    .into_iter()
+                    .map(|s| (s.id.clone(), s))
+                    .collect(),
+                stored.unreadable.into_iter().collect(),
+            ),
+            // Storage that cannot be listed: nothing here is taken as deleted.
+            Err(_) => (BTreeMap::new(), BTreeSet::new()),
+        }
+    }
+
+    fn store(&mut self, mut session: Session) -> Result<Session, String> {
+        use crate::core::persist;
+        use crate::core::session::Status;
+        // A reply still arriving in the stored copy stays, and the chat still ends with it.
+        let here = crate::shell::store::stored_chats(&self.store)
+            .ok()
+            .and_then(|s| s.chats.into_iter().find(|c| c.id == session.id));
+        if let Some(here) =
+            here.filter(|h| h.messages.iter().any(|m| m.status == Status::Streaming))
+        {
+            session.merge_stored(&here, None);
+            session.leaf = here.leaf.clone();
+        }
+        let (head, parts) = persist::encode_chat(&mut session.clone());
+        self.store
+            .write_chat(&session.id, &head, &parts)
+            .map_err(|e| e.to_string())?;
+        Self::announce(&persist::session_key(&session.id), Some(&head));
+        self.index(|i| i.upsert(&session))?;
+        Ok(session)
+    }
+
+    fn remove(&mut self, id: &str) -> Result<(), String> {
+        use crate::core::persist;
+        self.store.remove_chat(id).map_err(|e| e.to_string())?;
+        Self::announce(&persist::session_key(id), None);
+        self.index(|i| i.remove(id))
+    }
+}
