@@ -920,3 +920,32 @@ async fn sync_writes_this_devices_stored_chats_and_tells_the_page() {
         .remove_event_listener_with_callback("storage", listener.as_ref().unchecked_ref())
         .unwrap();
 }
+
+#[wasm_bindgen_test]
+async fn sync_state_is_kept_in_indexeddb_across_loads() {
+    use satori::adapters::idb;
+    use satori::shell::sync::{forget_state, load_state, save_state};
+    // Text records by key.
+    idb::delete("test.a").await.unwrap();
+    assert_eq!(idb::get("test.a").await.unwrap(), None);
+    idb::put("test.a", "one 一").await.unwrap();
+    idb::put("test.a", "two 二").await.unwrap();
+    assert_eq!(idb::get("test.a").await.unwrap().as_deref(), Some("two 二"));
+    idb::delete("test.a").await.unwrap();
+    assert_eq!(idb::get("test.a").await.unwrap(), None);
+    // Sync's state: new when there is none, then as saved.
+    forget_state().await.unwrap();
+    let mut state = load_state("device-1").await.unwrap();
+    assert_eq!(state.replica.clock.device(), "device-1");
+    state.replica.pending.insert("c1".into());
+    save_state(&state).await.unwrap();
+    let again = load_state("device-2").await.unwrap();
+    assert_eq!(again, state);
+    // A state that cannot be read is said, not taken for a new device.
+    idb::put("sync.state", "{not json").await.unwrap();
+    assert!(load_state("device-3")
+        .await
+        .unwrap_err()
+        .contains("cannot be read"));
+    forget_state().await.unwrap();
+}

@@ -7,6 +7,7 @@ pub mod crypto;
 pub mod dialogs_module;
 pub mod download;
 pub mod fetch;
+pub mod idb;
 pub mod import_worker;
 pub mod js;
 pub mod language;

@@ -356,3 +356,28 @@ impl Local for StoredChats {
         self.index(|i| i.remove(id))
     }
 }
+
+/// The IndexedDB record of this device's sync state.
+const STATE_RECORD: &str = "sync.state";
+
+/// This device's sync state as last saved; a new one (of device `device`) if there is none. A
+/// state that cannot be read is an error, never taken for a new device.
+pub async fn load_state(device: &str) -> Result<State, String> {
+    match crate::adapters::idb::get(STATE_RECORD).await? {
+        None => Ok(State::new(device)),
+        Some(text) => serde_json::from_str(&text)
+            .map_err(|e| format!("this device's sync state cannot be read ({e})")),
+    }
+}
+
+/// Save this device's sync state (after each pass: what a pass changed is kept even if the page
+/// closes before the next).
+pub async fn save_state(state: &State) -> Result<(), String> {
+    let text = serde_json::to_string(state).map_err(|e| e.to_string())?;
+    crate::adapters::idb::put(STATE_RECORD, &text).await
+}
+
+/// Forget this device's sync state ("Stop syncing").
+pub async fn forget_state() -> Result<(), String> {
+    crate::adapters::idb::delete(STATE_RECORD).await
+}
