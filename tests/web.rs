@@ -630,13 +630,17 @@ async fn a_webdav_folder_is_created_listed_and_written_only_as_last_seen() {
 struct Chats(std::collections::BTreeMap<String, satori::core::session::Session>);
 
 impl satori::shell::sync::Local for Chats {
+    #[allow(clippy::type_complexity)]
     fn chats(
         &self,
-    ) -> (
-        std::collections::BTreeMap<String, satori::core::session::Session>,
-        std::collections::BTreeSet<String>,
-    ) {
-        (self.0.clone(), Default::default())
+    ) -> Result<
+        (
+            std::collections::BTreeMap<String, satori::core::session::Session>,
+            std::collections::BTreeSet<String>,
+        ),
+        String,
+    > {
+        Ok((self.0.clone(), Default::default()))
     }
     fn store(
         &mut self,
@@ -815,6 +819,26 @@ async fn sync_refuses_a_wrong_passphrase_and_never_takes_damage_for_deletion() {
     assert_eq!(report.damaged.len(), 1, "{report:?}");
     assert_eq!((report.removed, report.stored), (0, 0));
     assert_eq!(b.texts("c1"), ["kept"]);
+    // A folder with Satori's records but not their account object: no new account is started
+    // over them (it would make every record unreadable), and nothing is written.
+    let orphan =
+        satori::adapters::webdav::Folder::new(&format!("{url}orphan/"), "ann", "pw 密码").unwrap();
+    orphan.create(&signal).await.unwrap();
+    orphan
+        .put(
+            &object.name,
+            b"satori-sync 1
+sealed",
+            None,
+            &signal,
+        )
+        .await
+        .unwrap();
+    let refused =
+        satori::shell::sync::connect(&orphan.url, "ann", "pw 密码", "one passphrase", &signal)
+            .await;
+    assert_eq!(refused.err(), Some(SyncError::NoAccount));
+    assert_eq!(orphan.list(&signal).await.unwrap().len(), 1);
 }
 
 #[wasm_bindgen_test]

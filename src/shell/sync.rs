@@ -28,6 +28,12 @@ pub enum SyncError {
     /// The folder's address cannot be used.
     #[error("{0}")]
     Url(String),
+    /// This device's chats could not be listed.
+    #[error("{0}")]
+    Local(String),
+    /// The folder holds Satori's records but not the account object that opens them.
+    #[error("the sync folder holds Satori's records but not its satori-sync.json (removed, or unreadable): nothing was written; put it back, or sync to an empty folder")]
+    NoAccount,
 }
 
 impl From<DavError> for SyncError {
@@ -84,8 +90,10 @@ struct Object {
 
 /// The chats of this device, as a pass reads and changes them.
 pub trait Local {
-    /// Every chat here by id, and the ids of chats here that cannot be read.
-    fn chats(&self) -> (BTreeMap<String, Session>, BTreeSet<String>);
+    /// Every chat here by id, and the ids of chats here that cannot be read; an error when the
+    /// chats cannot be listed (then the pass stops: nothing is taken as deleted).
+    #[allow(clippy::type_complexity)]
+    fn chats(&self) -> Result<(BTreeMap<String, Session>, BTreeSet<String>), String>;
     /// Write `session` (merged into a copy being written to, if one is); answers the chat as
     /// this device now holds it.
     fn store(&mut self, session: Session) -> Result<Session, String>;
@@ -124,14 +132,23 @@ pub async fn connect(
     signal: &AbortSignal,
 ) -> Result<Connection, SyncError> {
     let folder = Folder::new(url, user, password).map_err(SyncError::Url)?;
-    if let Err(DavError::NoFolder(_)) = folder.list(signal).await {
-        folder.create(signal).await?;
-    }
+    let listing = match folder.list(signal).await {
+        Err(DavError::NoFolder(_)) => {
+            folder.create(signal).await?;
+            Vec::new()
+        }
+        listing => listing?,
+    };
+    let records = listing
+        .iter()
+        .any(|l| l.name != envelope::ACCOUNT_OBJECT && ours(&l.name, envelope::ACCOUNT_OBJECT));
     let keys = loop {
         match folder.get(envelope::ACCOUNT_OBJECT, signal).await? {
             Some((bytes, _)) => {
                 break crypto::unlock(&String::from_utf8_lossy(&bytes), passphrase).await?;
             }
+            // Records without their account: a new account would make them all unreadable.
+            None if records => return Err(SyncError::NoAccount),
             None => {
                 let (account, keys) = crypto::new_account(passphrase).await?;
                 let text = serde_json::to_string(&account).unwrap_or_default();
@@ -173,15 +190,33 @@ pub async fn pass(
         .filter(|l| l.name != account && ours(&l.name, account))
         .map(|l| (l.name.as_str(), l.etag.as_str()))
         .collect();
-    for (&name, &etag) in &listed {
+    // What was read is known only once it is merged: a pass cut short reads it again.
+    let mut read: Vec<(String, Known)> = Vec::new();
+    for (&name, &listed_etag) in &listed {
         let seen = state.known.get(name).map(|k| k.etag.as_str());
         if seen.map(crate::core::sync::webdav::bare_etag)
-            == Some(crate::core::sync::webdav::bare_etag(etag))
+            == Some(crate::core::sync::webdav::bare_etag(listed_etag))
         {
             continue;
         }
-        let Some((bytes, etag)) = conn.folder.get(name, signal).await? else {
-            continue; // deleted meanwhile: Satori never deletes objects, someone else did
+        let (bytes, etag) = match conn.folder.get(name, signal).await {
+            Ok(Some(got)) => got,
+            // Deleted meanwhile: Satori never deletes objects, someone else did.
+            Ok(None) => continue,
+            // This object only: the others are still read; it is read again next pass.
+            Err(DavError::Status(status)) => {
+                report
+                    .damaged
+                    .push((name.to_string(), format!("HTTP {status}")));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        // No ETag on the read: the listing's.
+        let etag = if etag.is_empty() {
+            listed_etag.to_string()
+        } else {
+            etag
         };
         report.downloaded += 1;
         let object = match crypto::open(&conn.keys, name, &bytes).await {
@@ -196,20 +231,21 @@ pub async fn pass(
         });
         match object {
             Ok(o) => {
-                state.known.insert(
+                read.push((
                     name.to_string(),
                     Known {
                         id: o.id.clone(),
                         etag,
                     },
-                );
+                ));
                 remote.insert(o.id, o.doc);
             }
             Err(why) => report.damaged.push((name.to_string(), why)),
         }
     }
-    let (chats, kept) = local.chats();
+    let (chats, kept) = local.chats().map_err(SyncError::Local)?;
     let out = state.replica.pass(&chats, &kept, &remote, wall);
+    state.known.extend(read);
     for session in out.store {
         let id = session.id.clone();
         match local.store(session) {
@@ -240,10 +276,14 @@ pub async fn pass(
             report.waiting += 1;
             continue;
         }
+        let Some(doc) = state.replica.docs.get(&id) else {
+            state.replica.uploaded(&id);
+            continue;
+        };
         let object = Object {
             kind: "chat".into(),
             id: id.clone(),
-            doc: state.replica.docs[&id].clone(),
+            doc: doc.clone(),
         };
         let plain = serde_json::to_vec(&object).unwrap_or_default();
         let sealed = crypto::seal(&conn.keys, &name, &plain).await?;
@@ -312,28 +352,28 @@ impl StoredChats {
 }
 
 impl Local for StoredChats {
-    fn chats(&self) -> (BTreeMap<String, Session>, BTreeSet<String>) {
-        match crate::shell::store::stored_chats(&self.store) {
-            Ok(stored) => (
-                stored
-                    .chats
-                    .into_iter()
-                    .map(|s| (s.id.clone(), s))
-                    .collect(),
-                stored.unreadable.into_iter().collect(),
-            ),
-            // Storage that cannot be listed: nothing here is taken as deleted.
-            Err(_) => (BTreeMap::new(), BTreeSet::new()),
-        }
+    fn chats(&self) -> Result<(BTreeMap<String, Session>, BTreeSet<String>), String> {
+        let stored = crate::shell::store::stored_chats(&self.store)?;
+        Ok((
+            stored
+                .chats
+                .into_iter()
+                .map(|s| (s.id.clone(), s))
+                .collect(),
+            stored.unreadable.into_iter().collect(),
+        ))
     }
 
     fn store(&mut self, mut session: Session) -> Result<Session, String> {
         use crate::core::persist;
         use crate::core::session::Status;
         // A reply still arriving in the stored copy stays, and the chat still ends with it.
-        let here = crate::shell::store::stored_chats(&self.store)
+        let here = self
+            .store
+            .chat(&session.id)
             .ok()
-            .and_then(|s| s.chats.into_iter().find(|c| c.id == session.id));
+            .flatten()
+            .and_then(|r| persist::decode_session(&r.text).ok());
         if let Some(here) =
             here.filter(|h| h.messages.iter().any(|m| m.status == Status::Streaming))
         {

@@ -152,7 +152,13 @@ impl Replica {
                 Some(base) => {
                     let arriving = arriving(session);
                     let changes = changes(base, &view, &arriving);
-                    if !changes.is_empty() {
+                    // Deleted elsewhere after this copy last changed: the deletion holds.
+                    let outdated = !doc.is_live()
+                        && doc
+                            .deleted
+                            .as_ref()
+                            .is_some_and(|d| d.ms > session.updated_at);
+                    if !changes.is_empty() && !outdated {
                         let mut next = doc.view();
                         for (key, value) in changes {
                             next.insert(key, value);
@@ -191,19 +197,31 @@ impl Replica {
         }
         // What this device is to hold now.
         let mut out = Outcome::default();
-        let touched: BTreeSet<&String> = remote.keys().chain(local.keys()).collect();
+        // Also every live record this device does not hold in step (a store that failed is
+        // asked again); never a chat here that cannot be read.
+        let behind = self
+            .docs
+            .iter()
+            .filter(|(id, doc)| doc.is_live() && !self.base.contains_key(*id))
+            .map(|(id, _)| id);
+        let touched: BTreeSet<String> = remote
+            .keys()
+            .chain(local.keys())
+            .chain(behind)
+            .cloned()
+            .collect();
         for id in touched {
-            let Some(doc) = self.docs.get(id) else {
+            let Some(doc) = self.docs.get(&id).filter(|_| !kept.contains(&id)) else {
                 continue;
             };
-            let here = local.get(id);
+            let here = local.get(&id);
             if !doc.is_live() {
                 if here.is_some() {
                     out.remove.push(id.clone());
                 }
                 continue;
             }
-            match session_of(id, &doc.view()) {
+            match session_of(&id, &doc.view()) {
                 Err(why) => out.unreadable.push((id.clone(), why)),
                 Ok(session) => {
                     let view = view_of(&session);
@@ -485,19 +503,27 @@ mod tests {
         let out = phone.pass(&BTreeMap::new(), &kept(), &none(), 30);
         assert!(out.upload.is_empty(), "{out:?}");
         assert!(phone.docs["c1"].is_live());
+        // The store is asked again.
+        assert_eq!(out.store.len(), 1, "{out:?}");
         // A chat stored here that cannot be read is kept: not synced, not deleted.
         let mut tablet = Replica::new("tablet");
         let (_, _) = step(&mut tablet, &BTreeMap::new(), &folder, 20);
-        let out = tablet.pass(
-            &BTreeMap::new(),
-            &BTreeSet::from(["c1".to_string()]),
-            &none(),
-            30,
-        );
+        let unreadable = BTreeSet::from(["c1".to_string()]);
+        let out = tablet.pass(&BTreeMap::new(), &unreadable, &none(), 30);
         assert!(
             out.upload.is_empty() && tablet.docs["c1"].is_live(),
             "{out:?}"
         );
+        // A change from elsewhere is not written over the copy here that cannot be read.
+        let mut renamed = chat("c1", &["hello"]);
+        renamed
+            .apply(Command::Rename {
+                title: "New".into(),
+            })
+            .unwrap();
+        let (_, change) = step(&mut laptop, &chats(&[renamed]), &none(), 40);
+        let out = tablet.pass(&BTreeMap::new(), &unreadable, &change, 50);
+        assert!(out.store.is_empty() && out.remove.is_empty(), "{out:?}");
     }
 
     #[test]
@@ -731,5 +757,21 @@ mod tests {
                 proptest::prop_assert_eq!(&held(d), &in_folder, "device {}", d.replica.clock.device());
             }
         }
+    }
+
+    #[test]
+    fn an_edit_older_than_a_deletion_elsewhere_does_not_bring_the_chat_back() {
+        let mut laptop = Replica::new("laptop");
+        let (_, folder) = step(&mut laptop, &chats(&[chat("c1", &["hello"])]), &none(), 10);
+        let mut phone = Replica::new("phone");
+        let (took, _) = step(&mut phone, &BTreeMap::new(), &folder, 11);
+        let mut on_phone = took.store[0].clone();
+        // The phone pins the message at 15, offline; the laptop deletes the chat at 20.
+        on_phone.messages[0].pinned = true;
+        on_phone.updated_at = 15;
+        let (_, deletion) = step(&mut laptop, &BTreeMap::new(), &none(), 20);
+        let out = phone.pass(&chats(&[on_phone]), &kept(), &deletion, 30);
+        assert_eq!(out.remove, ["c1"], "{out:?}");
+        assert!(!phone.docs["c1"].is_live());
     }
 }
