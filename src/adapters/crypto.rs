@@ -64,7 +64,21 @@ fn failed(e: JsValue) -> CryptoError {
 }
 
 /// The keys of one sync account (not extractable: they never leave WebCrypto).
+#[derive(Clone)]
 pub struct Keys(JsValue);
+
+impl Keys {
+    /// The keys as the browser's database keeps them (structured clone: still not extractable).
+    pub fn stored(&self) -> &JsValue {
+        &self.0
+    }
+
+    /// Keys kept by [`Keys::stored`]; `None` when `value` is not such keys.
+    pub fn from_stored(value: JsValue) -> Option<Keys> {
+        let has = |k: &str| js_sys::Reflect::get(&value, &k.into()).is_ok_and(|v| v.is_object());
+        (value.is_object() && has("aes") && has("mac")).then_some(Keys(value))
+    }
+}
 
 /// `n` random bytes (the browser's CSPRNG).
 pub fn random(n: u32) -> Vec<u8> {

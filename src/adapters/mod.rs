@@ -11,6 +11,7 @@ pub mod idb;
 pub mod import_worker;
 pub mod js;
 pub mod language;
+pub mod lock;
 pub mod markdown_module;
 pub mod modules;
 pub mod storage;

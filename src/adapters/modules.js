@@ -6,6 +6,8 @@
 // is loaded once per page: the dialogs module renders markdown with the app's renderer.
 const shared = (globalThis.__satoriModules ??= { ready: new Map(), pending: new Map() });
 const ready = shared.ready; // name -> initialised module
+// For plain JavaScript of the page (src/web/offline.js starts the sync module this way).
+shared.load = loadModule;
 const pending = shared.pending; // name -> Promise
 
 export function loadModule(name) {

@@ -509,6 +509,38 @@ pub fn dav_problem(url: &str, e: &crate::adapters::webdav::DavError) -> String {
     }
 }
 
+/// Why sync could not go on at `url`, and what to do.
+pub fn sync_problem(url: &str, e: &crate::shell::sync::SyncError) -> String {
+    use crate::adapters::crypto::CryptoError;
+    use crate::shell::sync::SyncError;
+    match e {
+        SyncError::Dav(d) => dav_problem(url, d),
+        SyncError::Crypto(CryptoError::WrongPassphrase) => "This encryption passphrase is not the one the sync folder was started with, so nothing was read or written. Type the passphrase your other devices sync with.".into(),
+        SyncError::Crypto(c) => format!("Sync cannot go on: {c}."),
+        SyncError::Url(why) => format!("The WebDAV URL cannot be used: {why}."),
+        SyncError::Local(why) => format!("This device's chats could not be read ({why}), so nothing was synced and nothing was taken as deleted."),
+        SyncError::NoAccount => format!("Sync cannot start: {e}."),
+    }
+}
+
+/// Sync's status line: in step at `time` (the local time of day), what could not be read or
+/// written (`damaged`: objects of the folder; `not_stored`: chats here).
+pub fn sync_done(time: &str, damaged: usize, not_stored: usize) -> String {
+    let mut out = format!("Synced at {time}.");
+    if damaged > 0 {
+        out.push_str(&format!(" {damaged} record(s) on the server could not be opened (damaged, or written by a newer Satori): they were left as they are and nothing here was deleted."));
+    }
+    if not_stored > 0 {
+        out.push_str(&format!(" {not_stored} chat(s) from the server could not be saved in this browser (is its storage full?): they are tried again on the next sync."));
+    }
+    out
+}
+
+/// Sync's status line when the folder cannot be reached: `waiting` chats changed here wait.
+pub fn sync_offline(waiting: usize, detail: &str) -> String {
+    format!("Offline: {waiting} change(s) waiting. They are sent when the server answers again. {detail}")
+}
+
 /// A tool result (sent to the model): the tool's server was removed in Settings meanwhile.
 pub fn tool_server_removed(server: &str) -> String {
     format!("Error: the MCP server {server} was removed in Settings, so this call was not sent.")

@@ -48,6 +48,19 @@ pub struct Connection {
     keys: Keys,
 }
 
+impl Connection {
+    /// The folder at `url` opened with keys kept from an earlier [`connect`].
+    pub fn with_keys(url: &str, user: &str, password: &str, keys: Keys) -> Result<Self, SyncError> {
+        let folder = Folder::new(url, user, password).map_err(SyncError::Url)?;
+        Ok(Connection { folder, keys })
+    }
+
+    /// The keys the passphrase gave.
+    pub fn keys(&self) -> &Keys {
+        &self.keys
+    }
+}
+
 /// What a device keeps between passes (in its own storage, never on the server).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct State {
@@ -56,6 +69,9 @@ pub struct State {
     /// Each object of the folder this device read or wrote: its chat and its ETag then.
     #[serde(default)]
     pub known: BTreeMap<String, Known>,
+    /// When the last pass ended with every change sent (this device's clock, ms; 0: never).
+    #[serde(default)]
+    pub synced_at: i64,
 }
 
 /// An object this device read or wrote.
@@ -73,7 +89,25 @@ impl State {
         State {
             replica: Replica::new(device),
             known: BTreeMap::new(),
+            synced_at: 0,
         }
+    }
+
+    /// How many chats here have changes the folder does not have yet, as far as this device can
+    /// tell without the folder (`chats`: this device's): chats that differ from how they were
+    /// last in step, chats deleted here, uploads left over.
+    pub fn waiting(&self, chats: &BTreeMap<String, Session>) -> usize {
+        use crate::core::sync::chat::view_of;
+        let base = &self.replica.base;
+        let mut ids: BTreeSet<&str> = self.replica.pending.iter().map(String::as_str).collect();
+        ids.extend(
+            chats
+                .iter()
+                .filter(|(id, chat)| base.get(*id) != Some(&view_of(chat)))
+                .map(|(id, _)| id.as_str()),
+        );
+        ids.extend(base.keys().map(String::as_str).filter(|id| !chats.contains_key(*id)));
+        ids.len()
     }
 }
 

@@ -3,8 +3,9 @@
 // "New version of Satori." with "Reload", which hands over to it and reloads — only on a click,
 // never by itself. When another tab's "Reload" made the new version take over, this tab (still
 // running the old one) says so the same way, and its "Reload" just reloads. Loaded by the app as
-// the `offline` module (src/adapters/modules.rs).
+// the `offline` module (src/adapters/modules.rs), which is also when sync starts, if it is on.
 export default async function start() {
+  startSync();
   if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
   const registration = await navigator.serviceWorker.register(new URL('./sw.js', document.baseURI).href);
   if (!registration) return; // service workers turned off
@@ -47,4 +48,21 @@ export default async function start() {
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') registration.update().catch(() => {});
   });
+}
+
+// Sync, when this browser syncs (a setup is stored): the sync module (src/bin/satori-sync.rs)
+// runs it from here on. Its problems show in Settings → Sync, which loads the module again.
+function startSync() {
+  let on = false;
+  try {
+    on = !!localStorage.getItem('satori.sync');
+  } catch {
+    return; // storage blocked: the app says so itself
+  }
+  const modules = globalThis.__satoriModules;
+  if (!on || !modules || !modules.load) return;
+  modules
+    .load('sync')
+    .then(() => modules.ready.get('sync').start())
+    .catch((e) => console.error('Satori: sync could not start:', e));
 }

@@ -36,6 +36,31 @@ pub const KEY_MCP_TOKENS: &str = "satori.mcp_tokens";
 /// ([`crate::key_binding::may_share_origin`]).
 pub const KEY_ORIGIN_NOTICE: &str = "satori.origin_notice";
 
+/// Where this browser syncs its chats ([`SyncSetup`]): kept here only, never exported (like the
+/// API key); the passphrase is not in it (sync keeps the keys it gives, not the passphrase).
+pub const KEY_SYNC: &str = "satori.sync";
+
+/// The sync folder this browser syncs with, and its credentials.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncSetup {
+    /// The WebDAV folder's URL.
+    pub url: String,
+    /// The user name (empty: none).
+    pub user: String,
+    /// The password.
+    pub password: String,
+}
+
+/// Encode the sync setup record.
+pub fn encode_sync(setup: &SyncSetup) -> String {
+    encode(setup)
+}
+
+/// Decode the sync setup record.
+pub fn decode_sync(text: &str) -> Result<SyncSetup, DecodeError> {
+    decode(text)
+}
+
 /// How a packed chat record of the first version starts ([`crate::packed`]: DEFLATE).
 pub const PACKED_MARK: &str = "z1:";
 /// How a packed chat record of the second version starts (bzip2, denser characters).

@@ -158,6 +158,8 @@ pub enum Module {
     /// Installable and offline (`src/web/offline.js`, plain JavaScript): registers the service
     /// worker after the markdown renderer has arrived.
     Offline,
+    /// Sync with a WebDAV folder (UI-free), loaded only when sync is on.
+    Sync,
 }
 
 impl Module {
@@ -169,6 +171,7 @@ impl Module {
             Module::Turns => "turns",
             Module::Agent => "agent",
             Module::Offline => "offline",
+            Module::Sync => "sync",
         }
     }
 }
@@ -397,6 +400,40 @@ impl Call for AgentCall {
     }
 }
 
+/// A call into the sync module (`src/bin/satori-sync.rs`), from Settings → Sync.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncCall {
+    /// "Start syncing": JSON `{url, user, password, passphrase}`.
+    Begin { setup: String },
+    /// "Sync now".
+    Now,
+    /// "Stop syncing".
+    Stop,
+    /// The status line as it stands.
+    Status,
+    /// Where sync goes (JSON `{url, user}`), "" when off.
+    Setup,
+}
+
+impl Call for SyncCall {
+    const MODULE: Module = Module::Sync;
+    fn function(&self) -> &'static str {
+        match self {
+            SyncCall::Begin { .. } => "begin",
+            SyncCall::Now => "now",
+            SyncCall::Stop => "stop",
+            SyncCall::Status => "status",
+            SyncCall::Setup => "setup",
+        }
+    }
+    fn args(&self) -> [Option<&str>; 2] {
+        match self {
+            SyncCall::Begin { setup } => [Some(setup), None],
+            _ => [None, None],
+        }
+    }
+}
+
 /// One call of each kind, with distinct texts: what the tests check against the modules' exports.
 pub fn every_call() -> Vec<(Module, &'static str, Vec<String>, Option<&'static str>)> {
     fn row<C: Call>(c: C) -> (Module, &'static str, Vec<String>, Option<&'static str>) {
@@ -459,6 +496,11 @@ pub fn every_call() -> Vec<(Module, &'static str, Vec<String>, Option<&'static s
         row(AgentCall::Stop),
         row(AgentCall::Next { input: t("a") }),
         row(AgentCall::Structured { input: t("a") }),
+        row(SyncCall::Begin { setup: t("a") }),
+        row(SyncCall::Now),
+        row(SyncCall::Stop),
+        row(SyncCall::Status),
+        row(SyncCall::Setup),
     ]
 }
 

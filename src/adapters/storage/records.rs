@@ -43,6 +43,14 @@ impl Store {
         }
     }
 
+    /// Where this browser syncs (`None`: it does not).
+    pub fn save_sync(&self, setup: Option<&persist::SyncSetup>) -> Result<(), StorageError> {
+        match setup {
+            Some(s) => self.set(persist::KEY_SYNC, &persist::encode_sync(s)),
+            None => self.remove(persist::KEY_SYNC),
+        }
+    }
+
     /// The interface language the user chose (`en`, `zh-CN`; `src/web/i18n.js` reads it).
     pub fn save_language(&self, language: &str) -> Result<(), StorageError> {
         self.set(persist::KEY_LANGUAGE, language)

@@ -19,5 +19,6 @@ pub mod settings_dialog;
 pub mod setup_dialog;
 pub mod share_dialog;
 pub mod sidebar;
+pub mod sync_settings;
 pub mod system_dialog;
 pub mod transfer_dialog;

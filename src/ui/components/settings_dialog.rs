@@ -295,6 +295,7 @@ pub fn SettingsDialog(
                 <GenerationFields form=form />
                 <ContextFields form=form />
                 <McpSection stored=mcp edit=mcp_edit />
+                <crate::ui::components::sync_settings::SyncSection />
                 <StorageSection />
                 <p class="hint">"The API key stays in this browser's storage. It is only sent to the API base URL, in the Authorization header."</p>
                 <p class="form-error" role="alert" class:hidden=move || error.get().is_empty()>{move || error.get()}</p>

@@ -27,20 +27,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { cacheDir, supportDir } from './env.mjs';
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Children started here and not yet stopped. */
-const running = new Set();
-
-// Last resort if the runner dies without running after(): kill only our own children, by pid.
-process.once('exit', () => {
-  for (const child of running) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-});
+import { startListening, readJsonLines } from './child.mjs';
 
 /** The Python that runs mcp-server.py: SATORI_MCP_PYTHON, else <SATORI_CACHE>/mcp-venv/bin/python. */
 export function mcpPython() {
@@ -63,90 +51,18 @@ export async function startMcp({ token, cors = true, json = false, report = fals
   if (!cors) args.push('--no-cors');
   if (json) args.push('--json');
   if (report) args.push('--report');
-  const child = spawn(python, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PYTHONUNBUFFERED: '1' },
-  });
-  running.add(child);
-
-  let out = '';
-  let stdoutLines = '';
-  let onListening;
-  const listening = new Promise((resolve) => {
-    onListening = resolve;
-  });
-  const keep = (chunk) => {
-    out = (out + chunk).slice(-20_000);
-  };
-  child.stdout.on('data', (chunk) => {
-    keep(chunk);
-    stdoutLines += chunk;
-    const m = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)\r?$/m.exec(stdoutLines);
-    if (m) onListening(m[1]);
-  });
-  child.stderr.on('data', keep);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-
-  const server = {
-    url: null,
-    pid: child.pid,
-    child,
-    exited,
-    output: () => out,
-    log: () => readLog(logFile),
-    stop: async () => {
-      await stopChild(child, exited);
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-
-  // Only resolving promises in the race: a loser that rejected later would be an unhandled rejection.
-  let timer;
-  const url = await Promise.race([
-    listening,
-    exited.then(({ code, signal }) => new Error(`MCP server exited early (${code ?? signal}):\n${out}`)),
-    new Promise((resolve) => {
-      timer = setTimeout(() => resolve(new Error(`MCP server did not print its listening line within 30 s:\n${out}`)), 30_000);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (url instanceof Error) {
-    await server.stop();
-    throw url;
-  }
-  server.url = url;
-  return server;
-}
-
-/** The request log as objects (a line still being written is skipped). */
-function readLog(file) {
-  let text;
+  let server;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    server = await startListening(python, args, { name: 'MCP server', re: /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)\r?$/m });
   } catch (err) {
-    if (err.code === 'ENOENT') return [];
+    fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  const entries = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      entries.push(JSON.parse(line));
-    } catch {
-      // partial last line
-    }
-  }
-  return entries;
-}
-
-async function stopChild(child, exited) {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGTERM');
-    const how = await Promise.race([exited.then(() => 'exited'), sleep(5_000).then(() => 'timeout')]);
-    if (how === 'timeout') {
-      child.kill('SIGKILL');
-      await exited;
-    }
-  }
-  running.delete(child);
+  const stop = server.stop;
+  server.log = () => readJsonLines(fs, logFile);
+  server.stop = async () => {
+    await stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return server;
 }

@@ -1,0 +1,420 @@
+//! The sync module: syncs this browser's chats with a WebDAV folder (`satori::shell::sync`), as a
+//! wasm module of its own without Leptos. Nothing of it loads unless sync is on: the page starts
+//! it after the app is up when a sync setup is stored (`src/web/offline.js` calls [`start`]), and
+//! Settings → Sync calls it ([`begin`], [`now`], [`stop`], [`status`]).
+//!
+//! When a pass runs: at start, a few seconds after this device's chats change (the chat list
+//! record is looked at every 2 s; a reply still arriving is synced when it ends), when the page
+//! is shown again or regains focus, when the browser comes back online, every 5 minutes while
+//! the page is shown, and on "Sync now". A pass that another device's write beat (412) runs
+//! again at once: the loser reads, merges and writes. Each pass holds a lock across this site's
+//! tabs and reads the state it left in IndexedDB, so two tabs never sync over each other.
+//! Changes made while offline wait in the chats themselves (a pass sends whatever differs from
+//! how each chat last was in step), so they survive a reload. Every status change is told to
+//! the page as a `satori-sync` event (its text in `detail`).
+//!
+//! The passphrase is never kept: the keys it gives are (in IndexedDB, as WebCrypto keys that
+//! cannot be read back). The WebDAV URL, user name and password are kept in localStorage
+//! (`persist::KEY_SYNC`), like the API key, and never exported.
+
+use satori::adapters::clock::{new_id, now_ms};
+use satori::adapters::crypto::Keys;
+use satori::adapters::storage::Store;
+use satori::adapters::webdav::DavError;
+use satori::adapters::{idb, lock};
+use satori::core::persist::{self, SyncSetup};
+use satori::shell::error_text;
+use satori::shell::sync::{self, Connection, Local, StoredChats, SyncError};
+use std::cell::RefCell;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+fn main() {}
+
+/// The IndexedDB record of the account's keys.
+const KEYS_RECORD: &str = "sync.keys";
+/// How often the chat list is looked at for changes, ms.
+const TICK_MS: i32 = 2_000;
+/// A pass this long after the last change seen (changes keep coming while a reply arrives).
+const QUIET_MS: i64 = 3_000;
+/// A pass at least this often while the page is shown, ms (other devices' changes).
+const PULL_MS: i64 = 300_000;
+/// Passes run at once after one another device's write beat.
+const RETRIES: u32 = 3;
+
+/// Sync running in this page.
+struct Runner {
+    setup: SyncSetup,
+    keys: Keys,
+    /// A pass is running; `again`: another was asked meanwhile.
+    busy: bool,
+    again: bool,
+    /// The chat list as last seen, and when it last changed (ms) if no pass took it in yet.
+    seen: String,
+    changed_at: Option<i64>,
+    /// When the last pass started (ms).
+    last_pass: i64,
+    abort: web_sys::AbortController,
+    interval: i32,
+    _tick: Closure<dyn FnMut()>,
+    listeners: Vec<(web_sys::EventTarget, &'static str, Closure<dyn FnMut()>)>,
+}
+
+thread_local! {
+    // Why statics: a wasm module's exported functions share no value but module state.
+    static RUNNER: RefCell<Option<Runner>> = const { RefCell::new(None) };
+    static STATUS: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Sync's status line as it stands ("" when sync is off and nothing was said).
+#[wasm_bindgen]
+pub fn status() -> String {
+    STATUS.with(|s| s.borrow().clone())
+}
+
+/// Where sync goes, for Settings: JSON `{url, user}` (never the password), or "" when it is off.
+#[wasm_bindgen]
+pub fn setup() -> String {
+    let setup = RUNNER.with(|r| r.borrow().as_ref().map(|r| r.setup.clone()));
+    let setup = setup.or_else(stored_setup);
+    match setup {
+        Some(s) => serde_json::json!({ "url": s.url, "user": s.user }).to_string(),
+        None => String::new(),
+    }
+}
+
+fn say(text: String) {
+    STATUS.with(|s| *s.borrow_mut() = text.clone());
+    let init = web_sys::CustomEventInit::new();
+    init.set_detail(&JsValue::from_str(&text));
+    if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict("satori-sync", &init) {
+        if let Some(w) = web_sys::window() {
+            let _ = w.dispatch_event(&event);
+        }
+    }
+}
+
+fn stored_setup() -> Option<SyncSetup> {
+    let text = Store::local().get(persist::KEY_SYNC).ok()??;
+    persist::decode_sync(&text).ok()
+}
+
+fn index_text() -> String {
+    Store::local()
+        .get(persist::KEY_INDEX)
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// Start syncing as stored (the page calls this once the app is up). Resolves to the status.
+#[wasm_bindgen]
+pub async fn start() -> Result<String, String> {
+    if RUNNER.with(|r| r.borrow().is_some()) {
+        return Ok(status());
+    }
+    let Some(setup) = stored_setup() else {
+        return Ok(String::new());
+    };
+    let keys = idb::get_value(KEYS_RECORD)
+        .await?
+        .and_then(Keys::from_stored);
+    let Some(keys) = keys else {
+        say("Sync needs the encryption passphrase on this device: type it in Settings → Sync and choose Start syncing.".into());
+        return Ok(status());
+    };
+    run(setup, keys);
+    Ok(status())
+}
+
+/// "Start syncing" (`setup`: JSON `{url, user, password, passphrase}`): open the folder's
+/// account (a new one on an empty folder; a wrong passphrase is refused and nothing is written
+/// or kept), keep the setup and keys, run the first pass. Resolves to the status; rejects with
+/// what went wrong.
+#[wasm_bindgen]
+pub async fn begin(setup: String) -> Result<String, String> {
+    #[derive(serde::Deserialize)]
+    struct Asked {
+        url: String,
+        user: String,
+        password: String,
+        passphrase: String,
+    }
+    let asked: Asked = serde_json::from_str(&setup).map_err(|e| e.to_string())?;
+    if asked.passphrase.is_empty() {
+        return Err("Type an encryption passphrase: your chats are encrypted with it before they leave this browser, and every device you sync types the same one.".into());
+    }
+    let abort = web_sys::AbortController::new().map_err(|_| "no AbortController".to_string())?;
+    say("Connecting…".into());
+    let conn = sync::connect(
+        &asked.url,
+        &asked.user,
+        &asked.password,
+        &asked.passphrase,
+        &abort.signal(),
+    )
+    .await;
+    let conn = match conn {
+        Ok(c) => c,
+        Err(e) => {
+            let text = error_text::sync_problem(&asked.url, &e);
+            say(text.clone());
+            return Err(text);
+        }
+    };
+    let previous = stored_setup();
+    halt();
+    let setup = SyncSetup {
+        url: conn.folder.url.clone(),
+        user: asked.user,
+        password: asked.password,
+    };
+    // Another folder: what this device knew of the last one does not hold there.
+    if previous.is_none_or(|p| p.url != setup.url || p.user != setup.user) {
+        sync::forget_state().await?;
+    }
+    idb::put_value(KEYS_RECORD, conn.keys().stored()).await?;
+    Store::local()
+        .save_sync(Some(&setup))
+        .map_err(|e| e.to_string())?;
+    run(setup, conn.keys().clone());
+    now().await
+}
+
+/// "Sync now": a pass now. Resolves to the status.
+#[wasm_bindgen]
+pub async fn now() -> Result<String, String> {
+    if RUNNER.with(|r| r.borrow().is_none()) {
+        return Err("Sync is off.".into());
+    }
+    pass_now().await;
+    Ok(status())
+}
+
+/// "Stop syncing": no more passes; the setup, keys and state kept here are forgotten. The chats
+/// here stay, and so does the folder.
+#[wasm_bindgen]
+pub async fn stop() -> Result<String, String> {
+    halt();
+    Store::local().save_sync(None).map_err(|e| e.to_string())?;
+    idb::delete(KEYS_RECORD).await?;
+    sync::forget_state().await?;
+    say("Sync is off. The chats here stay, and so does everything on the server.".into());
+    Ok(status())
+}
+
+/// Stop the runner of this page, if any (a pass under way is aborted).
+fn halt() {
+    let Some(runner) = RUNNER.with(|r| r.borrow_mut().take()) else {
+        return;
+    };
+    runner.abort.abort();
+    if let Some(w) = web_sys::window() {
+        w.clear_interval_with_handle(runner.interval);
+    }
+    for (target, kind, f) in &runner.listeners {
+        let _ = target.remove_event_listener_with_callback(kind, f.as_ref().unchecked_ref());
+    }
+}
+
+/// Start the runner: listeners, the tick, and a first pass.
+fn run(setup: SyncSetup, keys: Keys) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(abort) = web_sys::AbortController::new() else {
+        return;
+    };
+    let mut listeners = Vec::new();
+    let document: web_sys::EventTarget = match window.document() {
+        Some(d) => d.into(),
+        None => return,
+    };
+    let win: web_sys::EventTarget = window.clone().into();
+    for (target, kind) in [
+        (&win, "focus"),
+        (&win, "online"),
+        (&document, "visibilitychange"),
+    ] {
+        let f = Closure::<dyn FnMut()>::new(move || {
+            if !hidden() {
+                ask_pass();
+            }
+        });
+        let _ = target.add_event_listener_with_callback(kind, f.as_ref().unchecked_ref());
+        listeners.push((target.clone(), kind, f));
+    }
+    let tick = Closure::<dyn FnMut()>::new(tick);
+    let interval = window
+        .set_interval_with_callback_and_timeout_and_arguments_0(
+            tick.as_ref().unchecked_ref(),
+            TICK_MS,
+        )
+        .unwrap_or(0);
+    RUNNER.with(|r| {
+        *r.borrow_mut() = Some(Runner {
+            setup,
+            keys,
+            busy: false,
+            again: false,
+            seen: index_text(),
+            changed_at: None,
+            last_pass: 0,
+            abort,
+            interval,
+            _tick: tick,
+            listeners,
+        })
+    });
+    ask_pass();
+}
+
+fn hidden() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .is_some_and(|d| d.hidden())
+}
+
+/// Every 2 s: a pass when the chat list changed and then stayed as it is for a while, or when
+/// the folder was not looked at for 5 minutes.
+fn tick() {
+    let now = now_ms();
+    let index = index_text();
+    let due = RUNNER.with(|r| {
+        let mut r = r.borrow_mut();
+        let Some(r) = r.as_mut() else {
+            return false;
+        };
+        if index != r.seen {
+            r.seen = index;
+            r.changed_at = Some(now);
+            return false;
+        }
+        let quiet = r.changed_at.is_some_and(|t| now - t >= QUIET_MS);
+        quiet || (!hidden() && now - r.last_pass >= PULL_MS)
+    });
+    if due {
+        ask_pass();
+    }
+}
+
+/// A pass soon (after the one running, if any).
+fn ask_pass() {
+    wasm_bindgen_futures::spawn_local(pass_now());
+}
+
+/// Run passes until none is asked for (one at a time in this page).
+async fn pass_now() {
+    let start = RUNNER.with(|r| {
+        let mut r = r.borrow_mut();
+        let Some(r) = r.as_mut() else {
+            return false;
+        };
+        if r.busy {
+            r.again = true;
+            return false;
+        }
+        r.busy = true;
+        true
+    });
+    if !start {
+        // Wait for the pass under way, so "Sync now" answers after a pass.
+        while RUNNER.with(|r| r.borrow().as_ref().is_some_and(|r| r.busy)) {
+            gloo_timers::future::TimeoutFuture::new(100).await;
+        }
+        return;
+    }
+    loop {
+        let Some((setup, keys, signal)) = RUNNER.with(|r| {
+            let mut r = r.borrow_mut();
+            let r = r.as_mut()?;
+            r.again = false;
+            r.changed_at = None;
+            r.last_pass = now_ms();
+            Some((r.setup.clone(), r.keys.clone(), r.abort.signal()))
+        }) else {
+            return;
+        };
+        let outcome = lock::exclusive("satori-sync", one_pass(setup, keys, signal)).await;
+        let again = RUNNER.with(|r| {
+            let mut r = r.borrow_mut();
+            let Some(r) = r.as_mut() else {
+                return false;
+            };
+            // What this pass wrote is not a change of this device's to send.
+            r.seen = index_text();
+            r.again
+        });
+        match outcome {
+            Ok(Some(text)) => say(text),
+            Ok(None) => {}
+            Err(e) => say(format!("Sync could not take its turn: {e}")),
+        }
+        if !again {
+            break;
+        }
+    }
+    RUNNER.with(|r| {
+        if let Some(r) = r.borrow_mut().as_mut() {
+            r.busy = false;
+        }
+    });
+}
+
+/// One pass and its retries after a lost race; the status it ends with (`None`: stopped).
+async fn one_pass(setup: SyncSetup, keys: Keys, signal: web_sys::AbortSignal) -> Option<String> {
+    let conn = match Connection::with_keys(&setup.url, &setup.user, &setup.password, keys) {
+        Ok(c) => c,
+        Err(e) => return Some(error_text::sync_problem(&setup.url, &e)),
+    };
+    let device = new_id();
+    let mut state = match sync::load_state(&device).await {
+        Ok(s) => s,
+        Err(e) => return Some(format!("Sync stopped: {e}. Stop syncing and start again to sync this device anew.")),
+    };
+    let mut local = StoredChats {
+        store: Store::local(),
+    };
+    say("Syncing…".into());
+    let mut tries = 0;
+    loop {
+        let result = sync::pass(&conn, &mut state, &mut local, now_ms(), &signal).await;
+        if let Err(e) = sync::save_state(&state).await {
+            return Some(format!("Sync could not keep its state in this browser ({e}): nothing is lost, the next sync sends the changes again."));
+        }
+        match result {
+            Ok(report) if report.waiting > 0 && tries < RETRIES => tries += 1,
+            Ok(report) => {
+                if report.waiting == 0 {
+                    state.synced_at = now_ms();
+                    let _ = sync::save_state(&state).await;
+                }
+                let time = js_sys::Date::new_0()
+                    .to_locale_time_string("default")
+                    .as_string()
+                    .unwrap_or_default();
+                let mut text =
+                    error_text::sync_done(&time, report.damaged.len(), report.not_stored.len());
+                if report.waiting > 0 {
+                    text = error_text::sync_offline(report.waiting, "Another device keeps writing the same chats; Satori tries again shortly.");
+                }
+                return Some(text);
+            }
+            Err(SyncError::Dav(DavError::Aborted)) => return None,
+            Err(e @ SyncError::Dav(DavError::Unreachable | DavError::TimedOut)) => {
+                let waiting = local
+                    .chats()
+                    .map(|(chats, _)| state.waiting(&chats))
+                    .unwrap_or(0);
+                let offline = web_sys::window().is_some_and(|w| !w.navigator().on_line());
+                let detail = if offline {
+                    "This device is offline.".to_string()
+                } else {
+                    error_text::sync_problem(&setup.url, &e)
+                };
+                return Some(error_text::sync_offline(waiting, &detail));
+            }
+            Err(e) => return Some(error_text::sync_problem(&setup.url, &e)),
+        }
+    }
+}

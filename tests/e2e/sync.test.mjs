@@ -1,0 +1,282 @@
+// Sync between devices through a real WebDAV server (WsgiDAV, tests/e2e/support/dav.mjs): each
+// device is a browser context of its own (its own localStorage and IndexedDB), set up in
+// Settings → Sync as a person would. What one device writes reaches the other, a deletion holds,
+// changes made while the server is down wait (across a reload) and go when it is back, two writes
+// at once keep both, a wrong passphrase writes nothing, a damaged object deletes nothing, and no
+// byte on the server reads as a chat.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { useApp } from './support/app.mjs';
+import { startDav } from './support/dav.mjs';
+import { freePort } from './support/env.mjs';
+import {
+  byName,
+  configure,
+  openApp,
+  reload,
+  sendMessage,
+  waitIdle,
+  waitForStatus,
+  lastAssistant,
+  articles,
+  textOf,
+  chatList,
+  chatEntry,
+  poll,
+  saveArtifacts,
+  storedChat,
+} from './support/browser.mjs';
+
+const e2e = useApp();
+const USER = 'ann';
+const PASSWORD = 'pw 密码';
+const PASSPHRASE = 'correct horse 电池 staple';
+const API_KEY = 'sk-sync-never-leaves-4f2a';
+
+let root;
+let port;
+let dav;
+
+before(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'satori-dav-'));
+  fs.mkdirSync(path.join(root, 'files'));
+  port = await freePort();
+  dav = await startDav({ root: path.join(root, 'files'), port, user: USER, password: PASSWORD, log: path.join(root, 'log.jsonl') });
+});
+
+after(async () => {
+  await dav?.stop();
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** Every file the server keeps under `folder`: name → bytes. */
+function serverFiles(folder) {
+  const dir = path.join(root, 'files', folder);
+  if (!fs.existsSync(dir)) return {};
+  return Object.fromEntries(fs.readdirSync(dir).map((n) => [n, fs.readFileSync(path.join(dir, n))]));
+}
+
+/** A device: a fresh browser context with the fake model set up. */
+async function device(t, name) {
+  const app = await openApp(e2e.browser, e2e.web.url);
+  app.name = name;
+  await configure(app.page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: API_KEY });
+  return app;
+}
+
+const syncStatus = (page) => page.getByRole('status', byName('Sync status'));
+
+/** Settings → Sync: type the setup and "Start syncing"; resolves to the status line's text once it settles. */
+async function startSyncing(page, folder, { passphrase = PASSPHRASE } = {}) {
+  await page.getByRole('button', byName('Settings')).first().click();
+  const dialog = page.getByRole('dialog', byName('Settings'));
+  await dialog.waitFor({ state: 'visible' });
+  await dialog.getByLabel('WebDAV URL', { exact: true }).fill(`${dav.url}${folder}/`);
+  await dialog.getByLabel('User name', { exact: true }).fill(USER);
+  await dialog.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await dialog.getByLabel('Encryption passphrase', { exact: true }).fill(passphrase);
+  await dialog.getByRole('button', byName('Start syncing')).click();
+  return settled(page);
+}
+
+/** The status line once it no longer says a pass is under way. */
+async function settled(page, { timeout = 30_000 } = {}) {
+  let text = '';
+  await poll(
+    async () => {
+      text = (await syncStatus(page).textContent()) ?? '';
+      return text !== '' && !/Connecting…|Syncing…/.test(text);
+    },
+    { timeout, message: 'the sync status to settle' },
+  );
+  return text;
+}
+
+/** Settings → Sync → "Sync now"; the status it ends with. The dialog stays open. */
+async function syncNow(page) {
+  const dialog = page.getByRole('dialog', byName('Settings'));
+  if (!(await dialog.isVisible())) {
+    await page.getByRole('button', byName('Settings')).first().click();
+    await dialog.waitFor({ state: 'visible' });
+  }
+  await dialog.getByRole('button', byName('Sync now')).click();
+  await poll(async () => !(await dialog.getByRole('button', byName('Sync now')).isDisabled()), { timeout: 30_000, message: '"Sync now" to finish' });
+  return settled(page);
+}
+
+async function closeSettings(page) {
+  const dialog = page.getByRole('dialog', byName('Settings'));
+  if (await dialog.isVisible()) {
+    await dialog.getByRole('button', byName('Cancel')).click();
+    await dialog.waitFor({ state: 'hidden' });
+  }
+}
+
+async function say(page, text) {
+  await sendMessage(page, text);
+  await waitIdle(page);
+  await waitForStatus(lastAssistant(page), 'complete');
+}
+
+async function newChat(page, text) {
+  await page.getByRole('button', byName('New chat')).first().click();
+  await say(page, text);
+}
+
+const titles = async (page) => (await chatList(page)).map((c) => c.title).sort();
+const userTexts = async (page) => Promise.all((await articles(page, 'user').all()).map((a) => textOf(a)));
+
+/** Runs `fn` with devices named `names`; on failure keeps their screenshots. */
+async function withDevices(t, names, fn) {
+  const apps = [];
+  try {
+    for (const n of names) apps.push(await device(t, n));
+    await fn(...apps);
+  } catch (err) {
+    for (const a of apps) await saveArtifacts(a, `${t.name}-${a.name}`).catch(() => {});
+    throw err;
+  } finally {
+    for (const a of apps) await a.close();
+  }
+}
+
+test('sync: what A writes B gets, B\'s reply reaches A, a wrong passphrase writes nothing, a damaged object deletes nothing, the server holds no plaintext', async (t) => {
+  await withDevices(t, ['A', 'B', 'C'], async (a, b, c) => {
+    await say(a.page, 'Order #4417 costs 129.50 EUR');
+    const title = (await titles(a.page))[0];
+    assert.match(await startSyncing(a.page, 'one'), /^Synced at /);
+    await closeSettings(a.page);
+    const files = serverFiles('one');
+    assert.ok('satori-sync.json' in files, 'the account object is on the server');
+    assert.equal(Object.keys(files).length, 2, 'the account and one chat');
+
+    // B had nothing: it downloads first and uploads no emptiness over A.
+    assert.match(await startSyncing(b.page, 'one'), /^Synced at /);
+    await closeSettings(b.page);
+    await poll(async () => (await titles(b.page)).includes(title), { message: `B lists "${title}"` });
+    await chatEntry(b.page, title).click();
+    assert.deepEqual(await userTexts(b.page), ['Order #4417 costs 129.50 EUR']);
+
+    // B answers in the same chat: its pass follows the change by itself (no button).
+    const rewrites = () => dav.log().filter((e) => e.method === 'PUT' && e.status < 300 && e.if_match).length;
+    const rewritten = rewrites();
+    await say(b.page, 'Ship it to Lyon, ref ZX-81');
+    await poll(() => rewrites() > rewritten, {
+      timeout: 20_000,
+      message: 'B to write the chat back after its change',
+    });
+    assert.match(await syncNow(a.page), /^Synced at /);
+    await closeSettings(a.page);
+    await poll(async () => (await userTexts(a.page)).length === 2, { message: 'A shows B\'s message' });
+    assert.deepEqual(await userTexts(a.page), ['Order #4417 costs 129.50 EUR', 'Ship it to Lyon, ref ZX-81']);
+
+    // C types another passphrase: refused, nothing written, nothing kept.
+    const before = serverFiles('one');
+    const refused = await startSyncing(c.page, 'one', { passphrase: 'not the one' });
+    assert.match(refused, /passphrase is not the one/);
+    assert.deepEqual(serverFiles('one'), before, 'the server is unchanged');
+    assert.equal(await c.page.evaluate(() => localStorage.getItem('satori.sync')), null, 'C keeps no setup');
+    await closeSettings(c.page);
+
+    // No byte on the server reads as a chat, a title, a model or the API key.
+    for (const [name, bytes] of Object.entries(serverFiles('one'))) {
+      const text = bytes.toString('latin1') + bytes.toString('utf8');
+      for (const secret of ['4417', '129.50', 'Lyon', 'ZX-81', title.slice(0, 10), 'fake-small', API_KEY, PASSPHRASE, 'Order']) {
+        assert.ok(!text.includes(secret), `${name} does not hold "${secret}"`);
+      }
+    }
+
+    // A damaged object: reported, and A's chat is untouched.
+    const chatObject = Object.keys(serverFiles('one')).find((n) => n !== 'satori-sync.json');
+    const file = path.join(root, 'files', 'one', chatObject);
+    const bytes = fs.readFileSync(file);
+    bytes[bytes.length - 5] ^= 0xff;
+    // Replaced as a whole (a new file), as a server or a tool rewriting it would.
+    fs.writeFileSync(`${file}.new`, bytes);
+    fs.renameSync(`${file}.new`, file);
+    const damaged = await syncNow(a.page);
+    assert.match(damaged, /1 record\(s\) on the server could not be opened/);
+    await closeSettings(a.page);
+    assert.deepEqual(await titles(a.page), [title]);
+    assert.deepEqual(await userTexts(a.page), ['Order #4417 costs 129.50 EUR', 'Ship it to Lyon, ref ZX-81']);
+  });
+});
+
+test('sync: with the server down A deletes a chat and B writes in another (and reloads); back up, both hold the deletion and the message; two writes at once keep both', async (t) => {
+  await withDevices(t, ['A', 'B'], async (a, b) => {
+    await say(a.page, 'Plan the Kyoto trip');
+    await newChat(a.page, 'Bake sourdough bread');
+    assert.match(await startSyncing(a.page, 'two'), /^Synced at /);
+    await closeSettings(a.page);
+    assert.match(await startSyncing(b.page, 'two'), /^Synced at /);
+    await closeSettings(b.page);
+    await poll(async () => (await titles(b.page)).length === 2, { message: 'B lists both chats' });
+    const [bread, kyoto] = await titles(a.page);
+    assert.match(bread, /sourdough/);
+
+    await dav.stop();
+    // A deletes the bread chat; B writes in the Kyoto chat and reloads.
+    await chatEntry(a.page, bread).click();
+    await a.page.getByRole('button', byName('Delete chat')).click();
+    const del = a.page.getByRole('dialog', byName('Delete chat'));
+    await del.getByRole('button', byName('Delete')).click();
+    await del.waitFor({ state: 'hidden' });
+    await chatEntry(b.page, kyoto).click();
+    await say(b.page, 'Add a day in Nara');
+    assert.match(await syncNow(b.page), /^Offline: 1 change\(s\) waiting/);
+    await closeSettings(b.page);
+    await reload(b.page);
+    assert.match(await syncNow(a.page), /^Offline: 1 change\(s\) waiting/);
+    await closeSettings(a.page);
+
+    dav = await startDav({ root: path.join(root, 'files'), port, user: USER, password: PASSWORD, log: path.join(root, 'log.jsonl') });
+    assert.match(await syncNow(b.page), /^Synced at /);
+    assert.match(await syncNow(a.page), /^Synced at /);
+    assert.match(await syncNow(b.page), /^Synced at /);
+    await closeSettings(a.page);
+    await closeSettings(b.page);
+    for (const d of [a, b]) {
+      await poll(async () => (await titles(d.page)).length === 1, { message: `${d.name} holds the deletion` });
+      assert.deepEqual(await titles(d.page), [kyoto]);
+      await chatEntry(d.page, kyoto).click();
+      await poll(async () => (await userTexts(d.page)).length === 2, { message: `${d.name} shows B's message` });
+      assert.deepEqual(await userTexts(d.page), ['Plan the Kyoto trip', 'Add a day in Nara']);
+    }
+
+    // Both write the Kyoto chat at once: B's upload is held until A's has landed, so B's
+    // conditional write meets a changed object (412), reads it, merges and writes again.
+    let held = false;
+    let release;
+    const released = new Promise((r) => (release = r));
+    await b.context.route(`${dav.url}two/**`, async (route) => {
+      const name = route.request().url().split('/').pop();
+      if (route.request().method() === 'PUT' && !held && name !== 'satori-sync.json') {
+        held = true;
+        await released;
+      }
+      await route.continue();
+    });
+    await say(b.page, 'Find a tea ceremony');
+    await poll(() => held, { timeout: 20_000, message: 'B to start uploading its change by itself' });
+    await say(a.page, 'Book the ryokan');
+    assert.match(await syncNow(a.page), /^Synced at /);
+    release();
+    assert.match(await syncNow(b.page), /^Synced at /);
+    assert.ok(dav.log().some((e) => e.method === 'PUT' && e.status === 412), 'the server refused one write (412): the race happened');
+    assert.match(await syncNow(a.page), /^Synced at /);
+    // Both questions answer the same reply: they are kept as two branches of the chat.
+    const questions = async (page) => {
+      const chat = await storedChat(page);
+      return chat.messages.filter((m) => m.role === 'user').map((m) => m.content).sort();
+    };
+    const all = ['Add a day in Nara', 'Book the ryokan', 'Find a tea ceremony', 'Plan the Kyoto trip'];
+    for (const d of [a, b]) {
+      await closeSettings(d.page);
+      await poll(async () => (await questions(d.page)).length === 4, { message: `${d.name} keeps all four questions` });
+      assert.deepEqual(await questions(d.page), all);
+    }
+  });
+});
