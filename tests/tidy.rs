@@ -398,8 +398,9 @@ fn thread_local_statics(text: &str) -> Vec<(usize, Vec<String>)> {
 }
 
 /// At most this many thread-local statics in the whole program (the app and its modules); a
-/// block under `#[cfg(test)]` is in no build of it and is not counted (it still says why).
-const MOST_STATICS: usize = 12;
+/// block under `#[cfg(test)]` is in no build of it and is not counted (it still says why). The
+/// sync module holds one (its runner and status line, one value), for 13.
+const MOST_STATICS: usize = 13;
 
 /// Whether the `thread_local!` block at `line` (1-based) of `text` is compiled for tests only.
 fn test_only(text: &str, line: usize) -> bool {

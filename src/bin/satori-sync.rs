@@ -57,25 +57,45 @@ struct Runner {
     abort: web_sys::AbortController,
     interval: i32,
     _tick: Closure<dyn FnMut()>,
-    listeners: Vec<(web_sys::EventTarget, &'static str, Closure<dyn FnMut()>)>,
+    listeners: Vec<Listener>,
+}
+
+/// An event listener the runner added: where, for which event, and the function.
+type Listener = (web_sys::EventTarget, &'static str, Closure<dyn FnMut()>);
+
+/// The module's state: sync running in this page (if it is), and its status line, which
+/// outlives both the runner and the Settings dialog that shows it.
+struct Module {
+    runner: Option<Runner>,
+    status: String,
 }
 
 thread_local! {
-    // Why statics: a wasm module's exported functions share no value but module state.
-    static RUNNER: RefCell<Option<Runner>> = const { RefCell::new(None) };
-    static STATUS: RefCell<String> = const { RefCell::new(String::new()) };
+    // Why a static: a wasm module's exported functions share no value but module state; sync
+    // runs for the page, whoever asked.
+    static SYNC: RefCell<Module> = const {
+        RefCell::new(Module {
+            runner: None,
+            status: String::new(),
+        })
+    };
+}
+
+/// Run `f` on the runner, if sync is running.
+fn with_runner<T>(f: impl FnOnce(&mut Runner) -> T) -> Option<T> {
+    SYNC.with(|s| s.borrow_mut().runner.as_mut().map(f))
 }
 
 /// Sync's status line as it stands ("" when sync is off and nothing was said).
 #[wasm_bindgen]
 pub fn status() -> String {
-    STATUS.with(|s| s.borrow().clone())
+    SYNC.with(|s| s.borrow().status.clone())
 }
 
 /// Where sync goes, for Settings: JSON `{url, user}` (never the password), or "" when it is off.
 #[wasm_bindgen]
 pub fn setup() -> String {
-    let setup = RUNNER.with(|r| r.borrow().as_ref().map(|r| r.setup.clone()));
+    let setup = with_runner(|r| r.setup.clone());
     let setup = setup.or_else(stored_setup);
     match setup {
         Some(s) => serde_json::json!({ "url": s.url, "user": s.user }).to_string(),
@@ -84,7 +104,7 @@ pub fn setup() -> String {
 }
 
 fn say(text: String) {
-    STATUS.with(|s| *s.borrow_mut() = text.clone());
+    SYNC.with(|s| s.borrow_mut().status = text.clone());
     let init = web_sys::CustomEventInit::new();
     init.set_detail(&JsValue::from_str(&text));
     if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict("satori-sync", &init) {
@@ -110,7 +130,7 @@ fn index_text() -> String {
 /// Start syncing as stored (the page calls this once the app is up). Resolves to the status.
 #[wasm_bindgen]
 pub async fn start() -> Result<String, String> {
-    if RUNNER.with(|r| r.borrow().is_some()) {
+    if with_runner(|_| ()).is_some() {
         return Ok(status());
     }
     let Some(setup) = stored_setup() else {
@@ -184,7 +204,7 @@ pub async fn begin(setup: String) -> Result<String, String> {
 /// "Sync now": a pass now. Resolves to the status.
 #[wasm_bindgen]
 pub async fn now() -> Result<String, String> {
-    if RUNNER.with(|r| r.borrow().is_none()) {
+    if with_runner(|_| ()).is_none() {
         return Err("Sync is off.".into());
     }
     pass_now().await;
@@ -205,7 +225,7 @@ pub async fn stop() -> Result<String, String> {
 
 /// Stop the runner of this page, if any (a pass under way is aborted).
 fn halt() {
-    let Some(runner) = RUNNER.with(|r| r.borrow_mut().take()) else {
+    let Some(runner) = SYNC.with(|s| s.borrow_mut().runner.take()) else {
         return;
     };
     runner.abort.abort();
@@ -251,8 +271,8 @@ fn run(setup: SyncSetup, keys: Keys) {
             TICK_MS,
         )
         .unwrap_or(0);
-    RUNNER.with(|r| {
-        *r.borrow_mut() = Some(Runner {
+    SYNC.with(|s| {
+        s.borrow_mut().runner = Some(Runner {
             setup,
             keys,
             busy: false,
@@ -280,11 +300,7 @@ fn hidden() -> bool {
 fn tick() {
     let now = now_ms();
     let index = index_text();
-    let due = RUNNER.with(|r| {
-        let mut r = r.borrow_mut();
-        let Some(r) = r.as_mut() else {
-            return false;
-        };
+    let due = with_runner(|r| {
         if index != r.seen {
             r.seen = index;
             r.changed_at = Some(now);
@@ -293,7 +309,7 @@ fn tick() {
         let quiet = r.changed_at.is_some_and(|t| now - t >= QUIET_MS);
         quiet || (!hidden() && now - r.last_pass >= PULL_MS)
     });
-    if due {
+    if due == Some(true) {
         ask_pass();
     }
 }
@@ -305,11 +321,7 @@ fn ask_pass() {
 
 /// Run passes until none is asked for (one at a time in this page).
 async fn pass_now() {
-    let start = RUNNER.with(|r| {
-        let mut r = r.borrow_mut();
-        let Some(r) = r.as_mut() else {
-            return false;
-        };
+    let start = with_runner(|r| {
         if r.busy {
             r.again = true;
             return false;
@@ -317,34 +329,28 @@ async fn pass_now() {
         r.busy = true;
         true
     });
-    if !start {
+    if start != Some(true) {
         // Wait for the pass under way, so "Sync now" answers after a pass.
-        while RUNNER.with(|r| r.borrow().as_ref().is_some_and(|r| r.busy)) {
+        while with_runner(|r| r.busy) == Some(true) {
             gloo_timers::future::TimeoutFuture::new(100).await;
         }
         return;
     }
     loop {
-        let Some((setup, keys, signal)) = RUNNER.with(|r| {
-            let mut r = r.borrow_mut();
-            let r = r.as_mut()?;
+        let Some((setup, keys, signal)) = with_runner(|r| {
             r.again = false;
             r.changed_at = None;
             r.last_pass = now_ms();
-            Some((r.setup.clone(), r.keys.clone(), r.abort.signal()))
+            (r.setup.clone(), r.keys.clone(), r.abort.signal())
         }) else {
             return;
         };
         let outcome = lock::exclusive("satori-sync", one_pass(setup, keys, signal)).await;
-        let again = RUNNER.with(|r| {
-            let mut r = r.borrow_mut();
-            let Some(r) = r.as_mut() else {
-                return false;
-            };
+        let again = with_runner(|r| {
             // What this pass wrote is not a change of this device's to send.
             r.seen = index_text();
             r.again
-        });
+        }) == Some(true);
         match outcome {
             Ok(Some(text)) => say(text),
             Ok(None) => {}
@@ -354,11 +360,7 @@ async fn pass_now() {
             break;
         }
     }
-    RUNNER.with(|r| {
-        if let Some(r) = r.borrow_mut().as_mut() {
-            r.busy = false;
-        }
-    });
+    with_runner(|r| r.busy = false);
 }
 
 /// One pass and its retries after a lost race; the status it ends with (`None`: stopped).
@@ -370,7 +372,11 @@ async fn one_pass(setup: SyncSetup, keys: Keys, signal: web_sys::AbortSignal) ->
     let device = new_id();
     let mut state = match sync::load_state(&device).await {
         Ok(s) => s,
-        Err(e) => return Some(format!("Sync stopped: {e}. Stop syncing and start again to sync this device anew.")),
+        Err(e) => {
+            return Some(format!(
+                "Sync stopped: {e}. Stop syncing and start again to sync this device anew."
+            ))
+        }
     };
     let mut local = StoredChats {
         store: Store::local(),
@@ -396,7 +402,9 @@ async fn one_pass(setup: SyncSetup, keys: Keys, signal: web_sys::AbortSignal) ->
                 let mut text =
                     error_text::sync_done(&time, report.damaged.len(), report.not_stored.len());
                 if report.waiting > 0 {
-                    text = error_text::sync_offline(report.waiting, "Another device keeps writing the same chats; Satori tries again shortly.");
+                    text = error_text::sync_contended(report.waiting);
+                    // Tried again a few seconds from now, as after a change.
+                    with_runner(|r| r.changed_at = Some(now_ms()));
                 }
                 return Some(text);
             }

@@ -510,9 +510,9 @@ pub fn dav_problem(url: &str, e: &crate::adapters::webdav::DavError) -> String {
 }
 
 /// Why sync could not go on at `url`, and what to do.
-pub fn sync_problem(url: &str, e: &crate::shell::sync::SyncError) -> String {
+pub fn sync_problem(url: &str, e: &crate::shell::sync_error::SyncError) -> String {
     use crate::adapters::crypto::CryptoError;
-    use crate::shell::sync::SyncError;
+    use crate::shell::sync_error::SyncError;
     match e {
         SyncError::Dav(d) => dav_problem(url, d),
         SyncError::Crypto(CryptoError::WrongPassphrase) => "This encryption passphrase is not the one the sync folder was started with, so nothing was read or written. Type the passphrase your other devices sync with.".into(),
@@ -534,6 +534,11 @@ pub fn sync_done(time: &str, damaged: usize, not_stored: usize) -> String {
         out.push_str(&format!(" {not_stored} chat(s) from the server could not be saved in this browser (is its storage full?): they are tried again on the next sync."));
     }
     out
+}
+
+/// Sync's status line when other devices kept writing the chats this one was sending.
+pub fn sync_contended(waiting: usize) -> String {
+    format!("{waiting} change(s) waiting: other devices kept writing the same chats meanwhile. Satori tries again in a few seconds; nothing is lost.")
 }
 
 /// Sync's status line when the folder cannot be reached: `waiting` chats changed here wait.

@@ -11,4 +11,5 @@ pub mod mcp;
 pub mod store;
 pub mod summarize;
 pub mod sync;
+pub mod sync_error;
 pub mod turn;

@@ -5,7 +5,7 @@
 //! each write conditional on the object's ETag. Everything on the server is sealed
 //! ([`crate::adapters::crypto`]); object names are keyed hashes of the chat ids.
 
-use crate::adapters::crypto::{self, CryptoError, Keys};
+use crate::adapters::crypto::{self, Keys};
 use crate::adapters::webdav::{DavError, Folder};
 use crate::core::session::Session;
 use crate::core::sync::doc::Doc;
@@ -16,31 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use web_sys::AbortSignal;
 
-/// Why sync could not go on.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SyncError {
-    /// The folder's server.
-    #[error("{0:?}")]
-    Dav(DavError),
-    /// Encryption, the passphrase or the account object.
-    #[error("{0}")]
-    Crypto(#[from] CryptoError),
-    /// The folder's address cannot be used.
-    #[error("{0}")]
-    Url(String),
-    /// This device's chats could not be listed.
-    #[error("{0}")]
-    Local(String),
-    /// The folder holds Satori's records but not the account object that opens them.
-    #[error("the sync folder holds Satori's records but not its satori-sync.json (removed, or unreadable): nothing was written; put it back, or sync to an empty folder")]
-    NoAccount,
-}
-
-impl From<DavError> for SyncError {
-    fn from(e: DavError) -> Self {
-        SyncError::Dav(e)
-    }
-}
+pub use crate::shell::sync_error::SyncError;
 
 /// An open sync folder: where, and the keys its passphrase gives.
 pub struct Connection {
@@ -106,7 +82,11 @@ impl State {
                 .filter(|(id, chat)| base.get(*id) != Some(&view_of(chat)))
                 .map(|(id, _)| id.as_str()),
         );
-        ids.extend(base.keys().map(String::as_str).filter(|id| !chats.contains_key(*id)));
+        ids.extend(
+            base.keys()
+                .map(String::as_str)
+                .filter(|id| !chats.contains_key(*id)),
+        );
         ids.len()
     }
 }

@@ -400,9 +400,12 @@ impl Call for AgentCall {
     }
 }
 
-/// A call into the sync module (`src/bin/satori-sync.rs`), from Settings → Sync.
+/// A call into the sync module (`src/bin/satori-sync.rs`), from Settings → Sync (and, for
+/// [`SyncCall::Start`], from the page's plain JavaScript).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SyncCall {
+    /// Sync as stored, when the app is up (made by `src/web/offline.js`).
+    Start,
     /// "Start syncing": JSON `{url, user, password, passphrase}`.
     Begin { setup: String },
     /// "Sync now".
@@ -419,6 +422,7 @@ impl Call for SyncCall {
     const MODULE: Module = Module::Sync;
     fn function(&self) -> &'static str {
         match self {
+            SyncCall::Start => "start",
             SyncCall::Begin { .. } => "begin",
             SyncCall::Now => "now",
             SyncCall::Stop => "stop",
@@ -496,6 +500,7 @@ pub fn every_call() -> Vec<(Module, &'static str, Vec<String>, Option<&'static s
         row(AgentCall::Stop),
         row(AgentCall::Next { input: t("a") }),
         row(AgentCall::Structured { input: t("a") }),
+        row(SyncCall::Start),
         row(SyncCall::Begin { setup: t("a") }),
         row(SyncCall::Now),
         row(SyncCall::Stop),

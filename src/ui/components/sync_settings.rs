@@ -4,9 +4,9 @@
 //! loaded only when sync is on or being started.
 
 use crate::adapters::modules;
-use crate::core::protocol::SyncCall;
 use crate::adapters::storage::Store;
 use crate::core::persist;
+use crate::core::protocol::SyncCall;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 

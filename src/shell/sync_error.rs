@@ -1,0 +1,31 @@
+//! Why sync could not go on ([`SyncError`]): its own module, so the words for it
+//! (`shell::error_text::sync_problem`) and the sync driver (`shell::sync`) both use it.
+
+use crate::adapters::crypto::CryptoError;
+use crate::adapters::webdav::DavError;
+
+/// Why sync could not go on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SyncError {
+    /// The folder's server.
+    #[error("{0:?}")]
+    Dav(DavError),
+    /// Encryption, the passphrase or the account object.
+    #[error("{0}")]
+    Crypto(#[from] CryptoError),
+    /// The folder's address cannot be used.
+    #[error("{0}")]
+    Url(String),
+    /// This device's chats could not be listed.
+    #[error("{0}")]
+    Local(String),
+    /// The folder holds Satori's records but not the account object that opens them.
+    #[error("the sync folder holds Satori's records but not its satori-sync.json (removed, or unreadable): nothing was written; put it back, or sync to an empty folder")]
+    NoAccount,
+}
+
+impl From<DavError> for SyncError {
+    fn from(e: DavError) -> Self {
+        SyncError::Dav(e)
+    }
+}
