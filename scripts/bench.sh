@@ -2,7 +2,8 @@
 # Benchmarks (numbers only, no assertions): release build sizes and time to an interactive
 # composer, against a baseline page measured in the same browser; how much more history packed
 # chat records fit than JSON ones, and what packing costs; a long reply streaming (main-thread
-# time as it grows, long tasks); saving in a long chat; long chats (load, DOM, typing).
+# time as it grows, long tasks); saving in a long chat; long chats (load, DOM, typing); sync through
+# a real WebDAV server (requests and bytes of a first and an incremental sync).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -12,6 +13,8 @@ node tests/bench/first-load.mjs --dist dist "$@"
 node tests/bench/storage.mjs
 node tests/bench/stream.mjs
 node tests/bench/save.mjs
+node tests/bench/sync.mjs --chats 200 --messages 100
+node tests/bench/sync.mjs --chats 1000 --messages 20
 # The model in the tab: the engine alone, then inside the app.
 bash tests/bench/llm.sh 3
 node tests/bench/inbrowser.mjs --dist dist --runs 3

@@ -144,6 +144,7 @@ pub async fn start() -> Result<String, String> {
         return Ok(status());
     };
     run(setup, keys);
+    ask_pass();
     Ok(status())
 }
 
@@ -198,7 +199,8 @@ pub async fn begin(setup: String) -> Result<String, String> {
         .save_sync(Some(&setup))
         .map_err(|e| e.to_string())?;
     run(setup, conn.keys().clone());
-    now().await
+    pass_now().await;
+    Ok(status())
 }
 
 /// "Sync now": a pass now. Resolves to the status.
@@ -237,7 +239,7 @@ fn halt() {
     }
 }
 
-/// Start the runner: listeners, the tick, and a first pass.
+/// Start the runner: listeners and the tick (the caller runs the first pass).
 fn run(setup: SyncSetup, keys: Keys) {
     let Some(window) = web_sys::window() else {
         return;
@@ -286,7 +288,6 @@ fn run(setup: SyncSetup, keys: Keys) {
             listeners,
         })
     });
-    ask_pass();
 }
 
 fn hidden() -> bool {

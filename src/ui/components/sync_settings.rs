@@ -98,7 +98,7 @@ pub fn SyncSection() -> impl IntoView {
     view! {
         <fieldset class="sync-settings">
             <legend>"Sync"</legend>
-            <p class="hint">"Sync your chats with your other devices through a WebDAV folder you choose (Nextcloud, ownCloud, Synology, Fastmail, Koofr, Apache, nginx, rclone). They are encrypted in this browser with your passphrase before they leave it: the server sees no text, title or name. Every device types the same passphrase; it is not kept, and nobody can recover it."</p>
+            <p class="hint">"Sync your chats with your other devices through a WebDAV folder you choose (Nextcloud, ownCloud, Synology, Apache and others). They are encrypted in this browser with your passphrase before they leave it: the server sees no text, title or name. Every device types the same passphrase; it is not kept, and nobody can recover it."</p>
             <label>"WebDAV URL"<input type="url" placeholder="https://cloud.example.com/remote.php/dav/files/me/satori/" prop:value=move || url.get() prop:disabled=move || on.get() on:input=move |ev| url.set(event_target_value(&ev)) /></label>
             <label>"User name"<input type="text" autocomplete="off" prop:value=move || user.get() prop:disabled=move || on.get() on:input=move |ev| user.set(event_target_value(&ev)) /></label>
             <label class:hidden=move || on.get()>"Password"<input type="password" autocomplete="new-password" prop:value=move || password.get() on:input=move |ev| password.set(event_target_value(&ev)) /></label>

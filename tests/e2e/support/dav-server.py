@@ -8,7 +8,8 @@ connections. Serves DIR read-write at /, with Basic authentication when --user i
 anonymous). CORS as a sync server must allow a page of another origin: any origin, the methods
 and headers WebDAV sync uses, and ETag exposed (--no-cors leaves the middleware out, so a page
 fails with a CORS error, as with a server nobody configured). --log appends one JSON line per
-request: {"method", "path", "status", "if_match", "if_none_match"}. SIGTERM / SIGINT stop it.
+request: {"method", "path", "status", "if_match", "if_none_match", "bytes_in", "bytes_out"}
+(the body sizes; bytes_out null when the answer has no Content-Length). SIGTERM / SIGINT stop it.
 """
 
 from __future__ import annotations
@@ -64,10 +65,14 @@ def main() -> None:
             "if_match": environ.get("HTTP_IF_MATCH"),
             "if_none_match": environ.get("HTTP_IF_NONE_MATCH"),
             "status": None,
+            "bytes_in": int(environ.get("CONTENT_LENGTH") or 0),
+            "bytes_out": None,
         }
 
         def start(status, headers, exc_info=None):
             entry["status"] = int(status.split(" ", 1)[0])
+            length = next((v for k, v in headers if k.lower() == "content-length"), None)
+            entry["bytes_out"] = int(length) if length is not None else None
             if args.log:
                 with log_lock, open(args.log, "a", encoding="utf-8") as f:
                     f.write(json.dumps(entry) + "\n")
