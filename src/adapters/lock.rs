@@ -10,14 +10,20 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(module = "/src/adapters/lock.js")]
 extern "C" {
     #[wasm_bindgen(js_name = exclusive, catch)]
-    async fn exclusive_js(name: &str, work: &js_sys::Function) -> Result<JsValue, JsValue>;
+    async fn exclusive_js(
+        name: &str,
+        work: &js_sys::Function,
+        signal: Option<&web_sys::AbortSignal>,
+    ) -> Result<JsValue, JsValue>;
 }
 
-/// Run `work` holding lock `name` (waiting for another tab's holder to finish first). An error
-/// when the browser refused the lock (then `work` did not run to its end).
+/// Run `work` holding lock `name` (waiting for another tab's holder to finish first; `signal`
+/// gives up waiting). An error when the browser refused the lock or the wait was given up (then
+/// `work` did not run to its end).
 pub async fn exclusive<T: 'static>(
     name: &str,
     work: impl Future<Output = T> + 'static,
+    signal: Option<&web_sys::AbortSignal>,
 ) -> Result<T, String> {
     let out: Rc<RefCell<Option<T>>> = Rc::new(RefCell::new(None));
     let slot = out.clone();
@@ -32,7 +38,7 @@ pub async fn exclusive<T: 'static>(
             Ok(JsValue::UNDEFINED)
         })
     });
-    let held = exclusive_js(name, run.as_ref().unchecked_ref()).await;
+    let held = exclusive_js(name, run.as_ref().unchecked_ref(), signal).await;
     drop(run);
     held.map_err(|e| JsError::from(e).message)?;
     let taken = out.borrow_mut().take();

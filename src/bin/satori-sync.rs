@@ -39,11 +39,15 @@ const TICK_MS: i32 = 2_000;
 const QUIET_MS: i64 = 3_000;
 /// A pass at least this often while the page is shown, ms (other devices' changes).
 const PULL_MS: i64 = 300_000;
+/// The lock (across this site's tabs) a pass holds, and the forgetting of the state.
+const LOCK: &str = "satori-sync";
 /// Passes run at once after one another device's write beat.
 const RETRIES: u32 = 3;
 
 /// Sync running in this page.
 struct Runner {
+    /// Which runner of the page this is (a pass of a runner stopped since touches nothing).
+    id: u64,
     setup: SyncSetup,
     keys: Keys,
     /// A pass is running; `again`: another was asked meanwhile.
@@ -68,6 +72,8 @@ type Listener = (web_sys::EventTarget, &'static str, Closure<dyn FnMut()>);
 struct Module {
     runner: Option<Runner>,
     status: String,
+    /// The id of the last runner started.
+    started: u64,
 }
 
 thread_local! {
@@ -77,6 +83,7 @@ thread_local! {
         RefCell::new(Module {
             runner: None,
             status: String::new(),
+            started: 0,
         })
     };
 }
@@ -84,6 +91,11 @@ thread_local! {
 /// Run `f` on the runner, if sync is running.
 fn with_runner<T>(f: impl FnOnce(&mut Runner) -> T) -> Option<T> {
     SYNC.with(|s| s.borrow_mut().runner.as_mut().map(f))
+}
+
+/// Run `f` on runner `id`, if it is still the one running.
+fn with_runner_of<T>(id: u64, f: impl FnOnce(&mut Runner) -> T) -> Option<T> {
+    SYNC.with(|s| s.borrow_mut().runner.as_mut().filter(|r| r.id == id).map(f))
 }
 
 /// Sync's status line as it stands ("" when sync is off and nothing was said).
@@ -140,7 +152,7 @@ pub async fn start() -> Result<String, String> {
         .await?
         .and_then(Keys::from_stored);
     let Some(keys) = keys else {
-        say("Sync needs the encryption passphrase on this device: type it in Settings → Sync and choose Start syncing.".into());
+        say("Sync cannot go on here: the keys of its passphrase are not in this browser any more. Choose Stop syncing, then Start syncing with your passphrase.".into());
         return Ok(status());
     };
     run(setup, keys);
@@ -190,9 +202,10 @@ pub async fn begin(setup: String) -> Result<String, String> {
         user: asked.user,
         password: asked.password,
     };
-    // Another folder: what this device knew of the last one does not hold there.
+    // Another folder: what this device knew of the last one does not hold there (forgotten once
+    // no pass of this or another tab is under way).
     if previous.is_none_or(|p| p.url != setup.url || p.user != setup.user) {
-        sync::forget_state().await?;
+        lock::exclusive(LOCK, sync::forget_state(), None).await??;
     }
     idb::put_value(KEYS_RECORD, conn.keys().stored()).await?;
     Store::local()
@@ -207,7 +220,13 @@ pub async fn begin(setup: String) -> Result<String, String> {
 #[wasm_bindgen]
 pub async fn now() -> Result<String, String> {
     if with_runner(|_| ()).is_none() {
-        return Err("Sync is off.".into());
+        start().await?;
+    }
+    if with_runner(|_| ()).is_none() {
+        return Err(match status() {
+            s if s.is_empty() => "Sync is off.".to_string(),
+            s => s,
+        });
     }
     pass_now().await;
     Ok(status())
@@ -220,7 +239,8 @@ pub async fn stop() -> Result<String, String> {
     halt();
     Store::local().save_sync(None).map_err(|e| e.to_string())?;
     idb::delete(KEYS_RECORD).await?;
-    sync::forget_state().await?;
+    // Once no pass of this or another tab is under way (an aborted one saves nothing).
+    lock::exclusive(LOCK, sync::forget_state(), None).await??;
     say("Sync is off. The chats here stay, and so does everything on the server.".into());
     Ok(status())
 }
@@ -241,6 +261,7 @@ fn halt() {
 
 /// Start the runner: listeners and the tick (the caller runs the first pass).
 fn run(setup: SyncSetup, keys: Keys) {
+    halt();
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -274,7 +295,11 @@ fn run(setup: SyncSetup, keys: Keys) {
         )
         .unwrap_or(0);
     SYNC.with(|s| {
-        s.borrow_mut().runner = Some(Runner {
+        let mut s = s.borrow_mut();
+        s.started += 1;
+        let id = s.started;
+        s.runner = Some(Runner {
+            id,
             setup,
             keys,
             busy: false,
@@ -322,7 +347,10 @@ fn ask_pass() {
 
 /// Run passes until none is asked for (one at a time in this page).
 async fn pass_now() {
-    let start = with_runner(|r| {
+    let Some(id) = with_runner(|r| r.id) else {
+        return;
+    };
+    let start = with_runner_of(id, |r| {
         if r.busy {
             r.again = true;
             return false;
@@ -332,13 +360,13 @@ async fn pass_now() {
     });
     if start != Some(true) {
         // Wait for the pass under way, so "Sync now" answers after a pass.
-        while with_runner(|r| r.busy) == Some(true) {
+        while with_runner_of(id, |r| r.busy) == Some(true) {
             gloo_timers::future::TimeoutFuture::new(100).await;
         }
         return;
     }
     loop {
-        let Some((setup, keys, signal)) = with_runner(|r| {
+        let Some((setup, keys, signal)) = with_runner_of(id, |r| {
             r.again = false;
             r.changed_at = None;
             r.last_pass = now_ms();
@@ -346,26 +374,46 @@ async fn pass_now() {
         }) else {
             return;
         };
-        let outcome = lock::exclusive("satori-sync", one_pass(setup, keys, signal)).await;
-        let again = with_runner(|r| {
-            // What this pass wrote is not a change of this device's to send.
-            r.seen = index_text();
-            r.again
-        }) == Some(true);
+        let outcome =
+            lock::exclusive(LOCK, one_pass(setup, keys, signal.clone()), Some(&signal)).await;
+        // Stopped meanwhile: whatever comes next says its own status.
+        if signal.aborted() {
+            return;
+        }
         match outcome {
             Ok(Some(text)) => say(text),
             Ok(None) => {}
             Err(e) => say(format!("Sync could not take its turn: {e}")),
         }
-        if !again {
+        if with_runner_of(id, |r| r.again) != Some(true) {
             break;
         }
     }
-    with_runner(|r| r.busy = false);
+    with_runner_of(id, |r| r.busy = false);
 }
 
 /// One pass and its retries after a lost race; the status it ends with (`None`: stopped).
 async fn one_pass(setup: SyncSetup, keys: Keys, signal: web_sys::AbortSignal) -> Option<String> {
+    if signal.aborted() {
+        return None;
+    }
+    // Another tab stopped sync, or moved it to another folder, while this one waited.
+    match stored_setup() {
+        Some(stored) if stored == setup => {}
+        Some(_) => {
+            halt();
+            wasm_bindgen_futures::spawn_local(async {
+                if let Err(e) = start().await {
+                    say(e);
+                }
+            });
+            return None;
+        }
+        None => {
+            halt();
+            return Some("Sync is off: it was stopped in another tab.".into());
+        }
+    }
     let conn = match Connection::with_keys(&setup.url, &setup.user, &setup.password, keys) {
         Ok(c) => c,
         Err(e) => return Some(error_text::sync_problem(&setup.url, &e)),
@@ -386,6 +434,10 @@ async fn one_pass(setup: SyncSetup, keys: Keys, signal: web_sys::AbortSignal) ->
     let mut tries = 0;
     loop {
         let result = sync::pass(&conn, &mut state, &mut local, now_ms(), &signal).await;
+        // Stopped: what this device keeps of the folder may be forgotten already.
+        if signal.aborted() {
+            return None;
+        }
         if let Err(e) = sync::save_state(&state).await {
             return Some(format!("Sync could not keep its state in this browser ({e}): nothing is lost, the next sync sends the changes again."));
         }

@@ -204,6 +204,26 @@ pub async fn pass(
         .filter(|l| l.name != account && ours(&l.name, account))
         .map(|l| (l.name.as_str(), l.etag.as_str()))
         .collect();
+    // The folder lost its account object (emptied, or replaced): writing records into it would
+    // leave them unopenable by any other device.
+    if !listing.iter().any(|l| l.name == account) {
+        return Err(SyncError::NoAccount);
+    }
+    // Objects this device read or wrote that are gone (someone emptied the folder, or removed
+    // them; Satori never does): their chats are written again.
+    let gone: Vec<String> = state
+        .known
+        .keys()
+        .filter(|name| !listed.contains_key(name.as_str()))
+        .cloned()
+        .collect();
+    for name in gone {
+        if let Some(k) = state.known.remove(&name) {
+            if state.replica.docs.contains_key(&k.id) {
+                state.replica.pending.insert(k.id);
+            }
+        }
+    }
     // What was read is known only once it is merged: a pass cut short reads it again.
     let mut read: Vec<(String, Known)> = Vec::new();
     for (&name, &listed_etag) in &listed {

@@ -202,6 +202,20 @@ test('sync: what A writes B gets, B\'s reply reaches A, a wrong passphrase write
     await closeSettings(a.page);
     assert.deepEqual(await titles(a.page), [title]);
     assert.deepEqual(await userTexts(a.page), ['Order #4417 costs 129.50 EUR', 'Ship it to Lyon, ref ZX-81']);
+
+    // "Stop syncing" on B: the setup is forgotten, and B's next chat goes nowhere.
+    await b.page.getByRole('button', byName('Settings')).first().click();
+    const dialog = b.page.getByRole('dialog', byName('Settings'));
+    await dialog.getByRole('button', byName('Stop syncing')).click();
+    await poll(async () => /^Sync is off/.test((await syncStatus(b.page).textContent()) ?? ''), { message: 'B says sync is off' });
+    assert.ok(await dialog.getByRole('button', byName('Start syncing')).isVisible(), 'Start syncing is offered again');
+    await closeSettings(b.page);
+    assert.equal(await b.page.evaluate(() => localStorage.getItem('satori.sync')), null);
+    const toServer = () => b.requests.filter((u) => u.startsWith(dav.url)).length;
+    const requests = toServer();
+    await newChat(b.page, 'A chat B keeps to itself');
+    await b.page.waitForTimeout(6_000); // longer than a pass takes to follow a change
+    assert.equal(toServer(), requests, 'B sent nothing after Stop syncing');
   });
 });
 
@@ -265,7 +279,7 @@ test('sync: with the server down A deletes a chat and B writes in another (and r
     assert.match(await syncNow(a.page), /^Synced at /);
     // B's pass, under way since its change, ends by itself: no "Sync now" on B.
     await b.page.getByRole('button', byName('Settings')).first().click();
-    assert.equal(await syncStatus(b.page).textContent(), 'Syncing…');
+    await poll(async () => (await syncStatus(b.page).textContent()) === 'Syncing…', { message: 'B\'s pass to be under way' });
     release();
     assert.match(await settled(b.page), /^Synced at /);
     assert.ok(dav.log().some((e) => e.method === 'PUT' && e.status === 412), 'the server refused one write (412): the race happened');
@@ -281,5 +295,14 @@ test('sync: with the server down A deletes a chat and B writes in another (and r
       await poll(async () => (await questions(d.page)).length === 4, { message: `${d.name} keeps all four questions` });
       assert.deepEqual(await questions(d.page), all);
     }
+
+    // Someone removes the chats' objects from the folder (not Satori: it never does): A writes
+    // them again on its next sync, and nothing here is taken as deleted.
+    const kept = Object.keys(serverFiles('two')).sort();
+    for (const name of kept) if (name !== 'satori-sync.json') fs.rmSync(path.join(root, 'files', 'two', name));
+    assert.match(await syncNow(a.page), /^Synced at /);
+    await closeSettings(a.page);
+    assert.deepEqual(Object.keys(serverFiles('two')).sort(), kept, 'the same objects, written again');
+    assert.deepEqual(await questions(a.page), all);
   });
 });

@@ -21,6 +21,18 @@ process.once('exit', () => {
   }
 });
 
+/** SIGTERM to `child` (if it still runs), SIGKILL after 5 s; resolves once it has exited. */
+export async function stopProcess(child, exited) {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM');
+    const how = await Promise.race([exited.then(() => 'exited'), sleep(5_000).then(() => 'timeout')]);
+    if (how === 'timeout') {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+}
+
 export async function startListening(command, args, { name, re }) {
   const child = spawn(command, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -51,14 +63,7 @@ export async function startListening(command, args, { name, re }) {
     exited,
     output: () => out,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const how = await Promise.race([exited.then(() => 'exited'), sleep(5_000).then(() => 'timeout')]);
-        if (how === 'timeout') {
-          child.kill('SIGKILL');
-          await exited;
-        }
-      }
+      await stopProcess(child, exited);
       running.delete(child);
     },
   };

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { spawn, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { venvPython, freePort } from './env.mjs';
+import { stopProcess } from './child.mjs';
 
 const execFileP = promisify(execFile);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -123,13 +124,6 @@ async function waitReady(server) {
 export async function stopLlama(server) {
   if (!server) return;
   const { child, exited } = server;
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGTERM');
-    const how = await Promise.race([exited.then(() => 'exited'), sleep(5_000).then(() => 'timeout')]);
-    if (how === 'timeout') {
-      child.kill('SIGKILL');
-      await exited;
-    }
-  }
+  await stopProcess(child, exited);
   running.delete(child);
 }

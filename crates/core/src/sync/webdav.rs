@@ -35,6 +35,15 @@ pub fn folder_url(text: &str) -> Result<String, String> {
     {
         return Err(format!("“{url}” is not an http:// or https:// URL"));
     }
+    // A user name or password inside the URL would be repeated wherever the URL is shown.
+    let authority = url.split("://").nth(1).unwrap_or("");
+    let authority = authority.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return Err(
+            "the WebDAV URL carries a user name or password: type them in their own fields instead"
+                .into(),
+        );
+    }
     Ok(if url.ends_with('/') {
         url.to_string()
     } else {
@@ -230,6 +239,10 @@ mod tests {
         );
         assert!(folder_url("dav.example/sync").is_err());
         assert!(folder_url("https://dav.example/a b").is_err());
+        // A password in the URL is refused (it would be shown back in the status line).
+        let e = folder_url("https://ann:secret@dav.example/sync/").unwrap_err();
+        assert!(!e.contains("secret"), "{e}");
+        assert!(folder_url("https://dav.example/files/a@b/").is_ok());
     }
 
     #[test]
