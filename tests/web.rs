@@ -625,9 +625,12 @@ async fn a_webdav_folder_is_created_listed_and_written_only_as_last_seen() {
     assert_eq!(down.list(&signal).await, Err(DavError::Unreachable));
 }
 
-/// A device's chats held in memory, for sync passes.
+/// A device's chats and prompt templates held in memory, for sync passes.
 #[derive(Default)]
-struct Chats(std::collections::BTreeMap<String, satori::core::session::Session>);
+struct Chats(
+    std::collections::BTreeMap<String, satori::core::session::Session>,
+    satori::core::prompts::UserPrompts,
+);
 
 impl satori::shell::sync::Local for Chats {
     #[allow(clippy::type_complexity)]
@@ -651,6 +654,16 @@ impl satori::shell::sync::Local for Chats {
     }
     fn remove(&mut self, id: &str) -> Result<(), String> {
         self.0.remove(id);
+        Ok(())
+    }
+    fn prompts(&self) -> Result<satori::core::prompts::UserPrompts, String> {
+        Ok(self.1.clone())
+    }
+    fn store_prompts(
+        &mut self,
+        prompts: &satori::core::prompts::UserPrompts,
+    ) -> Result<(), String> {
+        self.1 = prompts.clone();
         Ok(())
     }
 }

@@ -7,11 +7,13 @@
 
 use crate::adapters::crypto::{self, Keys};
 use crate::adapters::webdav::{DavError, Folder};
+use crate::core::prompts::UserPrompts;
 use crate::core::session::Session;
 use crate::core::sync::doc::Doc;
 use crate::core::sync::engine::Replica;
 use crate::core::sync::envelope;
 use crate::core::sync::pass::ours;
+use crate::core::sync::templates::{self, Templates};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use web_sys::AbortSignal;
@@ -48,6 +50,9 @@ pub struct State {
     /// When the last pass ended with every change sent (this device's clock, ms; 0: never).
     #[serde(default)]
     pub synced_at: i64,
+    /// The prompt templates' record.
+    #[serde(default)]
+    pub templates: Templates,
 }
 
 /// An object this device read or wrote.
@@ -66,6 +71,7 @@ impl State {
             replica: Replica::new(device),
             known: BTreeMap::new(),
             synced_at: 0,
+            templates: Templates::default(),
         }
     }
 
@@ -113,6 +119,11 @@ pub trait Local {
     fn store(&mut self, session: Session) -> Result<Session, String>;
     /// Remove chat `id`.
     fn remove(&mut self, id: &str) -> Result<(), String>;
+    /// The user's prompt templates; an error when they cannot be read (then they are neither
+    /// sent nor written over).
+    fn prompts(&self) -> Result<UserPrompts, String>;
+    /// Write the user's prompt templates.
+    fn store_prompts(&mut self, prompts: &UserPrompts) -> Result<(), String>;
 }
 
 /// What a pass did.
@@ -199,6 +210,7 @@ pub async fn pass(
     let listing = conn.folder.list(signal).await?;
     let account = envelope::ACCOUNT_OBJECT;
     let mut remote: BTreeMap<String, Doc> = BTreeMap::new();
+    let mut remote_templates: Option<Doc> = None;
     let listed: BTreeMap<&str, &str> = listing
         .iter()
         .filter(|l| l.name != account && ours(&l.name, account))
@@ -219,7 +231,9 @@ pub async fn pass(
         .collect();
     for name in gone {
         if let Some(k) = state.known.remove(&name) {
-            if state.replica.docs.contains_key(&k.id) {
+            if k.id == templates::ID {
+                state.templates.pending = true;
+            } else if state.replica.docs.contains_key(&k.id) {
                 state.replica.pending.insert(k.id);
             }
         }
@@ -259,6 +273,7 @@ pub async fn pass(
         };
         let object = object.and_then(|o| match o.kind.as_str() {
             "chat" => Ok(o),
+            "templates" if o.id == templates::ID => Ok(o),
             other => Err(format!(
                 "a record of a kind this Satori does not know ({other})"
             )),
@@ -272,7 +287,11 @@ pub async fn pass(
                         etag,
                     },
                 ));
-                remote.insert(o.id, o.doc);
+                if o.kind == "templates" {
+                    remote_templates = Some(o.doc);
+                } else {
+                    remote.insert(o.id, o.doc);
+                }
             }
             Err(why) => report.damaged.push((name.to_string(), why)),
         }
@@ -302,7 +321,40 @@ pub async fn pass(
     for (id, why) in out.unreadable {
         report.damaged.push((id, why));
     }
-    for id in out.upload {
+    // The prompt templates: merged like a chat's fields; never written over when unreadable here.
+    match local.prompts() {
+        Ok(here) => {
+            let clock = &mut state.replica.clock;
+            let out = state
+                .templates
+                .pass(&here, remote_templates.as_ref(), clock, wall);
+            for key in out.unreadable {
+                report
+                    .damaged
+                    .push((format!("template {key}"), "not a template".into()));
+            }
+            if let Some(prompts) = out.store {
+                match local.store_prompts(&prompts) {
+                    Ok(()) => report.stored += 1,
+                    Err(why) => {
+                        state.templates.not_stored();
+                        report.not_stored.push((templates::ID.into(), why));
+                    }
+                }
+            }
+        }
+        Err(why) => {
+            if let Some(theirs) = &remote_templates {
+                state.templates.doc.merge(theirs);
+            }
+            report.not_stored.push((templates::ID.into(), why));
+        }
+    }
+    let mut uploads: Vec<(&str, String)> = out.upload.into_iter().map(|id| ("chat", id)).collect();
+    if state.templates.pending {
+        uploads.push(("templates", templates::ID.to_string()));
+    }
+    for (kind, id) in uploads {
         let name = name_of(conn, &id).await?;
         let seen = state.known.get(&name).map(|k| k.etag.clone());
         // Listed at an ETag this device has not read (it could not open it): never written over.
@@ -310,12 +362,16 @@ pub async fn pass(
             report.waiting += 1;
             continue;
         }
-        let Some(doc) = state.replica.docs.get(&id) else {
+        let doc = match kind {
+            "templates" => Some(&state.templates.doc),
+            _ => state.replica.docs.get(&id),
+        };
+        let Some(doc) = doc else {
             state.replica.uploaded(&id);
             continue;
         };
         let object = Object {
-            kind: "chat".into(),
+            kind: kind.into(),
             id: id.clone(),
             doc: doc.clone(),
         };
@@ -327,7 +383,10 @@ pub async fn pass(
         match conn.folder.put(&name, &sealed, condition, signal).await {
             Ok(etag) => {
                 report.uploaded += 1;
-                state.replica.uploaded(&id);
+                match kind {
+                    "templates" => state.templates.pending = false,
+                    _ => state.replica.uploaded(&id),
+                }
                 match etag {
                     Some(etag) => {
                         state.known.insert(name, Known { id, etag });
@@ -428,6 +487,31 @@ impl Local for StoredChats {
         self.store.remove_chat(id).map_err(|e| e.to_string())?;
         Self::announce(&persist::session_key(id), None);
         self.index(|i| i.remove(id))
+    }
+
+    fn prompts(&self) -> Result<UserPrompts, String> {
+        use crate::core::persist;
+        match self
+            .store
+            .get(persist::KEY_PROMPTS)
+            .map_err(|e| e.to_string())?
+        {
+            None => Ok(UserPrompts::default()),
+            Some(text) => persist::decode_prompts(&text)
+                .map_err(|e| format!("your prompt templates cannot be read here ({e})")),
+        }
+    }
+
+    fn store_prompts(&mut self, prompts: &UserPrompts) -> Result<(), String> {
+        use crate::core::persist;
+        self.store
+            .save_prompts(prompts)
+            .map_err(|e| e.to_string())?;
+        Self::announce(
+            persist::KEY_PROMPTS,
+            Some(&persist::encode_prompts(prompts)),
+        );
+        Ok(())
     }
 }
 

@@ -28,9 +28,17 @@ import {
   poll,
   saveArtifacts,
   storedChat,
+  openPrompts,
+  importPrompts,
 } from './support/browser.mjs';
 
 const e2e = useApp();
+const TEMPLATE = `shipping:
+  version: 1
+  description: Quokka Freight shipping desk
+  system: |
+    You answer questions about parcels sent with Quokka Freight.
+`;
 const USER = 'ann';
 const PASSWORD = 'pw 密码';
 const PASSPHRASE = 'correct horse 电池 staple';
@@ -147,11 +155,15 @@ test('sync: what A writes B gets, B\'s reply reaches A, a wrong passphrase write
   await withDevices(t, ['A', 'B', 'C'], async (a, b, c) => {
     await say(a.page, 'Order #4417 costs 129.50 EUR');
     const title = (await titles(a.page))[0];
+    const prompts = await openPrompts(a.page);
+    await importPrompts(prompts, 'shipping.yaml', TEMPLATE);
+    await prompts.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+    await prompts.getByRole('button', byName('Close')).click();
     assert.match(await startSyncing(a.page, 'one'), /^Synced at /);
     await closeSettings(a.page);
     const files = serverFiles('one');
     assert.ok('satori-sync.json' in files, 'the account object is on the server');
-    assert.equal(Object.keys(files).length, 2, 'the account and one chat');
+    assert.equal(Object.keys(files).length, 3, 'the account, one chat and the templates');
 
     // B had nothing: it downloads first and uploads no emptiness over A.
     assert.match(await startSyncing(b.page, 'one'), /^Synced at /);
@@ -159,6 +171,9 @@ test('sync: what A writes B gets, B\'s reply reaches A, a wrong passphrase write
     await poll(async () => (await titles(b.page)).includes(title), { message: `B lists "${title}"` });
     await chatEntry(b.page, title).click();
     assert.deepEqual(await userTexts(b.page), ['Order #4417 costs 129.50 EUR']);
+    const bPrompts = await openPrompts(b.page);
+    await bPrompts.getByRole('button', { name: /^shipping/ }).waitFor();
+    await bPrompts.getByRole('button', byName('Close')).click();
 
     // B answers in the same chat: its pass follows the change by itself (no button).
     const rewrites = () => dav.log().filter((e) => e.method === 'PUT' && e.status < 300 && e.if_match).length;
@@ -184,21 +199,23 @@ test('sync: what A writes B gets, B\'s reply reaches A, a wrong passphrase write
     // No byte on the server reads as a chat, a title, a model or the API key.
     for (const [name, bytes] of Object.entries(serverFiles('one'))) {
       const text = bytes.toString('latin1') + bytes.toString('utf8');
-      for (const secret of ['4417', '129.50', 'Lyon', 'ZX-81', title.slice(0, 10), 'fake-small', API_KEY, PASSPHRASE, 'Order']) {
+      for (const secret of ['4417', '129.50', 'Lyon', 'ZX-81', title.slice(0, 10), 'fake-small', API_KEY, PASSPHRASE, 'Order', 'Quokka', 'shipping']) {
         assert.ok(!text.includes(secret), `${name} does not hold "${secret}"`);
       }
     }
 
-    // A damaged object: reported, and A's chat is untouched.
-    const chatObject = Object.keys(serverFiles('one')).find((n) => n !== 'satori-sync.json');
-    const file = path.join(root, 'files', 'one', chatObject);
-    const bytes = fs.readFileSync(file);
-    bytes[bytes.length - 5] ^= 0xff;
-    // Replaced as a whole (a new file), as a server or a tool rewriting it would.
-    fs.writeFileSync(`${file}.new`, bytes);
-    fs.renameSync(`${file}.new`, file);
+    // Damaged objects (the chat's and the templates'): reported, and A's chat is untouched.
+    for (const name of Object.keys(serverFiles('one')).filter((n) => n !== 'satori-sync.json')) {
+      const file = path.join(root, 'files', 'one', name);
+      const bytes = fs.readFileSync(file);
+      bytes[bytes.length - 5] ^= 0xff;
+      // Replaced as a whole (a new file), as a server or a tool rewriting it would.
+      fs.writeFileSync(`${file}.new`, bytes);
+      fs.renameSync(`${file}.new`, file);
+    }
     const damaged = await syncNow(a.page);
-    assert.match(damaged, /1 record\(s\) on the server could not be opened/);
+    assert.match(damaged, /2 record\(s\) on the server could not be opened/);
+    assert.match(await a.page.evaluate(() => localStorage.getItem('satori.prompts')), /Quokka Freight/, 'A keeps its template');
     await closeSettings(a.page);
     assert.deepEqual(await titles(a.page), [title]);
     assert.deepEqual(await userTexts(a.page), ['Order #4417 costs 129.50 EUR', 'Ship it to Lyon, ref ZX-81']);

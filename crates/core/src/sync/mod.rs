@@ -17,6 +17,7 @@ pub mod doc;
 pub mod engine;
 pub mod envelope;
 pub mod pass;
+pub mod templates;
 pub mod webdav;
 
 /// How long a deletion is kept, days.
