@@ -1,5 +1,6 @@
 //! A WebDAV folder, the sync server: list it, read an object, write one only if it is as this
-//! device last saw it (`If-Match`) or new (`If-None-Match: *`), create the folder. What the
+//! device last saw it (`If-Match`) or new (`If-None-Match: *`), remove one as last seen (only when
+//! the passphrase changes), create the folder. What the
 //! server says is a typed [`DavError`]; `shell::error_text::dav_problem` says it in words.
 
 use crate::adapters::fetch::{exchange, Exchanged, FetchError};
@@ -37,6 +38,7 @@ pub enum DavError {
 }
 
 /// A sync folder on a WebDAV server, with its credentials.
+#[derive(Clone)]
 pub struct Folder {
     /// Its URL, ending with `/`.
     pub url: String,
@@ -146,6 +148,30 @@ impl Folder {
         match a.status {
             200 | 201 | 204 => Ok(a.headers[0].as_deref().map(|e| e.trim().to_string())),
             404 | 409 => Err(DavError::NoFolder(a.status)),
+            s => Err(DavError::Status(s)),
+        }
+    }
+
+    /// Remove object `name`, only if its ETag on the server is still `seen` (gone already is
+    /// fine).
+    pub async fn delete(
+        &self,
+        name: &str,
+        seen: &str,
+        signal: &AbortSignal,
+    ) -> Result<(), DavError> {
+        let quoted = webdav::if_match(seen);
+        let a = self
+            .send(
+                "DELETE",
+                name,
+                &[("If-Match", quoted.as_str())],
+                None,
+                signal,
+            )
+            .await?;
+        match a.status {
+            200 | 202 | 204 | 404 => Ok(()),
             s => Err(DavError::Status(s)),
         }
     }

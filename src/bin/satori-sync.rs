@@ -195,18 +195,16 @@ pub async fn begin(setup: String) -> Result<String, String> {
             return Err(text);
         }
     };
-    let previous = stored_setup();
     halt();
     let setup = SyncSetup {
         url: conn.folder.url.clone(),
         user: asked.user,
         password: asked.password,
     };
-    // Another folder: what this device knew of the last one does not hold there (forgotten once
-    // no pass of this or another tab is under way).
-    if previous.is_none_or(|p| p.url != setup.url || p.user != setup.user) {
-        lock::exclusive(LOCK, sync::forget_state(), None).await??;
-    }
+    // What this device knew of a folder before does not hold now (another folder, or another
+    // passphrase): forgotten once no pass of this or another tab is under way. The first pass
+    // merges this device's chats with the folder's, as a new device's.
+    lock::exclusive(LOCK, sync::forget_state(), None).await??;
     idb::put_value(KEYS_RECORD, conn.keys().stored()).await?;
     Store::local()
         .save_sync(Some(&setup))
@@ -214,6 +212,62 @@ pub async fn begin(setup: String) -> Result<String, String> {
     run(setup, conn.keys().clone());
     pass_now().await;
     Ok(status())
+}
+
+/// "Change passphrase" (`passphrase`: the new one): the folder's records sealed anew with it
+/// (`satori::shell::sync::rekey`), its keys kept here. Resolves to the status; rejects with what
+/// went wrong (then the old passphrase still holds).
+#[wasm_bindgen]
+pub async fn rekey(passphrase: String) -> Result<String, String> {
+    if passphrase.is_empty() {
+        return Err("Type the new encryption passphrase.".into());
+    }
+    let Some((setup, keys)) = with_runner(|r| (r.setup.clone(), r.keys.clone())) else {
+        return Err("Sync is off.".into());
+    };
+    halt();
+    say("Changing the passphrase…".into());
+    let url = setup.url.clone();
+    let work = {
+        let (setup, keys) = (setup.clone(), keys.clone());
+        async move {
+            let conn = Connection::with_keys(&setup.url, &setup.user, &setup.password, keys)?;
+            let mut state = sync::load_state(&new_id())
+                .await
+                .map_err(SyncError::Local)?;
+            let mut local = StoredChats {
+                store: Store::local(),
+            };
+            let never = web_sys::AbortController::new()
+                .map_err(|_| SyncError::Local("no AbortController".into()))?;
+            let changed = sync::rekey(
+                &conn,
+                &mut state,
+                &mut local,
+                &passphrase,
+                now_ms(),
+                &never.signal(),
+            )
+            .await;
+            sync::save_state(&state).await.map_err(SyncError::Local)?;
+            changed
+        }
+    };
+    let outcome = lock::exclusive(LOCK, work, None).await?;
+    match outcome {
+        Ok((conn, left)) => {
+            idb::put_value(KEYS_RECORD, conn.keys().stored()).await?;
+            run(setup, conn.keys().clone());
+            say(error_text::sync_rekeyed(left));
+            Ok(status())
+        }
+        Err(e) => {
+            run(setup, keys);
+            let text = error_text::sync_problem(&url, &e);
+            say(text.clone());
+            Err(text)
+        }
+    }
 }
 
 /// "Sync now": a pass now. Resolves to the status.

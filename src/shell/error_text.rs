@@ -520,6 +520,8 @@ pub fn sync_problem(url: &str, e: &crate::shell::sync_error::SyncError) -> Strin
         SyncError::Url(why) => format!("The WebDAV URL cannot be used: {why}."),
         SyncError::Local(why) => format!("This device's chats could not be read ({why}), so nothing was synced and nothing was taken as deleted."),
         SyncError::NoAccount => format!("Sync cannot start: {e}."),
+        SyncError::AccountChanged => "The sync folder's encryption passphrase was changed on another device, so nothing was written. Choose Stop syncing, then Start syncing with the new passphrase.".into(),
+        SyncError::NotRekeyed(why) => format!("The passphrase was not changed: {why}."),
     }
 }
 
@@ -532,6 +534,15 @@ pub fn sync_done(time: &str, damaged: usize, not_stored: usize) -> String {
     }
     if not_stored > 0 {
         out.push_str(&format!(" {not_stored} chat(s) from the server could not be saved in this browser (is its storage full?): they are tried again on the next sync."));
+    }
+    out
+}
+
+/// Sync's status line after the passphrase changed (`left`: old objects not removed).
+pub fn sync_rekeyed(left: usize) -> String {
+    let mut out = "The passphrase was changed: everything on the server is encrypted with the new one. Type it on your other devices (Stop syncing, then Start syncing).".to_string();
+    if left > 0 {
+        out.push_str(&format!(" {left} old record(s) could not be removed from the server; nothing can open them now."));
     }
     out
 }

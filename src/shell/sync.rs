@@ -53,6 +53,10 @@ pub struct State {
     /// The prompt templates' record.
     #[serde(default)]
     pub templates: Templates,
+    /// The folder's account object as this device last read it (its passphrase's salt and
+    /// check): another one means the passphrase was changed elsewhere.
+    #[serde(default)]
+    pub account: Option<String>,
 }
 
 /// An object this device read or wrote.
@@ -72,6 +76,7 @@ impl State {
             known: BTreeMap::new(),
             synced_at: 0,
             templates: Templates::default(),
+            account: None,
         }
     }
 
@@ -218,15 +223,41 @@ pub async fn pass(
         .collect();
     // The folder lost its account object (emptied, or replaced): writing records into it would
     // leave them unopenable by any other device.
-    if !listing.iter().any(|l| l.name == account) {
+    let Some(listed_account) = listing.iter().find(|l| l.name == account) else {
         return Err(SyncError::NoAccount);
+    };
+    // The account object changed since this device read it: the same one, or another
+    // passphrase's (then nothing is read or written with these keys).
+    let bare = crate::core::sync::webdav::bare_etag;
+    let seen_account = state.known.get(account).map(|k| bare(&k.etag).to_string());
+    if seen_account.as_deref() != Some(bare(&listed_account.etag)) || state.account.is_none() {
+        let Some((bytes, etag)) = conn.folder.get(account, signal).await? else {
+            return Err(SyncError::NoAccount);
+        };
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        if state.account.as_ref().is_some_and(|known| *known != text) {
+            return Err(SyncError::AccountChanged);
+        }
+        let etag = if etag.is_empty() {
+            listed_account.etag.clone()
+        } else {
+            etag
+        };
+        state.account = Some(text);
+        state.known.insert(
+            account.to_string(),
+            Known {
+                id: account.to_string(),
+                etag,
+            },
+        );
     }
     // Objects this device read or wrote that are gone (someone emptied the folder, or removed
     // them; Satori never does): their chats are written again.
     let gone: Vec<String> = state
         .known
         .keys()
-        .filter(|name| !listed.contains_key(name.as_str()))
+        .filter(|name| *name != account && !listed.contains_key(name.as_str()))
         .cloned()
         .collect();
     for name in gone {
@@ -403,6 +434,136 @@ pub async fn pass(
         }
     }
     Ok(report)
+}
+
+/// Change the folder's passphrase to `passphrase`: after a pass (this device in step with the
+/// folder), every record is sealed anew with the new keys under its new name, the account object
+/// is replaced (only if it is still the one this device read), writes made meanwhile under the
+/// old names are merged in (sent with the next pass), and the old objects are removed. Answers
+/// the folder opened with the new keys, and how many old objects could not be removed (they
+/// open with no passphrase now, and are reported as damaged). Other devices stop with [`SyncError::AccountChanged`]
+/// until the new passphrase is typed there.
+pub async fn rekey(
+    conn: &Connection,
+    state: &mut State,
+    local: &mut dyn Local,
+    passphrase: &str,
+    wall: i64,
+    signal: &AbortSignal,
+) -> Result<(Connection, usize), SyncError> {
+    let account = envelope::ACCOUNT_OBJECT;
+    let report = pass(conn, state, local, wall, signal).await?;
+    if report.waiting > 0 {
+        return Err(SyncError::NotRekeyed(
+            "other devices are writing the same chats right now; try again in a moment".into(),
+        ));
+    }
+    if !report.damaged.is_empty() {
+        return Err(SyncError::NotRekeyed(format!(
+            "{} record(s) on the server cannot be opened here, and would be left behind",
+            report.damaged.len()
+        )));
+    }
+    let Some(old_account) = state.known.get(account).map(|k| k.etag.clone()) else {
+        return Err(SyncError::NoAccount);
+    };
+    let (new_account, keys) = crypto::new_account(passphrase).await?;
+    let fresh = Connection {
+        folder: conn.folder.clone(),
+        keys,
+    };
+    // Every record under its new name, sealed with the new keys.
+    let mut records: Vec<(&str, String, Doc)> = state
+        .replica
+        .docs
+        .iter()
+        .map(|(id, doc)| ("chat", id.clone(), doc.clone()))
+        .collect();
+    records.push((
+        "templates",
+        templates::ID.into(),
+        state.templates.doc.clone(),
+    ));
+    let mut known: BTreeMap<String, Known> = BTreeMap::new();
+    for (kind, id, doc) in records {
+        let name = name_of(&fresh, &id).await?;
+        let plain = serde_json::to_vec(&Object {
+            kind: kind.into(),
+            id: id.clone(),
+            doc,
+        })
+        .unwrap_or_default();
+        let sealed = crypto::seal(&fresh.keys, &name, &plain).await?;
+        let etag = fresh.folder.put(&name, &sealed, None, signal).await?;
+        known.insert(
+            name,
+            Known {
+                id,
+                etag: etag.unwrap_or_default(),
+            },
+        );
+    }
+    // The account, only if no other device replaced it meanwhile.
+    let text = serde_json::to_string(&new_account).unwrap_or_default();
+    let etag = match conn
+        .folder
+        .put(account, text.as_bytes(), Some(&old_account), signal)
+        .await
+    {
+        Ok(etag) => etag.unwrap_or_default(),
+        Err(DavError::Changed) => return Err(SyncError::AccountChanged),
+        Err(e) => return Err(e.into()),
+    };
+    // Old objects: any written since this device read them is merged in first.
+    let old: BTreeMap<String, Known> = std::mem::take(&mut state.known);
+    let mut left = 0;
+    for listed in conn.folder.list(signal).await? {
+        let Some(was) = old.get(&listed.name).filter(|_| listed.name != account) else {
+            continue;
+        };
+        let bare = crate::core::sync::webdav::bare_etag;
+        if bare(&listed.etag) != bare(&was.etag) {
+            if let Some((bytes, _)) = conn.folder.get(&listed.name, signal).await? {
+                let opened = crypto::open(&conn.keys, &listed.name, &bytes).await;
+                if let Some(o) = opened
+                    .ok()
+                    .and_then(|p| serde_json::from_slice::<Object>(&p).ok())
+                {
+                    if o.kind == "templates" {
+                        state.templates.doc.merge(&o.doc);
+                        state.templates.pending = true;
+                    } else {
+                        state
+                            .replica
+                            .docs
+                            .entry(o.id.clone())
+                            .or_default()
+                            .merge(&o.doc);
+                        state.replica.pending.insert(o.id);
+                    }
+                }
+            }
+        }
+        // Changed once more meanwhile, or refused: left behind (and said).
+        if conn
+            .folder
+            .delete(&listed.name, &listed.etag, signal)
+            .await
+            .is_err()
+        {
+            left += 1;
+        }
+    }
+    known.insert(
+        account.to_string(),
+        Known {
+            id: account.to_string(),
+            etag,
+        },
+    );
+    state.known = known;
+    state.account = Some(text);
+    Ok((fresh, left))
 }
 
 /// This device's stored chats (the one store every module writes through), as a pass reads and

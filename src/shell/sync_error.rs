@@ -22,6 +22,13 @@ pub enum SyncError {
     /// The folder holds Satori's records but not the account object that opens them.
     #[error("the sync folder holds Satori's records but not its satori-sync.json (removed, or unreadable): nothing was written; put it back, or sync to an empty folder")]
     NoAccount,
+    /// The folder's account is not the one this device opened (its passphrase was changed on
+    /// another device, or the account was started anew).
+    #[error("the sync folder's encryption passphrase was changed on another device (or its account was started anew), so nothing was written")]
+    AccountChanged,
+    /// The passphrase was not changed (why).
+    #[error("the passphrase was not changed: {0}")]
+    NotRekeyed(String),
 }
 
 impl From<DavError> for SyncError {

@@ -323,3 +323,50 @@ test('sync: with the server down A deletes a chat and B writes in another (and r
     assert.deepEqual(await questions(a.page), all);
   });
 });
+
+test('sync: "Change passphrase" seals everything anew, the other device stops until it types the new one, the old one opens nothing', async (t) => {
+  await withDevices(t, ['A', 'B'], async (a, b) => {
+    await say(a.page, 'Invoice 88-K for the Nara office');
+    assert.match(await startSyncing(a.page, 'three'), /^Synced at /);
+    await closeSettings(a.page);
+    assert.match(await startSyncing(b.page, 'three'), /^Synced at /);
+    await closeSettings(b.page);
+    const before = serverFiles('three');
+
+    await a.page.getByRole('button', byName('Settings')).first().click();
+    const dialog = a.page.getByRole('dialog', byName('Settings'));
+    await dialog.getByLabel('New encryption passphrase', { exact: true }).fill('a new passphrase 新的');
+    await dialog.getByRole('button', byName('Change passphrase')).click();
+    assert.match(await settled(a.page), /^The passphrase was changed/);
+    await closeSettings(a.page);
+    const after = serverFiles('three');
+    assert.equal(Object.keys(after).length, Object.keys(before).length, 'as many objects as before');
+    for (const name of Object.keys(before)) {
+      if (name !== 'satori-sync.json') assert.ok(!(name in after), `the old object ${name} is gone`);
+    }
+    assert.notDeepEqual(after['satori-sync.json'], before['satori-sync.json'], 'a new account object');
+
+    // B still has the old keys: it stops, writing nothing, and keeps its chats.
+    const stopped = await syncNow(b.page);
+    assert.match(stopped, /passphrase was changed on another device/);
+    assert.deepEqual(serverFiles('three'), after, 'B wrote nothing');
+    const dlgB = b.page.getByRole('dialog', byName('Settings'));
+    await dlgB.getByRole('button', byName('Stop syncing')).click();
+    await poll(async () => /^Sync is off/.test((await syncStatus(b.page).textContent()) ?? ''), { message: 'B stopped' });
+    await closeSettings(b.page);
+    assert.match(await startSyncing(b.page, 'three'), /passphrase is not the one/, 'the old passphrase opens nothing');
+    await closeSettings(b.page);
+    assert.match(await startSyncing(b.page, 'three', { passphrase: 'a new passphrase 新的' }), /^Synced at /);
+    await closeSettings(b.page);
+
+    // A's next message reaches B under the new passphrase.
+    await say(a.page, 'Paid on 3 March');
+    assert.match(await syncNow(a.page), /^Synced at /);
+    assert.match(await syncNow(b.page), /^Synced at /);
+    await closeSettings(b.page);
+    const title = (await titles(a.page))[0];
+    await chatEntry(b.page, title).click();
+    await poll(async () => (await userTexts(b.page)).length === 2, { message: 'B shows both messages' });
+    assert.deepEqual(await userTexts(b.page), ['Invoice 88-K for the Nara office', 'Paid on 3 March']);
+  });
+});

@@ -408,6 +408,8 @@ pub enum SyncCall {
     Start,
     /// "Start syncing": JSON `{url, user, password, passphrase}`.
     Begin { setup: String },
+    /// "Change passphrase" to the new one.
+    Rekey { passphrase: String },
     /// "Sync now".
     Now,
     /// "Stop syncing".
@@ -424,6 +426,7 @@ impl Call for SyncCall {
         match self {
             SyncCall::Start => "start",
             SyncCall::Begin { .. } => "begin",
+            SyncCall::Rekey { .. } => "rekey",
             SyncCall::Now => "now",
             SyncCall::Stop => "stop",
             SyncCall::Status => "status",
@@ -433,6 +436,7 @@ impl Call for SyncCall {
     fn args(&self) -> [Option<&str>; 2] {
         match self {
             SyncCall::Begin { setup } => [Some(setup), None],
+            SyncCall::Rekey { passphrase } => [Some(passphrase), None],
             _ => [None, None],
         }
     }
@@ -502,6 +506,7 @@ pub fn every_call() -> Vec<(Module, &'static str, Vec<String>, Option<&'static s
         row(AgentCall::Structured { input: t("a") }),
         row(SyncCall::Start),
         row(SyncCall::Begin { setup: t("a") }),
+        row(SyncCall::Rekey { passphrase: t("a") }),
         row(SyncCall::Now),
         row(SyncCall::Stop),
         row(SyncCall::Status),

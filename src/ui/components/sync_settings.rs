@@ -33,6 +33,7 @@ pub fn SyncSection() -> impl IntoView {
     let password = RwSignal::new(String::new());
     let passphrase = RwSignal::new(String::new());
     let status = RwSignal::new(String::new());
+    let new_passphrase = RwSignal::new(String::new());
     let busy = RwSignal::new(false);
     // Sync is on in this browser (a setup is stored).
     let stored = Store::local()
@@ -103,9 +104,15 @@ pub fn SyncSection() -> impl IntoView {
             <label>"User name"<input type="text" autocomplete="off" prop:value=move || user.get() prop:disabled=move || on.get() on:input=move |ev| user.set(event_target_value(&ev)) /></label>
             <label class:hidden=move || on.get()>"Password"<input type="password" autocomplete="new-password" prop:value=move || password.get() on:input=move |ev| password.set(event_target_value(&ev)) /></label>
             <label class:hidden=move || on.get()>"Encryption passphrase"<input type="password" autocomplete="new-password" prop:value=move || passphrase.get() on:input=move |ev| passphrase.set(event_target_value(&ev)) /></label>
+            <label class:hidden=move || !on.get()>"New encryption passphrase"<input type="password" autocomplete="new-password" prop:value=move || new_passphrase.get() on:input=move |ev| new_passphrase.set(event_target_value(&ev)) /></label>
             <div class="sync-actions">
                 <button type="button" class:hidden=move || on.get() prop:disabled=move || busy.get() on:click=start>"Start syncing"</button>
                 <button type="button" class:hidden=move || !on.get() prop:disabled=move || busy.get() on:click=move |_| act(SyncCall::Now, None)>"Sync now"</button>
+                <button type="button" class:hidden=move || !on.get() prop:disabled=move || busy.get() on:click=move |_| {
+                    let passphrase = new_passphrase.get_untracked();
+                    new_passphrase.set(String::new());
+                    act(SyncCall::Rekey { passphrase }, None)
+                }>"Change passphrase"</button>
                 <button type="button" class:hidden=move || !on.get() prop:disabled=move || busy.get() on:click=move |_| act(SyncCall::Stop, Some(false))>"Stop syncing"</button>
             </div>
             <p class="sync-status" role="status" aria-label="Sync status">{move || status.get()}</p>
