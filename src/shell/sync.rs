@@ -479,11 +479,13 @@ pub async fn rekey(
         .iter()
         .map(|(id, doc)| ("chat", id.clone(), doc.clone()))
         .collect();
-    records.push((
-        "templates",
-        templates::ID.into(),
-        state.templates.doc.clone(),
-    ));
+    if state.templates.doc != Doc::default() {
+        records.push((
+            "templates",
+            templates::ID.into(),
+            state.templates.doc.clone(),
+        ));
+    }
     let mut known: BTreeMap<String, Known> = BTreeMap::new();
     for (kind, id, doc) in records {
         let name = name_of(&fresh, &id).await?;

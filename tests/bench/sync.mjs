@@ -47,7 +47,7 @@ async function settled(page) {
   await page.waitForFunction(
     () => {
       const t = document.querySelector('.sync-status')?.textContent ?? '';
-      return t !== '' && !/Connecting…|Syncing…/.test(t);
+      return t !== '' && !t.endsWith('…');
     },
     null,
     { timeout: 600_000 },

@@ -96,7 +96,8 @@ async function settled(page, { timeout = 30_000 } = {}) {
   await poll(
     async () => {
       text = (await syncStatus(page).textContent()) ?? '';
-      return text !== '' && !/Connecting…|Syncing…/.test(text);
+      // A step under way ends with "…" (Connecting…, Syncing…, Changing the passphrase…).
+      return text !== '' && !text.endsWith('…');
     },
     { timeout, message: 'the sync status to settle' },
   );

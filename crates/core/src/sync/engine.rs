@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub type View = BTreeMap<String, Value>;
 
 /// What a device keeps between passes: its clock, its copy of every chat's record as last
-/// synced (deleted ones too, for [`super::TOMBSTONE_DAYS`]), and each chat it holds as it held
+/// synced (deleted ones too: their deletion marks are kept for good), and each chat it holds as it held
 /// it when last in step with the record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Replica {

@@ -5,11 +5,11 @@
 //! deletions removing what was written before them. Nothing here reads a clock or touches the
 //! network; the wall time and the device's id are arguments.
 //!
-//! Deletions: a deleted record keeps its deletion stamp (a few dozen bytes) in its object; a
-//! device that comes back after weeks offline with edits older than the deletion does not bring
-//! the chat back. [`TOMBSTONE_DAYS`] is how long they are to be kept. [`engine`] is one pass over
-//! every chat: this device's changes recorded, the folder's records merged in, what to store,
-//! remove and upload.
+//! Deletions: a deleted record keeps only its deletion stamp (a few dozen bytes) in its object,
+//! kept for good: a device that comes back after any time offline with edits older than the
+//! deletion does not bring the chat back, and an edit made after the deletion keeps the chat.
+//! [`engine`] is one pass over every chat: this device's changes recorded, the folder's records
+//! merged in, what to store, remove and upload; [`templates`] the same for the prompt templates.
 
 pub mod chat;
 pub mod clock;
@@ -19,6 +19,3 @@ pub mod envelope;
 pub mod pass;
 pub mod templates;
 pub mod webdav;
-
-/// How long a deletion is kept, days.
-pub const TOMBSTONE_DAYS: i64 = 400;
