@@ -33,6 +33,8 @@ fn main() {}
 
 /// The IndexedDB record of the account's keys.
 const KEYS_RECORD: &str = "sync.keys";
+/// The IndexedDB record of the account object those keys belong to (its text).
+const ACCOUNT_RECORD: &str = "sync.account";
 /// How often the chat list is looked at for changes, ms.
 const TICK_MS: i32 = 2_000;
 /// A pass this long after the last change seen (changes keep coming while a reply arrives).
@@ -49,7 +51,6 @@ struct Runner {
     /// Which runner of the page this is (a pass of a runner stopped since touches nothing).
     id: u64,
     setup: SyncSetup,
-    keys: Keys,
     /// A pass is running; `again`: another was asked meanwhile.
     busy: bool,
     again: bool,
@@ -139,6 +140,25 @@ fn index_text() -> String {
         .unwrap_or_default()
 }
 
+/// The account's keys and the account object they belong to, as this browser keeps them
+/// (`None`: not kept). Read by each pass, so every tab syncs with the keys of the latest
+/// "Start syncing" or "Change passphrase", whichever tab did it.
+async fn kept_keys() -> Result<Option<(Keys, String)>, String> {
+    let keys = idb::get_value(KEYS_RECORD)
+        .await?
+        .and_then(Keys::from_stored);
+    let account = idb::get(ACCOUNT_RECORD).await?;
+    Ok(keys.zip(account))
+}
+
+/// Keep `conn`'s keys and account object (before the state that goes with them).
+async fn keep_keys(conn: &Connection) -> Result<(), String> {
+    idb::put_value(KEYS_RECORD, conn.keys().stored()).await?;
+    idb::put(ACCOUNT_RECORD, &conn.account).await
+}
+
+const NO_KEYS: &str = "Sync cannot go on here: the keys of its passphrase are not in this browser any more. Choose Stop syncing, then Start syncing with your passphrase.";
+
 /// Start syncing as stored (the page calls this once the app is up). Resolves to the status.
 #[wasm_bindgen]
 pub async fn start() -> Result<String, String> {
@@ -148,14 +168,11 @@ pub async fn start() -> Result<String, String> {
     let Some(setup) = stored_setup() else {
         return Ok(String::new());
     };
-    let keys = idb::get_value(KEYS_RECORD)
-        .await?
-        .and_then(Keys::from_stored);
-    let Some(keys) = keys else {
-        say("Sync cannot go on here: the keys of its passphrase are not in this browser any more. Choose Stop syncing, then Start syncing with your passphrase.".into());
+    if kept_keys().await?.is_none() {
+        say(NO_KEYS.into());
         return Ok(status());
-    };
-    run(setup, keys);
+    }
+    run(setup);
     ask_pass();
     Ok(status())
 }
@@ -202,14 +219,21 @@ pub async fn begin(setup: String) -> Result<String, String> {
         password: asked.password,
     };
     // What this device knew of a folder before does not hold now (another folder, or another
-    // passphrase): forgotten once no pass of this or another tab is under way. The first pass
-    // merges this device's chats with the folder's, as a new device's.
-    lock::exclusive(LOCK, sync::forget_state(), None).await??;
-    idb::put_value(KEYS_RECORD, conn.keys().stored()).await?;
+    // passphrase): forgotten once no pass of this or another tab is under way, and the new keys
+    // kept. The first pass merges this device's chats with the folder's, as a new device's.
+    lock::exclusive(
+        LOCK,
+        async move {
+            sync::forget_state().await?;
+            keep_keys(&conn).await
+        },
+        None,
+    )
+    .await??;
     Store::local()
         .save_sync(Some(&setup))
         .map_err(|e| e.to_string())?;
-    run(setup, conn.keys().clone());
+    run(setup);
     pass_now().await;
     Ok(status())
 }
@@ -222,16 +246,20 @@ pub async fn rekey(passphrase: String) -> Result<String, String> {
     if passphrase.is_empty() {
         return Err("Type the new encryption passphrase.".into());
     }
-    let Some((setup, keys)) = with_runner(|r| (r.setup.clone(), r.keys.clone())) else {
+    let Some(setup) = with_runner(|r| r.setup.clone()) else {
         return Err("Sync is off.".into());
     };
     halt();
     say("Changing the passphrase…".into());
     let url = setup.url.clone();
     let work = {
-        let (setup, keys) = (setup.clone(), keys.clone());
+        let setup = setup.clone();
         async move {
-            let conn = Connection::with_keys(&setup.url, &setup.user, &setup.password, keys)?;
+            let Some((keys, account)) = kept_keys().await.map_err(SyncError::Local)? else {
+                return Err(SyncError::Local(NO_KEYS.into()));
+            };
+            let conn =
+                Connection::with_keys(&setup.url, &setup.user, &setup.password, keys, account)?;
             let mut state = sync::load_state(&new_id())
                 .await
                 .map_err(SyncError::Local)?;
@@ -249,20 +277,24 @@ pub async fn rekey(passphrase: String) -> Result<String, String> {
                 &never.signal(),
             )
             .await;
+            // The new keys before the state that goes with them.
+            if let Ok((fresh, _)) = &changed {
+                keep_keys(fresh).await.map_err(SyncError::Local)?;
+            }
             sync::save_state(&state).await.map_err(SyncError::Local)?;
-            changed
+            changed.map(|(_, left)| left)
         }
     };
     let outcome = lock::exclusive(LOCK, work, None).await?;
+    run(setup);
+    // What was merged during the change goes now; then the change is what the status says.
+    pass_now().await;
     match outcome {
-        Ok((conn, left)) => {
-            idb::put_value(KEYS_RECORD, conn.keys().stored()).await?;
-            run(setup, conn.keys().clone());
+        Ok(left) => {
             say(error_text::sync_rekeyed(left));
             Ok(status())
         }
         Err(e) => {
-            run(setup, keys);
             let text = error_text::sync_problem(&url, &e);
             say(text.clone());
             Err(text)
@@ -292,9 +324,13 @@ pub async fn now() -> Result<String, String> {
 pub async fn stop() -> Result<String, String> {
     halt();
     Store::local().save_sync(None).map_err(|e| e.to_string())?;
-    idb::delete(KEYS_RECORD).await?;
     // Once no pass of this or another tab is under way (an aborted one saves nothing).
-    lock::exclusive(LOCK, sync::forget_state(), None).await??;
+    let forget = async {
+        idb::delete(KEYS_RECORD).await?;
+        idb::delete(ACCOUNT_RECORD).await?;
+        sync::forget_state().await
+    };
+    lock::exclusive(LOCK, forget, None).await??;
     say("Sync is off. The chats here stay, and so does everything on the server.".into());
     Ok(status())
 }
@@ -314,7 +350,7 @@ fn halt() {
 }
 
 /// Start the runner: listeners and the tick (the caller runs the first pass).
-fn run(setup: SyncSetup, keys: Keys) {
+fn run(setup: SyncSetup) {
     halt();
     let Some(window) = web_sys::window() else {
         return;
@@ -355,7 +391,6 @@ fn run(setup: SyncSetup, keys: Keys) {
         s.runner = Some(Runner {
             id,
             setup,
-            keys,
             busy: false,
             again: false,
             seen: index_text(),
@@ -420,16 +455,15 @@ async fn pass_now() {
         return;
     }
     loop {
-        let Some((setup, keys, signal)) = with_runner_of(id, |r| {
+        let Some((setup, signal)) = with_runner_of(id, |r| {
             r.again = false;
             r.changed_at = None;
             r.last_pass = now_ms();
-            (r.setup.clone(), r.keys.clone(), r.abort.signal())
+            (r.setup.clone(), r.abort.signal())
         }) else {
             return;
         };
-        let outcome =
-            lock::exclusive(LOCK, one_pass(setup, keys, signal.clone()), Some(&signal)).await;
+        let outcome = lock::exclusive(LOCK, one_pass(setup, signal.clone()), Some(&signal)).await;
         // Stopped meanwhile: whatever comes next says its own status.
         if signal.aborted() {
             return;
@@ -447,7 +481,7 @@ async fn pass_now() {
 }
 
 /// One pass and its retries after a lost race; the status it ends with (`None`: stopped).
-async fn one_pass(setup: SyncSetup, keys: Keys, signal: web_sys::AbortSignal) -> Option<String> {
+async fn one_pass(setup: SyncSetup, signal: web_sys::AbortSignal) -> Option<String> {
     if signal.aborted() {
         return None;
     }
@@ -468,7 +502,17 @@ async fn one_pass(setup: SyncSetup, keys: Keys, signal: web_sys::AbortSignal) ->
             return Some("Sync is off: it was stopped in another tab.".into());
         }
     }
-    let conn = match Connection::with_keys(&setup.url, &setup.user, &setup.password, keys) {
+    let (keys, account) = match kept_keys().await {
+        Ok(Some(kept)) => kept,
+        Ok(None) => return Some(NO_KEYS.into()),
+        Err(e) => {
+            return Some(format!(
+                "Sync could not read its keys in this browser ({e})."
+            ))
+        }
+    };
+    let conn = match Connection::with_keys(&setup.url, &setup.user, &setup.password, keys, account)
+    {
         Ok(c) => c,
         Err(e) => return Some(error_text::sync_problem(&setup.url, &e)),
     };

@@ -21,16 +21,31 @@ use web_sys::AbortSignal;
 pub use crate::shell::sync_error::SyncError;
 
 /// An open sync folder: where, and the keys its passphrase gives.
+#[derive(Clone)]
 pub struct Connection {
     pub folder: Folder,
     keys: Keys,
+    /// The account object the keys belong to (its text): a folder holding another one changed
+    /// passphrase, and nothing is read or written with these keys.
+    pub account: String,
 }
 
 impl Connection {
-    /// The folder at `url` opened with keys kept from an earlier [`connect`].
-    pub fn with_keys(url: &str, user: &str, password: &str, keys: Keys) -> Result<Self, SyncError> {
+    /// The folder at `url` opened with keys kept from an earlier [`connect`] or [`rekey`], with
+    /// the account object they belong to.
+    pub fn with_keys(
+        url: &str,
+        user: &str,
+        password: &str,
+        keys: Keys,
+        account: String,
+    ) -> Result<Self, SyncError> {
         let folder = Folder::new(url, user, password).map_err(SyncError::Url)?;
-        Ok(Connection { folder, keys })
+        Ok(Connection {
+            folder,
+            keys,
+            account,
+        })
     }
 
     /// The keys the passphrase gave.
@@ -172,10 +187,11 @@ pub async fn connect(
     let records = listing
         .iter()
         .any(|l| l.name != envelope::ACCOUNT_OBJECT && ours(&l.name, envelope::ACCOUNT_OBJECT));
-    let keys = loop {
+    let (keys, account) = loop {
         match folder.get(envelope::ACCOUNT_OBJECT, signal).await? {
             Some((bytes, _)) => {
-                break crypto::unlock(&String::from_utf8_lossy(&bytes), passphrase).await?;
+                let text = String::from_utf8_lossy(&bytes).to_string();
+                break (crypto::unlock(&text, passphrase).await?, text);
             }
             // Records without their account: a new account would make them all unreadable.
             None if records => return Err(SyncError::NoAccount),
@@ -186,7 +202,7 @@ pub async fn connect(
                     .put(envelope::ACCOUNT_OBJECT, text.as_bytes(), None, signal)
                     .await
                 {
-                    Ok(_) => break keys,
+                    Ok(_) => break (keys, text),
                     // Another device started the account meanwhile: open theirs.
                     Err(DavError::Changed) => continue,
                     Err(e) => return Err(e.into()),
@@ -194,7 +210,11 @@ pub async fn connect(
             }
         }
     };
-    Ok(Connection { folder, keys })
+    Ok(Connection {
+        folder,
+        keys,
+        account,
+    })
 }
 
 /// The name of chat `id`'s object.
@@ -235,7 +255,7 @@ pub async fn pass(
             return Err(SyncError::NoAccount);
         };
         let text = String::from_utf8_lossy(&bytes).to_string();
-        if state.account.as_ref().is_some_and(|known| *known != text) {
+        if text != conn.account {
             return Err(SyncError::AccountChanged);
         }
         let etag = if etag.is_empty() {
@@ -352,8 +372,16 @@ pub async fn pass(
     for (id, why) in out.unreadable {
         report.damaged.push((id, why));
     }
-    // The prompt templates: merged like a chat's fields; never written over when unreadable here.
+    // The prompt templates: merged like a chat's fields; never written over when unreadable here,
+    // and left for the next pass while the folder's record is listed but could not be read (a
+    // device joining would otherwise add its own as if the folder had none).
+    let templates_name = name_of(conn, templates::ID).await?;
+    let templates_unread = remote_templates.is_none()
+        && listed.get(templates_name.as_str()).is_some_and(|etag| {
+            state.known.get(&templates_name).map(|k| bare(&k.etag)) != Some(bare(etag))
+        });
     match local.prompts() {
+        Ok(_) if templates_unread => {}
         Ok(here) => {
             let clock = &mut state.replica.clock;
             let out = state
@@ -368,7 +396,7 @@ pub async fn pass(
                 match local.store_prompts(&prompts) {
                     Ok(()) => report.stored += 1,
                     Err(why) => {
-                        state.templates.not_stored();
+                        state.templates.not_stored(&here);
                         report.not_stored.push((templates::ID.into(), why));
                     }
                 }
@@ -437,12 +465,12 @@ pub async fn pass(
 }
 
 /// Change the folder's passphrase to `passphrase`: after a pass (this device in step with the
-/// folder), every record is sealed anew with the new keys under its new name, the account object
-/// is replaced (only if it is still the one this device read), writes made meanwhile under the
-/// old names are merged in (sent with the next pass), and the old objects are removed. Answers
-/// the folder opened with the new keys, and how many old objects could not be removed (they
-/// open with no passphrase now, and are reported as damaged). Other devices stop with [`SyncError::AccountChanged`]
-/// until the new passphrase is typed there.
+/// folder), every record is sealed anew with the new keys under its new name (removed again if
+/// the change cannot go through), the account object is replaced (only if it is still the one
+/// this device read), and then every old object is read with the old keys, merged in (sent with
+/// the next pass) and removed. Answers the folder opened with the new keys, and how many old
+/// objects were left (they could not be read or removed; nothing opens them now). Other devices
+/// stop with [`SyncError::AccountChanged`] until the new passphrase is typed there.
 pub async fn rekey(
     conn: &Connection,
     state: &mut State,
@@ -468,9 +496,11 @@ pub async fn rekey(
         return Err(SyncError::NoAccount);
     };
     let (new_account, keys) = crypto::new_account(passphrase).await?;
+    let text = serde_json::to_string(&new_account).unwrap_or_default();
     let fresh = Connection {
         folder: conn.folder.clone(),
         keys,
+        account: text.clone(),
     };
     // Every record under its new name, sealed with the new keys.
     let mut records: Vec<(&str, String, Doc)> = state
@@ -487,75 +517,57 @@ pub async fn rekey(
         ));
     }
     let mut known: BTreeMap<String, Known> = BTreeMap::new();
+    let mut failed = None;
     for (kind, id, doc) in records {
-        let name = name_of(&fresh, &id).await?;
-        let plain = serde_json::to_vec(&Object {
-            kind: kind.into(),
-            id: id.clone(),
-            doc,
-        })
-        .unwrap_or_default();
-        let sealed = crypto::seal(&fresh.keys, &name, &plain).await?;
-        let etag = fresh.folder.put(&name, &sealed, None, signal).await?;
-        known.insert(
-            name,
-            Known {
-                id,
-                etag: etag.unwrap_or_default(),
-            },
-        );
-    }
-    // The account, only if no other device replaced it meanwhile.
-    let text = serde_json::to_string(&new_account).unwrap_or_default();
-    let etag = match conn
-        .folder
-        .put(account, text.as_bytes(), Some(&old_account), signal)
-        .await
-    {
-        Ok(etag) => etag.unwrap_or_default(),
-        Err(DavError::Changed) => return Err(SyncError::AccountChanged),
-        Err(e) => return Err(e.into()),
-    };
-    // Old objects: any written since this device read them is merged in first.
-    let old: BTreeMap<String, Known> = std::mem::take(&mut state.known);
-    let mut left = 0;
-    for listed in conn.folder.list(signal).await? {
-        let Some(was) = old.get(&listed.name).filter(|_| listed.name != account) else {
-            continue;
+        let written = async {
+            let name = name_of(&fresh, &id).await?;
+            let object = Object {
+                kind: kind.into(),
+                id: id.clone(),
+                doc,
+            };
+            let plain = serde_json::to_vec(&object).unwrap_or_default();
+            let sealed = crypto::seal(&fresh.keys, &name, &plain).await?;
+            let etag = fresh.folder.put(&name, &sealed, None, signal).await?;
+            Ok::<_, SyncError>((name, etag.unwrap_or_default()))
         };
-        let bare = crate::core::sync::webdav::bare_etag;
-        if bare(&listed.etag) != bare(&was.etag) {
-            if let Some((bytes, _)) = conn.folder.get(&listed.name, signal).await? {
-                let opened = crypto::open(&conn.keys, &listed.name, &bytes).await;
-                if let Some(o) = opened
-                    .ok()
-                    .and_then(|p| serde_json::from_slice::<Object>(&p).ok())
-                {
-                    if o.kind == "templates" {
-                        state.templates.doc.merge(&o.doc);
-                        state.templates.pending = true;
-                    } else {
-                        state
-                            .replica
-                            .docs
-                            .entry(o.id.clone())
-                            .or_default()
-                            .merge(&o.doc);
-                        state.replica.pending.insert(o.id);
-                    }
-                }
+        match written.await {
+            Ok((name, etag)) => {
+                known.insert(name, Known { id, etag });
+            }
+            Err(e) => {
+                failed = Some(e);
+                break;
             }
         }
-        // Changed once more meanwhile, or refused: left behind (and said).
-        if conn
-            .folder
-            .delete(&listed.name, &listed.etag, signal)
-            .await
-            .is_err()
-        {
-            left += 1;
-        }
     }
+    // The account, only if no other device replaced it meanwhile.
+    let switched = match failed {
+        Some(e) => Err(e),
+        None => match conn
+            .folder
+            .put(account, text.as_bytes(), Some(&old_account), signal)
+            .await
+        {
+            Ok(etag) => Ok(etag.unwrap_or_default()),
+            Err(DavError::Changed) => Err(SyncError::AccountChanged),
+            Err(e) => Err(e.into()),
+        },
+    };
+    let etag = match switched {
+        Ok(etag) => etag,
+        // Not changed: the new objects go again (the old passphrase still holds; one that cannot
+        // be removed is left, and read as damaged by every device).
+        Err(e) => {
+            for (name, k) in &known {
+                let _ = fresh.folder.delete(name, &k.etag, signal).await;
+            }
+            return Err(e);
+        }
+    };
+    // Changed: from here on nothing fails the change; what cannot be cleaned up is counted.
+    let old_count = state.known.keys().filter(|n| *n != account).count();
+    let new_names: BTreeSet<String> = known.keys().cloned().collect();
     known.insert(
         account.to_string(),
         Known {
@@ -565,6 +577,57 @@ pub async fn rekey(
     );
     state.known = known;
     state.account = Some(text);
+    let mut left = 0;
+    let listing = match conn.folder.list(signal).await {
+        Ok(l) => l,
+        Err(_) => return Ok((fresh, old_count)),
+    };
+    for listed in listing {
+        if listed.name == account
+            || new_names.contains(&listed.name)
+            || !ours(&listed.name, account)
+        {
+            continue;
+        }
+        // Each old object, as it is now (written meanwhile or not), read with the old keys.
+        let read = match conn.folder.get(&listed.name, signal).await {
+            Ok(Some(got)) => got,
+            Ok(None) => continue,
+            Err(_) => {
+                left += 1;
+                continue;
+            }
+        };
+        let opened = crypto::open(&conn.keys, &listed.name, &read.0).await;
+        let Some(o) = opened
+            .ok()
+            .and_then(|p| serde_json::from_slice::<Object>(&p).ok())
+        else {
+            left += 1;
+            continue;
+        };
+        if o.kind == "templates" {
+            state.templates.doc.merge(&o.doc);
+            state.templates.pending = true;
+        } else {
+            let doc = state.replica.docs.entry(o.id.clone()).or_default();
+            doc.merge(&o.doc);
+            state.replica.pending.insert(o.id);
+        }
+        let etag = if read.1.is_empty() {
+            listed.etag
+        } else {
+            read.1
+        };
+        if fresh
+            .folder
+            .delete(&listed.name, &etag, signal)
+            .await
+            .is_err()
+        {
+            left += 1;
+        }
+    }
     Ok((fresh, left))
 }
 

@@ -326,8 +326,12 @@ test('sync: with the server down A deletes a chat and B writes in another (and r
 });
 
 test('sync: "Change passphrase" seals everything anew, the other device stops until it types the new one, the old one opens nothing', async (t) => {
-  await withDevices(t, ['A', 'B'], async (a, b) => {
+  await withDevices(t, ['A', 'B', 'C'], async (a, b, c) => {
     await say(a.page, 'Invoice 88-K for the Nara office');
+    const prompts = await openPrompts(a.page);
+    await importPrompts(prompts, 'shipping.yaml', TEMPLATE);
+    await prompts.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+    await prompts.getByRole('button', byName('Close')).click();
     assert.match(await startSyncing(a.page, 'three'), /^Synced at /);
     await closeSettings(a.page);
     assert.match(await startSyncing(b.page, 'three'), /^Synced at /);
@@ -346,6 +350,15 @@ test('sync: "Change passphrase" seals everything anew, the other device stops un
       if (name !== 'satori-sync.json') assert.ok(!(name in after), `the old object ${name} is gone`);
     }
     assert.notDeepEqual(after['satori-sync.json'], before['satori-sync.json'], 'a new account object');
+
+    // A new device with the new passphrase reads everything as it was sealed anew.
+    assert.match(await startSyncing(c.page, 'three', { passphrase: 'a new passphrase 新的' }), /^Synced at /);
+    await closeSettings(c.page);
+    const title0 = (await titles(a.page))[0];
+    await poll(async () => (await titles(c.page)).includes(title0), { message: 'C lists A\'s chat' });
+    await chatEntry(c.page, title0).click();
+    assert.deepEqual(await userTexts(c.page), ['Invoice 88-K for the Nara office']);
+    assert.match(await c.page.evaluate(() => localStorage.getItem('satori.prompts')), /Quokka Freight/, 'C has the template');
 
     // B still has the old keys: it stops, writing nothing, and keeps its chats.
     const stopped = await syncNow(b.page);

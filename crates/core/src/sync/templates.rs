@@ -27,7 +27,7 @@ pub fn view_of(prompts: &UserPrompts) -> BTreeMap<String, Value> {
 }
 
 /// The templates a view reads as: those here first, in their order, then the others by key.
-/// A value that is not a template is left out (and said).
+/// A value that is not a template is said; the template here of that key, if any, stays.
 fn prompts_of(view: &BTreeMap<String, Value>, order: &UserPrompts) -> (UserPrompts, Vec<String>) {
     let mut bad = Vec::new();
     let mut read: BTreeMap<&str, UserTemplate> = BTreeMap::new();
@@ -39,7 +39,12 @@ fn prompts_of(view: &BTreeMap<String, Value>, order: &UserPrompts) -> (UserPromp
             Ok(t) if t.template.key == name => {
                 read.insert(name, t);
             }
-            _ => bad.push(name.to_string()),
+            _ => {
+                bad.push(name.to_string());
+                if let Some(here) = order.get(name) {
+                    read.insert(name, here.clone());
+                }
+            }
         }
     }
     let mut templates: Vec<UserTemplate> = order
@@ -143,9 +148,11 @@ impl Templates {
         TemplatesOutcome { store, unreadable }
     }
 
-    /// The templates could not be stored here: the next pass tries again.
-    pub fn not_stored(&mut self) {
-        self.base = None;
+    /// The templates could not be stored here (`local`: what is here still): the record holds
+    /// this device's changes already, so it is in step with `local`; the next pass stores the
+    /// record's templates again.
+    pub fn not_stored(&mut self, local: &UserPrompts) {
+        self.base = Some(view_of(local));
     }
 }
 
