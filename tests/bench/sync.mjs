@@ -93,7 +93,7 @@ async function startSyncing(page) {
   await s.getByLabel('WebDAV URL').fill(`${dav.url}bench/`);
   await s.getByLabel('User name').fill('ann');
   await s.getByLabel('Password').fill('pw');
-  await s.getByLabel('Encryption passphrase').fill('bench passphrase');
+  await s.getByLabel('Encryption passphrase', { exact: true }).fill('bench passphrase');
   await s.getByRole('button', { name: 'Start syncing' }).click();
 }
 

@@ -24,6 +24,8 @@ const ALLOWED = new Set([
   'https', 'Token', 'Esc', 'Enter', 'Shift', 'Ctrl', 'GGUF', 'ID', 'KB', 'MB', 's', 'Bearer',
   'ChatGPT', 'NextChat', 'BetterChatGPT', 'Claude', 'Open', 'WebUI', 'LibreChat', 'zip', 'localhost', 'v', 'api', 'example', 'com',
   'DashScope', 'Streamable', 'CORS', 'Authorization', 'Safari', 'Chrome', 'Firefox',
+  // Sync: the protocol and the servers it names.
+  'WebDAV', 'Nextcloud', 'ownCloud', 'Synology', 'Apache',
   // A template variable's value as the template names it (“reply_language = auto”).
   'auto',
 ]);

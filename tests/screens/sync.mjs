@@ -57,8 +57,8 @@ try {
     await page.locator('.composer textarea').waitFor();
     await page.getByRole('button', { name: 'Settings' }).first().click();
     const section = page.locator('.sync-settings');
-    await section.getByLabel('WebDAV URL').fill('http://127.0.0.1:9/satori/');
-    await section.getByLabel('Encryption passphrase').fill('a passphrase');
+    await section.getByLabel('WebDAV URL', { exact: true }).fill('http://127.0.0.1:9/satori/');
+    await section.getByLabel('Encryption passphrase', { exact: true }).fill('a passphrase');
     await section.getByRole('button', { name: 'Start syncing' }).click();
     await page.waitForFunction(() => /Could not reach/.test(document.querySelector('.sync-status')?.textContent ?? ''), null, { timeout: 30_000 });
     await section.scrollIntoViewIfNeeded();
