@@ -68,10 +68,6 @@ pub struct State {
     /// The prompt templates' record.
     #[serde(default)]
     pub templates: Templates,
-    /// The folder's account object as this device last read it (its passphrase's salt and
-    /// check): another one means the passphrase was changed elsewhere.
-    #[serde(default)]
-    pub account: Option<String>,
 }
 
 /// An object this device read or wrote.
@@ -91,7 +87,6 @@ impl State {
             known: BTreeMap::new(),
             synced_at: 0,
             templates: Templates::default(),
-            account: None,
         }
     }
 
@@ -263,7 +258,6 @@ pub async fn pass(
         } else {
             etag
         };
-        state.account = Some(text);
         state.known.insert(
             account.to_string(),
             Known {
@@ -576,7 +570,6 @@ pub async fn rekey(
         },
     );
     state.known = known;
-    state.account = Some(text);
     let mut left = 0;
     let listing = match conn.folder.list(signal).await {
         Ok(l) => l,

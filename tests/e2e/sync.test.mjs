@@ -124,6 +124,14 @@ async function closeSettings(page) {
   }
 }
 
+/** Prompts → "Import prompts" of TEMPLATE. */
+async function addTemplate(page) {
+  const prompts = await openPrompts(page);
+  await importPrompts(prompts, 'shipping.yaml', TEMPLATE);
+  await prompts.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
+  await prompts.getByRole('button', byName('Close')).click();
+}
+
 async function say(page, text) {
   await sendMessage(page, text);
   await waitIdle(page);
@@ -156,10 +164,7 @@ test('sync: what A writes B gets, B\'s reply reaches A, a wrong passphrase write
   await withDevices(t, ['A', 'B', 'C'], async (a, b, c) => {
     await say(a.page, 'Order #4417 costs 129.50 EUR');
     const title = (await titles(a.page))[0];
-    const prompts = await openPrompts(a.page);
-    await importPrompts(prompts, 'shipping.yaml', TEMPLATE);
-    await prompts.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
-    await prompts.getByRole('button', byName('Close')).click();
+    await addTemplate(a.page);
     assert.match(await startSyncing(a.page, 'one'), /^Synced at /);
     await closeSettings(a.page);
     const files = serverFiles('one');
@@ -328,10 +333,7 @@ test('sync: with the server down A deletes a chat and B writes in another (and r
 test('sync: "Change passphrase" seals everything anew, the other device stops until it types the new one, the old one opens nothing', async (t) => {
   await withDevices(t, ['A', 'B', 'C'], async (a, b, c) => {
     await say(a.page, 'Invoice 88-K for the Nara office');
-    const prompts = await openPrompts(a.page);
-    await importPrompts(prompts, 'shipping.yaml', TEMPLATE);
-    await prompts.getByRole('status').filter({ hasText: 'Imported 1 prompt' }).waitFor();
-    await prompts.getByRole('button', byName('Close')).click();
+    await addTemplate(a.page);
     assert.match(await startSyncing(a.page, 'three'), /^Synced at /);
     await closeSettings(a.page);
     assert.match(await startSyncing(b.page, 'three'), /^Synced at /);
