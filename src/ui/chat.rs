@@ -215,14 +215,25 @@ fn add_and_answer(app: AppState, text: String, notice: Option<String>) -> (bool,
     }
     let id = new_id();
     app.dismiss();
-    let added = app
-        .apply(Command::AddUser {
-            id: id.clone(),
-            text,
-            at: now_ms(),
-        })
-        .is_ok();
-    (added, added && answer_with(app, id, notice))
+    let cmd = Command::AddUser {
+        id: id.clone(),
+        text,
+        at: now_ms(),
+    };
+    ask(app, cmd, id, notice)
+}
+
+/// Add user message `id` by `cmd` (new or edited) and ask for its answer: whether it was
+/// added, and whether the answer was asked for. The question and the start of its answer are
+/// saved in one write, so another tab never reads the question alone (a question it sent then
+/// would go beside the answer, where nothing shows it, instead of after it).
+fn ask(app: AppState, cmd: Command, id: MessageId, notice: Option<String>) -> (bool, bool) {
+    let added = app.apply_unsaved(cmd).is_ok();
+    let asked = added && answer_with(app, id, notice);
+    if added && !asked {
+        app.save_session();
+    }
+    (added, asked)
 }
 
 /// "Run plan": the steps of the plan in tool result `plan_msg` run one by one, each a turn of
@@ -386,17 +397,13 @@ pub fn edit(app: AppState, of: MessageId, text: String) {
         return;
     }
     let id = new_id();
-    if app
-        .apply(Command::EditUser {
-            id: id.clone(),
-            of,
-            text,
-            at: now_ms(),
-        })
-        .is_ok()
-    {
-        answer(app, id);
-    }
+    let cmd = Command::EditUser {
+        id: id.clone(),
+        of,
+        text,
+        at: now_ms(),
+    };
+    ask(app, cmd, id, None);
 }
 
 /// Start a streamed reply to user message `parent`.

@@ -19,6 +19,7 @@ import {
   chatList,
   poll,
   storedChat,
+  chatFrom,
 } from './support/browser.mjs';
 
 const e2e = useApp();
@@ -41,6 +42,29 @@ async function drawn(page) {
 async function storedUserTexts(page) {
   const s = await storedChat(page);
   return s.messages.filter((m) => m.role === 'user').map((m) => m.content).sort();
+}
+
+/**
+ * From now on, page keeps a copy of storage after each chat head it writes (the write that ends a
+ * save: parts go first). What another tab can read of this tab's chat is one of these copies.
+ */
+async function keepSaves(page) {
+  await page.evaluate(() => {
+    const set = Storage.prototype.setItem;
+    window.__saves = [];
+    Storage.prototype.setItem = function (key, value) {
+      set.call(this, key, value);
+      if (key.startsWith('satori.session.')) {
+        window.__saves.push(Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k)])));
+      }
+    };
+  });
+}
+
+/** The open chat as each of page's saves since {@link keepSaves} left it. */
+async function saves(page) {
+  const all = await page.evaluate(() => window.__saves);
+  return all.map((entries) => chatFrom(entries, JSON.parse(entries['satori.index']).active));
 }
 
 async function secondTab(app) {
@@ -67,6 +91,8 @@ test('two tabs on one chat: each shows what the other sent, and sending from bot
     await say(b, 'then from B');
     await poll(async () => (await userTexts(a)).some((x) => x.includes('then from B')), { message: 'A shows B\'s message without a reload' });
     // Both send at the same moment.
+    await keepSaves(a);
+    await keepSaves(b);
     await Promise.all([
       messageBox(a).fill('together A').then(() => messageBox(a).press('Enter')),
       messageBox(b).fill('together B').then(() => messageBox(b).press('Enter')),
@@ -75,6 +101,17 @@ test('two tabs on one chat: each shows what the other sent, and sending from bot
     await waitIdle(b);
     const want = ['first from A', 'then from B', 'together A', 'together B'].sort();
     await poll(async () => JSON.stringify(await storedUserTexts(a)) === JSON.stringify(want), { message: 'the stored chat has every message', timeout: 10_000 });
+    // Neither tab ever wrote a question without the start of its answer: a question the other
+    // tab sent on reading that would go beside the answer (a reply and a question as siblings),
+    // where no variant control reaches it.
+    for (const [name, page] of [['A', a], ['B', b]]) {
+      const written = await saves(page);
+      assert.ok(written.length > 0, `tab ${name} saved`);
+      for (const chat of written.filter(Boolean)) {
+        const leaf = chat.messages.find((m) => m.id === chat.leaf);
+        assert.notEqual(leaf?.role, 'user', `tab ${name} saved the question "${leaf?.content}" without its answer started`);
+      }
+    }
     for (const page of [a, b]) {
       await poll(async () => {
         const shown = await page.evaluate(() => {

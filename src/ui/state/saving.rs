@@ -189,14 +189,20 @@ impl AppState {
 
     /// Apply a command to the open session and save it.
     pub fn apply(&self, cmd: Command) -> Result<(), SessionError> {
+        let result = self.apply_unsaved(cmd);
+        if result.is_ok() {
+            self.save_session();
+        }
+        result
+    }
+
+    /// Apply a command to the open session; the next save writes it.
+    pub fn apply_unsaved(&self, cmd: Command) -> Result<(), SessionError> {
         let mut result = Ok(());
         self.session.update(|s| {
             touch_stored(&s.id, s.touched(&cmd));
             result = s.apply(cmd);
         });
-        if result.is_ok() {
-            self.save_session();
-        }
         result
     }
 
