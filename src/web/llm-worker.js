@@ -204,7 +204,7 @@ async function checked(file, kept) {
       shape = check_file(head, file.size);
     } catch (e) {
       if (typeof e !== 'string') throw e;
-      throw new Failure(400, `“${file.name}” cannot run in the browser: ${e}. Satori runs GGUF files of the SmolLM2 family (llama, ChatML) with Q4_1 or Q8_0 weights.`);
+      throw new Failure(400, `“${file.name}” cannot run in the browser: ${e}. Satori runs GGUF files of the SmolLM2 family (llama, ChatML) in Q4_K_M, Q5_K_M, Q6_K, Q8_0, Q4_0, Q4_1, Q5_0 or Q5_1.`);
     }
     if (shape) {
       const info = { name: file.name, bytes: file.size, kept, head: head.length, ...JSON.parse(shape) };

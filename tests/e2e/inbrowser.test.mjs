@@ -11,7 +11,7 @@ import os from 'node:os';
 import { useApp } from './support/app.mjs';
 import { requireDist } from './support/env.mjs';
 import { startStatic } from './support/static-server.mjs';
-import { smollm2Gguf } from './support/llama.mjs';
+import { smollm2Gguf, quantizedGguf } from './support/llama.mjs';
 import {
   configure,
   waitIdle,
@@ -228,12 +228,13 @@ test('the in-browser model where the browser will not keep it: it answers from m
   });
 });
 
-test('a host without the model says so; a GGUF file picked from disk answers instead, stays after a reload, and a file that is no model or over 2 GB is refused', async (t) => {
+test('a host without the model says so; a GGUF file picked from disk (Q4_K_M, the format people download) answers instead, stays after a reload, and a file that is no model or over 2 GB is refused', async (t) => {
   // This copy of dist/ leaves the model's pieces out, as a host may.
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satori-nomodel-'));
   fs.cpSync(DIST, root, { recursive: true, filter: (src) => !src.startsWith(path.join(DIST, 'model')) });
   const web = await startStatic({ root, prefix: '/' });
-  const gguf = await smollm2Gguf();
+  // Q5_0, Q8_0, Q4_K and Q6_K tensors in one file.
+  const gguf = quantizedGguf('Q4_K_M');
   const builtIn = 'This copy of Satori is served without the in-browser model.';
   try {
     await withApp(e2e.browser, web.url, t, async (app) => {

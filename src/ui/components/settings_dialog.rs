@@ -540,7 +540,7 @@ fn ModelFileSection(error: RwSignal<String>) -> impl IntoView {
                 "Model file (GGUF)"
                 <FilePicker accept=".gguf" disabled=busy on_pick=Callback::new(on_pick) />
             </label>
-            <p class="hint">"A GGUF file of the SmolLM2 family (Q4_1 or Q8_0) runs instead of the built-in model. It is read from this computer, never uploaded."</p>
+            <p class="hint">"A GGUF file of the SmolLM2 family (Q4_K_M, Q5_K_M, Q6_K, Q8_0, Q4_0, Q4_1, Q5_0 or Q5_1) runs instead of the built-in model. It is read from this computer, never uploaded."</p>
             <button type="button" class:hidden=move || !picked.get() prop:disabled=move || busy.get() on:click=move |_| {
                 error.set(String::new());
                 run("forget", None);

@@ -9,6 +9,7 @@
 // A server that fails to become ready is stopped before startLlama() throws, and any server
 // still running when the Node process exits is killed (by its own pid, nothing else).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawn, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -67,6 +68,17 @@ export async function smollm2Gguf() {
   const gguf = findGguf(modelDir);
   if (!gguf) throw new Error(`no *.gguf model file under ${modelDir}: run scripts/setup.sh`);
   return gguf;
+}
+
+/**
+ * The SmolLM2 model in another format (`Q4_K_M`, …), made by scripts/setup.sh with llama.cpp's
+ * own quantizer; throws saying what to run if missing.
+ */
+export function quantizedGguf(format) {
+  const dir = process.env.SATORI_MODELS ?? path.join(process.env.SATORI_CACHE ?? path.join(os.homedir(), '.cache', 'satori'), 'models');
+  const file = path.join(dir, `SmolLM2-135M-Instruct.${format}.gguf`);
+  if (!fs.existsSync(file)) throw new Error(`${file} not found: run scripts/setup.sh`);
+  return file;
 }
 
 /** Starts the llama.cpp server on a free loopback port and waits until it serves `smollm2`. */

@@ -58,8 +58,9 @@ pub enum Value {
     Other(usize),
 }
 
-/// The element types of a tensor this engine can use.
+/// The element types of a tensor this engine can use (named as GGML names them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
 pub enum DType {
     /// 32-bit floats.
     F32,
@@ -71,6 +72,18 @@ pub enum DType {
     Q4_0,
     /// Blocks of 32: f16 scale, 32 signed bytes.
     Q8_0,
+    /// Blocks of 32: f16 scale, 4 bytes of fifth bits, 16 bytes of 4-bit values (offset 16).
+    Q5_0,
+    /// Super-blocks of 256: f16 scale and minimum, 12 bytes of 6-bit sub-block scales and
+    /// minimums, 128 bytes of 4-bit values.
+    Q4_K,
+    /// Super-blocks of 256: 128 bytes of low 4 bits, 64 of high 2 bits, 16 signed sub-block
+    /// scales, f16 scale.
+    Q6_K,
+    /// Blocks of 32: f16 scale and minimum, 4 bytes of fifth bits, 16 bytes of 4-bit values.
+    Q5_1,
+    /// Super-blocks of 256: as `Q4_K`, with 32 bytes of fifth bits before the 4-bit values.
+    Q5_K,
 }
 
 impl DType {
@@ -80,29 +93,38 @@ impl DType {
             1 => DType::F16,
             2 => DType::Q4_0,
             3 => DType::Q4_1,
+            6 => DType::Q5_0,
+            7 => DType::Q5_1,
             8 => DType::Q8_0,
+            12 => DType::Q4_K,
+            13 => DType::Q5_K,
+            14 => DType::Q6_K,
             _ => return None,
         })
     }
 
+    /// Values per block and bytes per block.
+    pub fn block(self) -> (usize, usize) {
+        match self {
+            DType::F32 => (1, 4),
+            DType::F16 => (1, 2),
+            DType::Q4_0 => (32, 18),
+            DType::Q4_1 => (32, 20),
+            DType::Q8_0 => (32, 34),
+            DType::Q5_0 => (32, 22),
+            DType::Q4_K => (256, 144),
+            DType::Q6_K => (256, 210),
+            DType::Q5_1 => (32, 24),
+            DType::Q5_K => (256, 176),
+        }
+    }
+
     /// Bytes taken by `n` elements (`n` a multiple of the block size for quantized types).
     pub fn bytes(self, n: usize) -> Option<usize> {
-        match self {
-            DType::F32 => n.checked_mul(4),
-            DType::F16 => n.checked_mul(2),
-            DType::Q4_0 => n
-                .is_multiple_of(32)
-                .then(|| (n / 32).checked_mul(18))
-                .flatten(),
-            DType::Q4_1 => n
-                .is_multiple_of(32)
-                .then(|| (n / 32).checked_mul(20))
-                .flatten(),
-            DType::Q8_0 => n
-                .is_multiple_of(32)
-                .then(|| (n / 32).checked_mul(34))
-                .flatten(),
-        }
+        let (values, bytes) = self.block();
+        n.is_multiple_of(values)
+            .then(|| (n / values).checked_mul(bytes))
+            .flatten()
     }
 }
 
@@ -307,7 +329,7 @@ pub fn read_head(head: &[u8], total: usize) -> Result<Gguf, GgufError> {
         let dtype = DType::from_ggml(t).ok_or(t);
         let len = match dtype {
             Ok(d) => d.bytes(n).ok_or_else(|| {
-                let whole = matches!(d, DType::F32 | DType::F16) || n.is_multiple_of(32);
+                let whole = n.is_multiple_of(d.block().0);
                 let why = if whole {
                     "too large"
                 } else {

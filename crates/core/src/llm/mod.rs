@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod gguf;
+pub mod kquant;
 pub mod model;
 pub mod quant;
 pub mod request;

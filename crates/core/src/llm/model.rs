@@ -1,5 +1,6 @@
-//! The Llama forward pass (SmolLM2's architecture) over a GGUF file's weights: `Q4_1` or `Q8_0`
-//! matrices, f32 norms, the embedding table (`Q8_0`) tied to the output. One token at a time,
+//! The Llama forward pass (SmolLM2's architecture) over a GGUF file's weights: matrices in
+//! `Q4_0`, `Q4_1`, `Q5_0`, `Q5_1`, `Q8_0`, `Q4_K`, `Q5_K` or `Q6_K` (so the `Q4_K_M`, `Q5_K_M`
+//! and `Q6_K` files people download, which mix several of them), f32 norms, the embedding table tied to the output. One token at a time,
 //! with a key/value cache (values rounded through f16 as llama.cpp keeps them, held as f32) so
 //! each new token reads the history once.
 //!
@@ -8,6 +9,7 @@
 //! residual; RMS norm → SwiGLU feed-forward → residual. Then the final norm and the logits.
 
 use super::gguf::{DType, Gguf, GgufError, TensorInfo};
+use super::kquant;
 use super::quant::{self, Q8};
 use half::f16;
 
@@ -85,7 +87,21 @@ pub struct Model {
     embd: Mat,
     out_norm: Vec<f32>,
     layers: Vec<Layer>,
+    /// Some matrix is in a K format: activations are quantized to `Q8_K` too.
+    k: bool,
 }
+
+/// The types a matrix (or the embedding) may have.
+pub const MATS: [DType; 8] = [
+    DType::Q4_1,
+    DType::Q8_0,
+    DType::Q5_0,
+    DType::Q4_K,
+    DType::Q6_K,
+    DType::Q4_0,
+    DType::Q5_1,
+    DType::Q5_K,
+];
 
 /// Tokens [`Model::feed`] takes at once.
 pub const BATCH: usize = 4;
@@ -134,7 +150,8 @@ struct Plan {
 
 impl Plan {
     /// Checks `g` (a GGUF header with its tensors) against what the forward pass needs: a `llama`
-    /// model with `Q4_1`/`Q8_0` matrices, f32 norms and a `Q8_0` embedding tied to the output.
+    /// model with matrices in [`MATS`], f32 norms and an embedding (one of them) tied to the
+    /// output.
     /// Reads no tensor data, so a file can be checked from its header alone.
     fn of(g: &Gguf) -> Result<Plan, GgufError> {
         if g.s("general.architecture")? != "llama" {
@@ -180,7 +197,7 @@ impl Plan {
             train_ctx: usize_of(g, "llama.context_length")?,
         };
         let (e, kv) = (n_embd as u64, (n_head_kv * head_dim) as u64);
-        let mats = [DType::Q4_1, DType::Q8_0];
+        let mats = MATS;
         let norm = |name: &str| Ok(g.tensor(name, &[e], &[DType::F32])?.start);
         let mat = |name: &str, cols: u64, rows: u64| -> Result<Mat, GgufError> {
             let t = g.tensor(name, &[cols, rows], &mats)?;
@@ -207,7 +224,7 @@ impl Plan {
                 ],
             ));
         }
-        let embd = Mat::of(g.tensor("token_embd.weight", &[e, vocab as u64], &[DType::Q8_0])?)?;
+        let embd = Mat::of(g.tensor("token_embd.weight", &[e, vocab as u64], &MATS)?)?;
         if g.tensors.contains_key("output.weight") {
             return Err(GgufError::Tensor(
                 "output.weight".into(),
@@ -231,8 +248,8 @@ impl Model {
         Plan::of(g).map(|p| p.cfg)
     }
 
-    /// Reads the model from `data`, a whole GGUF file of a `llama` model with `Q4_1`/`Q8_0`/`F32`
-    /// tensors.
+    /// Reads the model from `data`, a whole GGUF file of a `llama` model with tensors in
+    /// [`MATS`] and `F32`.
     pub fn load(data: Vec<u8>) -> Result<Model, GgufError> {
         let plan = Plan::of(&super::gguf::read(&data)?)?;
         let width = plan.cfg.n_embd * 4;
@@ -253,7 +270,14 @@ impl Model {
             })
             .collect();
         let out_norm = norm(plan.out_norm);
+        let k = plan
+            .layers
+            .iter()
+            .flat_map(|l| l.2)
+            .chain([plan.embd])
+            .any(|m| m.dtype.block().0 == kquant::QK_K);
         Ok(Model {
+            k,
             cfg: plan.cfg,
             data,
             embd: plan.embd,
@@ -293,9 +317,25 @@ impl Model {
         let one = |row: &[u8], xq: &Q8| match m.dtype {
             DType::Q4_1 => quant::dot_q4_1(row, xq),
             DType::Q8_0 => quant::dot_q8_0(row, xq),
+            DType::Q5_0 => kquant::dot_q5_0(row, xq),
+            DType::Q4_K => kquant::dot_q4_k(row, &xq.k),
+            DType::Q6_K => kquant::dot_q6_k(row, &xq.k),
+            DType::Q4_0 => kquant::dot_q4_0(row, xq),
+            DType::Q5_1 => kquant::dot_q5_1(row, xq),
+            DType::Q5_K => kquant::dot_q5_k(row, &xq.k),
             _ => unreachable!("checked at load"),
         };
         let data = &self.data[m.start..m.start + m.rows * m.row_bytes];
+        if !matches!(m.dtype, DType::Q4_1 | DType::Q8_0) {
+            // One row at a time (no kernels for several rows or vectors yet).
+            for r in 0..m.rows {
+                let row = &data[r * m.row_bytes..(r + 1) * m.row_bytes];
+                for (b, xq) in x.iter().enumerate() {
+                    out[b * m.rows + r] = one(row, xq);
+                }
+            }
+            return;
+        }
         if n == 1 {
             let (pairs, rest) = data.split_at(m.rows / 2 * 2 * m.row_bytes);
             for (two, o) in pairs
@@ -361,12 +401,21 @@ impl Model {
             .map(|b| rope_table(c.head_dim, s.pos + b, c.rope_base))
             .collect();
         for (b, &t) in tokens.iter().enumerate() {
-            quant::row_q8_0(
-                &self.data[self.embd.start..],
-                e,
-                t as usize,
-                &mut s.x[b * e..(b + 1) * e],
-            );
+            let m = self.embd;
+            let at = m.start + t as usize * m.row_bytes;
+            let row = &self.data[at..at + m.row_bytes];
+            let out = &mut s.x[b * e..(b + 1) * e];
+            match m.dtype {
+                DType::Q8_0 => quant::row_q8_0(row, e, 0, out),
+                DType::Q4_1 => quant::row_q4_1(row, out),
+                DType::Q5_0 => kquant::row_q5_0(row, out),
+                DType::Q4_K => kquant::row_q4_k(row, out),
+                DType::Q6_K => kquant::row_q6_k(row, out),
+                DType::Q4_0 => kquant::row_q4_0(row, out),
+                DType::Q5_1 => kquant::row_q5_1(row, out),
+                DType::Q5_K => kquant::row_q5_k(row, out),
+                _ => unreachable!("checked at load"),
+            }
         }
         for (l, layer) in self.layers.iter().enumerate() {
             for b in 0..n {
@@ -376,7 +425,7 @@ impl Model {
                     c.eps,
                     &mut s.xb[b * e..(b + 1) * e],
                 );
-                s.xq[b].quantize(&s.xb[b * e..(b + 1) * e]);
+                s.xq[b].quantize_both(&s.xb[b * e..(b + 1) * e], self.k);
             }
             self.matmul(&layer.q, &s.xq[..n], &mut s.q[..n * e]);
             self.matmul(&layer.k, &s.xq[..n], &mut s.kv[..n * kvw]);
@@ -445,7 +494,7 @@ impl Model {
                 }
             }
             for b in 0..n {
-                s.xq[b].quantize(&s.xb[b * e..(b + 1) * e]);
+                s.xq[b].quantize_both(&s.xb[b * e..(b + 1) * e], self.k);
             }
             self.matmul(&layer.o, &s.xq[..n], &mut s.q[..n * e]);
             for (x, d) in s.x[..n * e].iter_mut().zip(&s.q[..n * e]) {
@@ -459,7 +508,7 @@ impl Model {
                     c.eps,
                     &mut s.xb[b * e..(b + 1) * e],
                 );
-                s.xq[b].quantize(&s.xb[b * e..(b + 1) * e]);
+                s.xq[b].quantize_both(&s.xb[b * e..(b + 1) * e], self.k);
             }
             self.matmul(&layer.gate, &s.xq[..n], &mut s.hb[..n * ff]);
             self.matmul(&layer.up, &s.xq[..n], &mut s.hb2[..n * ff]);
@@ -467,7 +516,7 @@ impl Model {
                 *g = *g / (1.0 + (-*g).exp()) * u;
             }
             for b in 0..n {
-                s.xq[b].quantize(&s.hb[b * ff..(b + 1) * ff]);
+                s.xq[b].quantize_both(&s.hb[b * ff..(b + 1) * ff], self.k);
             }
             self.matmul(&layer.down, &s.xq[..n], &mut s.q[..n * e]);
             for (x, d) in s.x[..n * e].iter_mut().zip(&s.q[..n * e]) {
@@ -477,7 +526,7 @@ impl Model {
         if logits {
             let last = (n - 1) * e;
             rms_norm(&s.x[last..last + e], &self.out_norm, c.eps, &mut s.xb[..e]);
-            s.xq[0].quantize(&s.xb[..e]);
+            s.xq[0].quantize_both(&s.xb[..e], self.k);
             let embd = self.embd;
             self.matmul(&embd, &s.xq[..1], &mut s.logits);
         }

@@ -15,6 +15,8 @@ use half::f16;
 
 /// Values per block.
 pub const QK: usize = 32;
+/// Values per super-block of the K formats (`super::kquant`).
+pub const QK_K: usize = 256;
 /// Bytes of a `Q4_1` block.
 pub const Q4_1_BYTES: usize = 20;
 /// Bytes of a `Q8_0` block.
@@ -36,6 +38,8 @@ pub struct Q8 {
     /// The values as i16, each half block in the order [`PERM`] gives (the SIMD kernels read
     /// these: widened once per vector, not once per row).
     pub w: Vec<i16>,
+    /// The same vector as `Q8_K`, for weights in a K format ([`Q8::quantize_k`]).
+    pub k: Q8K,
 }
 
 /// The order the SIMD kernels take the 16 values of a half block in: `i32x4.dot_i16x8` of the
@@ -70,6 +74,66 @@ impl Q8 {
             for half in block.chunks_exact(16) {
                 self.w.extend(PERM.iter().map(|&j| i16::from(half[j])));
             }
+        }
+    }
+}
+
+impl Q8 {
+    /// Quantizes `x` as [`Q8::quantize`] does and, for `k` (and a length that is a multiple of
+    /// 256), as `Q8_K` too.
+    pub fn quantize_both(&mut self, x: &[f32], k: bool) {
+        self.quantize(x);
+        if k && x.len().is_multiple_of(QK_K) {
+            self.k.quantize(x);
+        }
+    }
+}
+
+/// A vector quantized to `Q8_K`.
+#[derive(Debug, Clone, Default)]
+pub struct Q8K {
+    /// Per super-block: the scale.
+    pub d: Vec<f32>,
+    /// The values.
+    pub q: Vec<i8>,
+    /// Per 16 values: their sum.
+    pub bsums: Vec<i16>,
+}
+
+impl Q8K {
+    /// Quantizes `x` (its length a multiple of 256) into `self`, reusing its buffers, as
+    /// llama.cpp's `quantize_row_q8_K_ref`: the value of largest magnitude maps to −127, the
+    /// others rounded half to even.
+    pub fn quantize(&mut self, x: &[f32]) {
+        self.d.clear();
+        self.q.clear();
+        self.bsums.clear();
+        for b in x.chunks_exact(QK_K) {
+            let (mut max, mut amax) = (0f32, 0f32);
+            for &v in b {
+                if v.abs() > amax {
+                    amax = v.abs();
+                    max = v;
+                }
+            }
+            if amax == 0.0 {
+                self.d.push(0.0);
+                self.q.extend([0i8; QK_K]);
+                self.bsums.extend([0i16; QK_K / 16]);
+                continue;
+            }
+            let iscale = -127.0 / max;
+            let start = self.q.len();
+            self.q.extend(
+                b.iter()
+                    .map(|&v| ((iscale * v).round_ties_even() as i32).min(127) as i8),
+            );
+            let q = &self.q[start..];
+            self.bsums.extend(
+                q.chunks_exact(16)
+                    .map(|c| c.iter().map(|&v| i16::from(v)).sum::<i16>()),
+            );
+            self.d.push(1.0 / iscale);
         }
     }
 }
@@ -439,6 +503,17 @@ pub fn row_q8_0(data: &[u8], cols: usize, i: usize, out: &mut [f32]) {
         let d = h(blk, 0);
         for (v, &q) in o.iter_mut().zip(&blk[2..34]) {
             *v = d * f32::from(q as i8);
+        }
+    }
+}
+
+/// A `Q4_1` row (whole blocks) as floats (`dequantize_row_q4_1`).
+pub fn row_q4_1(row: &[u8], out: &mut [f32]) {
+    for (blk, o) in row.chunks_exact(Q4_1_BYTES).zip(out.chunks_exact_mut(QK)) {
+        let (d, m) = (h(blk, 0), h(blk, 2));
+        for (j, b) in blk[4..20].iter().enumerate() {
+            o[j] = f32::from(b & 0x0F) * d + m;
+            o[j + 16] = f32::from(b >> 4) * d + m;
         }
     }
 }
