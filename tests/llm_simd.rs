@@ -4,6 +4,7 @@
 #![cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 
 use half::f16;
+use satori::core::llm::kquant;
 use satori::core::llm::quant::{self, reference, Q4_1_BYTES, Q8, Q8_0_BYTES, QK};
 use wasm_bindgen_test::*;
 
@@ -110,5 +111,13 @@ fn simd_dot_products_equal_the_plain_ones() {
         assert_eq!(a.to_bits(), b.to_bits(), "Q4_1, case {case}: {a} vs {b}");
         let (a, b) = (quant::dot_q8_0(&q8, &xq), reference::dot_q8_0(&q8, &xq));
         assert_eq!(a.to_bits(), b.to_bits(), "Q8_0, case {case}: {a} vs {b}");
+        // Q5_0: scale, 32 fifth bits, 16 bytes of nibbles.
+        let mut q5 = Vec::with_capacity(blocks * kquant::Q5_0_BYTES);
+        for _ in 0..blocks {
+            q5.extend(half_bytes(g.f(0.05)));
+            q5.extend((0..20).map(|_| g.next() as u8));
+        }
+        let (a, b) = (kquant::dot_q5_0(&q5, &xq), kquant::dot_q5_0_plain(&q5, &xq));
+        assert_eq!(a.to_bits(), b.to_bits(), "Q5_0, case {case}: {a} vs {b}");
     }
 }

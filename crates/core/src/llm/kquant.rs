@@ -120,9 +120,78 @@ fn dot_32(row: &[u8], x: &Q8, bytes: usize, values: fn(&[u8]) -> [i8; 32]) -> f3
     hsum8(acc)
 }
 
-/// Dot product of one `Q5_0` row with a `Q8_0` vector.
-pub fn dot_q5_0(row: &[u8], x: &Q8) -> f32 {
+/// Dot product of one `Q5_0` row with a `Q8_0` vector, in plain Rust: what runs natively, and
+/// what checks the SIMD128 kernel in wasm.
+pub fn dot_q5_0_plain(row: &[u8], x: &Q8) -> f32 {
     dot_32(row, x, Q5_0_BYTES, values_q5_0)
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+pub use self::dot_q5_0_plain as dot_q5_0;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub use simd::dot_q5_0;
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd {
+    use super::{h, Q5_0_BYTES, Q8, QK};
+    use core::arch::wasm32::*;
+
+    /// [`super::super::quant::PERM`] as a swizzle.
+    const PERM: v128 = u8x16(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+
+    /// Byte `j` of the result: 0x10 where bit `j` of the two bytes of `qh` that `pick` selects
+    /// (bytes 0–7 from the first, 8–15 from the second) is set.
+    #[inline(always)]
+    fn fifth_bits(qh: v128, pick: v128) -> v128 {
+        let bit = u8x16(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128);
+        let set = i8x16_ne(v128_and(i8x16_swizzle(qh, pick), bit), u8x16_splat(0));
+        v128_and(set, u8x16_splat(0x10))
+    }
+
+    /// The four lane sums of 16 values (i8 in [`PERM`] order) against 16 activations `y` (i16,
+    /// same order).
+    #[inline(always)]
+    unsafe fn lanes(v: v128, y: *const i16) -> v128 {
+        i32x4_add(
+            i32x4_dot_i16x8(i16x8_extend_low_i8x16(v), v128_load(y as *const v128)),
+            i32x4_dot_i16x8(
+                i16x8_extend_high_i8x16(v),
+                v128_load(y.add(8) as *const v128),
+            ),
+        )
+    }
+
+    /// [`super::dot_q5_0_plain`] with the eight lanes in two vectors (the same roundings).
+    pub fn dot_q5_0(row: &[u8], x: &Q8) -> f32 {
+        let blocks = row.len() / Q5_0_BYTES;
+        assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks);
+        let (mut a0, mut a1) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        let (pick_lo, pick_hi) = (
+            u8x16(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+            u8x16(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+        );
+        for (i, blk) in row.chunks_exact(Q5_0_BYTES).enumerate() {
+            let dd = f32x4_splat(h(blk, 0) * x.d[i]);
+            let qh = u32x4_splat(u32::from_le_bytes([blk[2], blk[3], blk[4], blk[5]]));
+            // SAFETY: a block has 16 bytes of nibbles after its 6 bytes of scale and fifth bits,
+            // and `x.w` holds 32 values per block (checked above); unaligned loads are allowed.
+            let (l0, l1) = unsafe {
+                let qs = v128_load(blk.as_ptr().add(6) as *const v128);
+                let lo = v128_or(v128_and(qs, u8x16_splat(0x0F)), fifth_bits(qh, pick_lo));
+                let hi = v128_or(u8x16_shr(qs, 4), fifth_bits(qh, pick_hi));
+                let off = i8x16_splat(16);
+                let lo = i8x16_sub(i8x16_swizzle(lo, PERM), off);
+                let hi = i8x16_sub(i8x16_swizzle(hi, PERM), off);
+                let y = x.w.as_ptr().add(i * QK);
+                (lanes(lo, y), lanes(hi, y.add(16)))
+            };
+            a0 = f32x4_add(a0, f32x4_mul(dd, f32x4_convert_i32x4(l0)));
+            a1 = f32x4_add(a1, f32x4_mul(dd, f32x4_convert_i32x4(l1)));
+        }
+        let t = f32x4_add(a0, a1);
+        (f32x4_extract_lane::<0>(t) + f32x4_extract_lane::<2>(t))
+            + (f32x4_extract_lane::<1>(t) + f32x4_extract_lane::<3>(t))
+    }
 }
 
 /// Dot product of one `Q4_0` row with a `Q8_0` vector.
