@@ -119,5 +119,30 @@ fn simd_dot_products_equal_the_plain_ones() {
         }
         let (a, b) = (kquant::dot_q5_0(&q5, &xq), kquant::dot_q5_0_plain(&q5, &xq));
         assert_eq!(a.to_bits(), b.to_bits(), "Q5_0, case {case}: {a} vs {b}");
+        // The K formats, on the first 256-value multiple of the activations.
+        let k_blocks = n / 256;
+        if k_blocks > 0 {
+            let mut xk = Q8::default();
+            xk.quantize_both(&x[..k_blocks * 256], true);
+            let mut q4k = Vec::new();
+            let mut q6k = Vec::new();
+            for _ in 0..k_blocks {
+                q4k.extend(half_bytes(g.f(0.01)));
+                q4k.extend(half_bytes(g.f(0.05)));
+                q4k.extend((0..140).map(|_| g.next() as u8));
+                q6k.extend((0..208).map(|_| g.next() as u8));
+                q6k.extend(half_bytes(g.f(0.01)));
+            }
+            let (a, b) = (
+                kquant::dot_q4_k(&q4k, &xk.k),
+                kquant::dot_q4_k_plain(&q4k, &xk.k),
+            );
+            assert_eq!(a.to_bits(), b.to_bits(), "Q4_K, case {case}: {a} vs {b}");
+            let (a, b) = (
+                kquant::dot_q6_k(&q6k, &xk.k),
+                kquant::dot_q6_k_plain(&q6k, &xk.k),
+            );
+            assert_eq!(a.to_bits(), b.to_bits(), "Q6_K, case {case}: {a} vs {b}");
+        }
     }
 }

@@ -127,13 +127,15 @@ pub fn dot_q5_0_plain(row: &[u8], x: &Q8) -> f32 {
 }
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-pub use self::dot_q5_0_plain as dot_q5_0;
+pub use self::{
+    dot_q4_k_plain as dot_q4_k, dot_q5_0_plain as dot_q5_0, dot_q6_k_plain as dot_q6_k,
+};
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-pub use simd::dot_q5_0;
+pub use simd::{dot_q4_k, dot_q5_0, dot_q6_k};
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
-    use super::{h, Q5_0_BYTES, Q8, QK};
+    use super::{h, scale_min_k4, Q4_K_BYTES, Q5_0_BYTES, Q6_K_BYTES, Q8, Q8K, QK, QK_K};
     use core::arch::wasm32::*;
 
     /// [`super::super::quant::PERM`] as a swizzle.
@@ -188,9 +190,125 @@ mod simd {
             a0 = f32x4_add(a0, f32x4_mul(dd, f32x4_convert_i32x4(l0)));
             a1 = f32x4_add(a1, f32x4_mul(dd, f32x4_convert_i32x4(l1)));
         }
+        hsum(a0, a1)
+    }
+
+    /// The eight lanes in two vectors, added as ggml's `hsum_float_8` adds them.
+    #[inline(always)]
+    fn hsum(a0: v128, a1: v128) -> f32 {
         let t = f32x4_add(a0, a1);
         (f32x4_extract_lane::<0>(t) + f32x4_extract_lane::<2>(t))
             + (f32x4_extract_lane::<1>(t) + f32x4_extract_lane::<3>(t))
+    }
+
+    /// [`lanes`] of 16 values from 0 to 63 (u8 in natural order).
+    #[inline(always)]
+    unsafe fn lanes_u(v: v128, y: *const i16) -> v128 {
+        let v = i8x16_swizzle(v, PERM);
+        i32x4_add(
+            i32x4_dot_i16x8(u16x8_extend_low_u8x16(v), v128_load(y as *const v128)),
+            i32x4_dot_i16x8(
+                u16x8_extend_high_u8x16(v),
+                v128_load(y.add(8) as *const v128),
+            ),
+        )
+    }
+
+    /// [`super::dot_q4_k_plain`] with the eight lanes in two vectors (the same roundings).
+    pub fn dot_q4_k(row: &[u8], x: &Q8K) -> f32 {
+        let blocks = row.len() / Q4_K_BYTES;
+        assert!(x.w.len() >= blocks * QK_K && x.d.len() >= blocks && x.bsums.len() >= blocks * 16);
+        let (mut a0, mut a1) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        let mut acc_m = [0f32; 4];
+        for (i, blk) in row.chunks_exact(Q4_K_BYTES).enumerate() {
+            let d = x.d[i] * h(blk, 0);
+            let dmin = -x.d[i] * h(blk, 2);
+            let bsums = &x.bsums[i * 16..(i + 1) * 16];
+            let (mut sc, mut m) = ([0i32; 8], [0i32; 8]);
+            for j in 0..8 {
+                let (s, mn) = scale_min_k4(j, &blk[4..16]);
+                (sc[j], m[j]) = (i32::from(s), i32::from(mn));
+            }
+            for (u, a) in acc_m.iter_mut().enumerate() {
+                let sub = |s: usize| i32::from(bsums[2 * s]) + i32::from(bsums[2 * s + 1]);
+                let prod = m[2 * u] * sub(2 * u) + m[2 * u + 1] * sub(2 * u + 1);
+                *a += dmin * prod as f32;
+            }
+            let (mut s0, mut s1) = (i32x4_splat(0), i32x4_splat(0));
+            // SAFETY: a super-block has 128 bytes of nibbles after its 16 bytes of scales, and
+            // `x.w` holds 256 values per super-block (checked above).
+            unsafe {
+                let y = x.w.as_ptr().add(i * QK_K);
+                for j in 0..4 {
+                    let (lo_s, hi_s) = (i32x4_splat(sc[2 * j]), i32x4_splat(sc[2 * j + 1]));
+                    for (half, s) in [&mut s0, &mut s1].into_iter().enumerate() {
+                        let q = v128_load(blk.as_ptr().add(16 + 32 * j + 16 * half) as *const v128);
+                        let lo = lanes_u(v128_and(q, u8x16_splat(0x0F)), y.add(64 * j + 16 * half));
+                        let hi = lanes_u(u8x16_shr(q, 4), y.add(64 * j + 32 + 16 * half));
+                        *s = i32x4_add(*s, i32x4_add(i32x4_mul(lo_s, lo), i32x4_mul(hi_s, hi)));
+                    }
+                }
+            }
+            let d = f32x4_splat(d);
+            a0 = f32x4_add(a0, f32x4_mul(d, f32x4_convert_i32x4(s0)));
+            a1 = f32x4_add(a1, f32x4_mul(d, f32x4_convert_i32x4(s1)));
+        }
+        let m = (acc_m[0] + acc_m[2]) + (acc_m[1] + acc_m[3]);
+        hsum(a0, a1) + m
+    }
+
+    /// [`super::dot_q6_k_plain`] with the eight lanes in two vectors (the same roundings).
+    pub fn dot_q6_k(row: &[u8], x: &Q8K) -> f32 {
+        let blocks = row.len() / Q6_K_BYTES;
+        assert!(x.w.len() >= blocks * QK_K && x.d.len() >= blocks && x.bsums.len() >= blocks * 16);
+        let (mut a0, mut a1) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        for (i, blk) in row.chunks_exact(Q6_K_BYTES).enumerate() {
+            let sc: [i32; 16] = std::array::from_fn(|k| i32::from(blk[192 + k] as i8));
+            let d = x.d[i] * h(blk, 208);
+            let bsums = &x.bsums[i * 16..(i + 1) * 16];
+            let (mut s0, mut s1) = (i32x4_splat(0), i32x4_splat(0));
+            // SAFETY: a super-block has 128 bytes of low bits and then 64 of high bits, and `x.w`
+            // holds 256 values per super-block (checked above).
+            unsafe {
+                let y = x.w.as_ptr().add(i * QK_K);
+                let p = blk.as_ptr();
+                let low = u8x16_splat(0x0F);
+                for j in 0..2 {
+                    for (half, s) in [&mut s0, &mut s1].into_iter().enumerate() {
+                        let a = v128_load(p.add(64 * j + 16 * half) as *const v128);
+                        let b = v128_load(p.add(64 * j + 32 + 16 * half) as *const v128);
+                        let hb = v128_load(p.add(128 + 32 * j + 16 * half) as *const v128);
+                        let vals = [
+                            v128_or(v128_and(a, low), u8x16_shl(v128_and(hb, u8x16_splat(3)), 4)),
+                            v128_or(
+                                v128_and(b, low),
+                                u8x16_shl(v128_and(hb, u8x16_splat(12)), 2),
+                            ),
+                            v128_or(u8x16_shr(a, 4), v128_and(hb, u8x16_splat(48))),
+                            v128_or(
+                                u8x16_shr(b, 4),
+                                u8x16_shr(v128_and(hb, u8x16_splat(192)), 2),
+                            ),
+                        ];
+                        for (k, v) in vals.into_iter().enumerate() {
+                            let l = lanes_u(v, y.add(128 * j + 32 * k + 16 * half));
+                            let scale = i32x4_splat(sc[8 * j + 2 * k + half]);
+                            *s = i32x4_add(*s, i32x4_mul(scale, l));
+                        }
+                    }
+                }
+            }
+            let sub: [i32; 8] = std::array::from_fn(|t| {
+                (i32::from(bsums[2 * t]) * sc[2 * t] + i32::from(bsums[2 * t + 1]) * sc[2 * t + 1])
+                    << 5
+            });
+            let s0 = i32x4_sub(s0, i32x4(sub[0], sub[1], sub[2], sub[3]));
+            let s1 = i32x4_sub(s1, i32x4(sub[4], sub[5], sub[6], sub[7]));
+            let d = f32x4_splat(d);
+            a0 = f32x4_add(a0, f32x4_mul(d, f32x4_convert_i32x4(s0)));
+            a1 = f32x4_add(a1, f32x4_mul(d, f32x4_convert_i32x4(s1)));
+        }
+        hsum(a0, a1)
     }
 }
 
@@ -232,7 +350,7 @@ fn scale_min_k4(j: usize, q: &[u8]) -> (u8, u8) {
 /// values `4t..4t+4` of every 32, each run of 32 times its scale) scaled by `d` into eight
 /// accumulators, and the minimums' part in four more (lane `u` holds sub-blocks `2u` and
 /// `2u + 1`).
-pub fn dot_q4_k(row: &[u8], x: &Q8K) -> f32 {
+pub fn dot_q4_k_plain(row: &[u8], x: &Q8K) -> f32 {
     let mut acc = [0f32; 8];
     let mut acc_m = [0f32; 4];
     for (i, blk) in row.chunks_exact(Q4_K_BYTES).enumerate() {
@@ -329,7 +447,7 @@ fn value_q6_k(ql: &[u8], qh: &[u8], j: usize, k: usize, b: usize) -> i32 {
 /// `ggml_vec_dot_q6_K_q8_K`, AVX2): per super-block, eight integer lanes (lane `t` holds values
 /// `4t..4t+4` of every 32, each 16 times its scale), less 32 times the scaled sums of sub-blocks
 /// `2t` and `2t + 1`, scaled by `d` into eight accumulators.
-pub fn dot_q6_k(row: &[u8], x: &Q8K) -> f32 {
+pub fn dot_q6_k_plain(row: &[u8], x: &Q8K) -> f32 {
     let mut acc = [0f32; 8];
     for (i, blk) in row.chunks_exact(Q6_K_BYTES).enumerate() {
         let (ql, qh) = (&blk[..128], &blk[128..192]);

@@ -98,6 +98,8 @@ pub struct Q8K {
     pub q: Vec<i8>,
     /// Per 16 values: their sum.
     pub bsums: Vec<i16>,
+    /// The values as i16, each 16 in the order [`PERM`] gives (for the SIMD kernels).
+    pub w: Vec<i16>,
 }
 
 impl Q8K {
@@ -108,6 +110,7 @@ impl Q8K {
         self.d.clear();
         self.q.clear();
         self.bsums.clear();
+        self.w.clear();
         for b in x.chunks_exact(QK_K) {
             let (mut max, mut amax) = (0f32, 0f32);
             for &v in b {
@@ -120,6 +123,7 @@ impl Q8K {
                 self.d.push(0.0);
                 self.q.extend([0i8; QK_K]);
                 self.bsums.extend([0i16; QK_K / 16]);
+                self.w.extend([0i16; QK_K]);
                 continue;
             }
             let iscale = -127.0 / max;
@@ -133,6 +137,9 @@ impl Q8K {
                 q.chunks_exact(16)
                     .map(|c| c.iter().map(|&v| i16::from(v)).sum::<i16>()),
             );
+            for c in q.chunks_exact(16) {
+                self.w.extend(PERM.iter().map(|&j| i16::from(c[j])));
+            }
             self.d.push(1.0 / iscale);
         }
     }
