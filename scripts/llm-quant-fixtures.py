@@ -1,8 +1,8 @@
 """Writes the llama.cpp side of the in-browser model's check on a model file of another format
 (tests/llm.rs): for each chat of tests/fixtures/llm/cases.json, the prompt's token ids and
 llama.cpp's greedy answer (up to 16 tokens) with the log-probability of each token, computed by
-llama.cpp (llama-cpp-python) on that file; and the file's size and SHA-256, so a test that
-reads other bytes says so.
+llama.cpp (llama-cpp-python) on that file; and the file's size (the test compares it) and
+SHA-256 (to tell files apart by hand).
 
 Usage: python scripts/llm-quant-fixtures.py MODEL.gguf [CHATS] > tests/fixtures/llm/FORMAT.json
 (CHATS: only the first so many chats.)

@@ -1,7 +1,7 @@
 """Writes tests/fixtures/llm/quants.json: blocks of the GGML formats the in-browser model reads,
 with the values llama.cpp's own Python package (gguf-py, in llama-cpp-python's source archive:
 vendor/llama.cpp/gguf-py) dequantizes them to. The blocks are random bytes with their f16 scales
-set to ordinary numbers, so every bit pattern of the values and sub-block scales is met.
+set to ordinary numbers: values and sub-block scales of every size and sign.
 
 Usage: python scripts/quant-fixtures.py PATH/TO/gguf-py > tests/fixtures/llm/quants.json
 """

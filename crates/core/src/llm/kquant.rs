@@ -451,7 +451,7 @@ pub fn dot_q6_k_plain(row: &[u8], x: &Q8K) -> f32 {
     let mut acc = [0f32; 8];
     for (i, blk) in row.chunks_exact(Q6_K_BYTES).enumerate() {
         let (ql, qh) = (&blk[..128], &blk[128..192]);
-        let sc: Vec<i32> = blk[192..208].iter().map(|&s| i32::from(s as i8)).collect();
+        let sc: [i32; 16] = std::array::from_fn(|k| i32::from(blk[192 + k] as i8));
         let d = x.d[i] * h(blk, 208);
         let q8 = &x.q[i * QK_K..(i + 1) * QK_K];
         let bsums = &x.bsums[i * 16..(i + 1) * 16];

@@ -38,7 +38,7 @@ pub struct Q8 {
     /// The values as i16, each half block in the order [`PERM`] gives (the SIMD kernels read
     /// these: widened once per vector, not once per row).
     pub w: Vec<i16>,
-    /// The same vector as `Q8_K`, for weights in a K format ([`Q8::quantize_k`]).
+    /// The same vector as `Q8_K`, for weights in a K format ([`Q8::quantize_both`]).
     pub k: Q8K,
 }
 
