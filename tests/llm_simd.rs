@@ -119,6 +119,25 @@ fn simd_dot_products_equal_the_plain_ones() {
         }
         let (a, b) = (kquant::dot_q5_0(&q5, &xq), kquant::dot_q5_0_plain(&q5, &xq));
         assert_eq!(a.to_bits(), b.to_bits(), "Q5_0, case {case}: {a} vs {b}");
+        // Q4_0: scale, 16 bytes of nibbles. Q5_1: scale, minimum, fifth bits, nibbles.
+        let (mut q40, mut q51) = (Vec::new(), Vec::new());
+        for _ in 0..blocks {
+            q40.extend(half_bytes(g.f(0.05)));
+            q40.extend((0..16).map(|_| g.next() as u8));
+            q51.extend(half_bytes(g.f(0.05)));
+            q51.extend(half_bytes(g.f(0.5)));
+            q51.extend((0..20).map(|_| g.next() as u8));
+        }
+        let (a, b) = (
+            kquant::dot_q4_0(&q40, &xq),
+            kquant::dot_q4_0_plain(&q40, &xq),
+        );
+        assert_eq!(a.to_bits(), b.to_bits(), "Q4_0, case {case}: {a} vs {b}");
+        let (a, b) = (
+            kquant::dot_q5_1(&q51, &xq),
+            kquant::dot_q5_1_plain(&q51, &xq),
+        );
+        assert_eq!(a.to_bits(), b.to_bits(), "Q5_1, case {case}: {a} vs {b}");
         // The K formats, on the first 256-value multiple of the activations.
         let k_blocks = n / 256;
         if k_blocks > 0 {
@@ -143,6 +162,17 @@ fn simd_dot_products_equal_the_plain_ones() {
                 kquant::dot_q6_k_plain(&q6k, &xk.k),
             );
             assert_eq!(a.to_bits(), b.to_bits(), "Q6_K, case {case}: {a} vs {b}");
+            let mut q5k = Vec::new();
+            for _ in 0..k_blocks {
+                q5k.extend(half_bytes(g.f(0.01)));
+                q5k.extend(half_bytes(g.f(0.05)));
+                q5k.extend((0..172).map(|_| g.next() as u8));
+            }
+            let (a, b) = (
+                kquant::dot_q5_k(&q5k, &xk.k),
+                kquant::dot_q5_k_plain(&q5k, &xk.k),
+            );
+            assert_eq!(a.to_bits(), b.to_bits(), "Q5_K, case {case}: {a} vs {b}");
         }
     }
 }

@@ -128,14 +128,18 @@ pub fn dot_q5_0_plain(row: &[u8], x: &Q8) -> f32 {
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 pub use self::{
-    dot_q4_k_plain as dot_q4_k, dot_q5_0_plain as dot_q5_0, dot_q6_k_plain as dot_q6_k,
+    dot_q4_0_plain as dot_q4_0, dot_q4_k_plain as dot_q4_k, dot_q5_0_plain as dot_q5_0,
+    dot_q5_1_plain as dot_q5_1, dot_q5_k_plain as dot_q5_k, dot_q6_k_plain as dot_q6_k,
 };
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-pub use simd::{dot_q4_k, dot_q5_0, dot_q6_k};
+pub use simd::{dot_q4_0, dot_q4_k, dot_q5_0, dot_q5_1, dot_q5_k, dot_q6_k};
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
-    use super::{h, scale_min_k4, Q4_K_BYTES, Q5_0_BYTES, Q6_K_BYTES, Q8, Q8K, QK, QK_K};
+    use super::{
+        h, scale_min_k4, Q4_0_BYTES, Q4_K_BYTES, Q5_0_BYTES, Q5_1_BYTES, Q5_K_BYTES, Q6_K_BYTES,
+        Q8, Q8K, QK, QK_K,
+    };
     use core::arch::wasm32::*;
 
     /// [`super::super::quant::PERM`] as a swizzle.
@@ -191,6 +195,105 @@ mod simd {
             a1 = f32x4_add(a1, f32x4_mul(dd, f32x4_convert_i32x4(l1)));
         }
         hsum(a0, a1)
+    }
+
+    /// [`super::dot_q4_0_plain`] with the eight lanes in two vectors (the same roundings).
+    pub fn dot_q4_0(row: &[u8], x: &Q8) -> f32 {
+        let blocks = row.len() / Q4_0_BYTES;
+        assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks);
+        let (mut a0, mut a1) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        for (i, blk) in row.chunks_exact(Q4_0_BYTES).enumerate() {
+            let dd = f32x4_splat(h(blk, 0) * x.d[i]);
+            // SAFETY: a block has 16 bytes of nibbles after its scale, and `x.w` holds 32 values
+            // per block (checked above).
+            let (l0, l1) = unsafe {
+                let qs = v128_load(blk.as_ptr().add(2) as *const v128);
+                let off = i8x16_splat(8);
+                let lo = i8x16_sub(i8x16_swizzle(v128_and(qs, u8x16_splat(0x0F)), PERM), off);
+                let hi = i8x16_sub(i8x16_swizzle(u8x16_shr(qs, 4), PERM), off);
+                let y = x.w.as_ptr().add(i * QK);
+                (lanes(lo, y), lanes(hi, y.add(16)))
+            };
+            a0 = f32x4_add(a0, f32x4_mul(dd, f32x4_convert_i32x4(l0)));
+            a1 = f32x4_add(a1, f32x4_mul(dd, f32x4_convert_i32x4(l1)));
+        }
+        hsum(a0, a1)
+    }
+
+    /// [`super::dot_q5_1_plain`] with the eight lanes in two vectors (the same roundings).
+    pub fn dot_q5_1(row: &[u8], x: &Q8) -> f32 {
+        let blocks = row.len() / Q5_1_BYTES;
+        assert!(x.w.len() >= blocks * QK && x.d.len() >= blocks && x.s.len() >= blocks);
+        let (mut a0, mut a1) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        let mut summs = 0f32;
+        let (pick_lo, pick_hi) = (
+            u8x16(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+            u8x16(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+        );
+        for (i, blk) in row.chunks_exact(Q5_1_BYTES).enumerate() {
+            summs += h(blk, 2) * x.s[i];
+            let dd = f32x4_splat(h(blk, 0) * x.d[i]);
+            let qh = u32x4_splat(u32::from_le_bytes([blk[4], blk[5], blk[6], blk[7]]));
+            // SAFETY: a block has 16 bytes of nibbles after its 8 bytes of scale, minimum and
+            // fifth bits, and `x.w` holds 32 values per block (checked above).
+            let (l0, l1) = unsafe {
+                let qs = v128_load(blk.as_ptr().add(8) as *const v128);
+                let lo = v128_or(v128_and(qs, u8x16_splat(0x0F)), fifth_bits(qh, pick_lo));
+                let hi = v128_or(u8x16_shr(qs, 4), fifth_bits(qh, pick_hi));
+                let y = x.w.as_ptr().add(i * QK);
+                (lanes_u(lo, y), lanes_u(hi, y.add(16)))
+            };
+            a0 = f32x4_add(a0, f32x4_mul(f32x4_convert_i32x4(l0), dd));
+            a1 = f32x4_add(a1, f32x4_mul(f32x4_convert_i32x4(l1), dd));
+        }
+        hsum(a0, a1) + summs
+    }
+
+    /// [`super::dot_q5_k_plain`] with the eight lanes in two vectors (the same roundings).
+    pub fn dot_q5_k(row: &[u8], x: &Q8K) -> f32 {
+        let blocks = row.len() / Q5_K_BYTES;
+        assert!(x.w.len() >= blocks * QK_K && x.d.len() >= blocks && x.bsums.len() >= blocks * 16);
+        let (mut a0, mut a1) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        let mut summs = 0f32;
+        for (i, blk) in row.chunks_exact(Q5_K_BYTES).enumerate() {
+            let d = x.d[i] * h(blk, 0);
+            let dmin = -x.d[i] * h(blk, 2);
+            let bsums = &x.bsums[i * 16..(i + 1) * 16];
+            let mut mins = 0i32;
+            let mut sc = [0i32; 8];
+            for (j, s) in sc.iter_mut().enumerate() {
+                let (scale, m) = scale_min_k4(j, &blk[4..16]);
+                *s = i32::from(scale);
+                mins += i32::from(m) * (i32::from(bsums[2 * j]) + i32::from(bsums[2 * j + 1]));
+            }
+            summs += dmin * mins as f32;
+            let (mut s0, mut s1) = (i32x4_splat(0), i32x4_splat(0));
+            // SAFETY: a super-block has 32 bytes of fifth bits at 16 and 128 bytes of nibbles at
+            // 48, and `x.w` holds 256 values per super-block (checked above).
+            unsafe {
+                let y = x.w.as_ptr().add(i * QK_K);
+                let one = u8x16_splat(1);
+                for j in 0..4 {
+                    let (lo_s, hi_s) = (i32x4_splat(sc[2 * j]), i32x4_splat(sc[2 * j + 1]));
+                    for (half, s) in [&mut s0, &mut s1].into_iter().enumerate() {
+                        let q = v128_load(blk.as_ptr().add(48 + 32 * j + 16 * half) as *const v128);
+                        let qh = v128_load(blk.as_ptr().add(16 + 16 * half) as *const v128);
+                        let (b0, b1) = ((2 * j) as u32, (2 * j + 1) as u32);
+                        let lo_bits = u8x16_shl(v128_and(u8x16_shr(qh, b0), one), 4);
+                        let hi_bits = u8x16_shl(v128_and(u8x16_shr(qh, b1), one), 4);
+                        let lo = v128_or(v128_and(q, u8x16_splat(0x0F)), lo_bits);
+                        let hi = v128_or(u8x16_shr(q, 4), hi_bits);
+                        let lo = lanes_u(lo, y.add(64 * j + 16 * half));
+                        let hi = lanes_u(hi, y.add(64 * j + 32 + 16 * half));
+                        *s = i32x4_add(*s, i32x4_add(i32x4_mul(lo_s, lo), i32x4_mul(hi_s, hi)));
+                    }
+                }
+            }
+            let d = f32x4_splat(d);
+            a0 = f32x4_add(a0, f32x4_mul(d, f32x4_convert_i32x4(s0)));
+            a1 = f32x4_add(a1, f32x4_mul(d, f32x4_convert_i32x4(s1)));
+        }
+        hsum(a0, a1) + summs
     }
 
     /// The eight lanes in two vectors, added as ggml's `hsum_float_8` adds them.
@@ -313,13 +416,13 @@ mod simd {
 }
 
 /// Dot product of one `Q4_0` row with a `Q8_0` vector.
-pub fn dot_q4_0(row: &[u8], x: &Q8) -> f32 {
+pub fn dot_q4_0_plain(row: &[u8], x: &Q8) -> f32 {
     dot_32(row, x, Q4_0_BYTES, values_q4_0)
 }
 
 /// Dot product of one `Q5_1` row with a `Q8_1` vector (llama.cpp's `ggml_vec_dot_q5_1_q8_1`,
 /// AVX2): as [`dot_q5_0`], the minimums' part apart.
-pub fn dot_q5_1(row: &[u8], x: &Q8) -> f32 {
+pub fn dot_q5_1_plain(row: &[u8], x: &Q8) -> f32 {
     let mut acc = [0f32; 8];
     let mut summs = 0f32;
     for (i, blk) in row.chunks_exact(Q5_1_BYTES).enumerate() {
@@ -394,7 +497,7 @@ pub fn dot_q4_k_plain(row: &[u8], x: &Q8K) -> f32 {
 /// Dot product of one `Q5_K` row with the `Q8_K` vector `x` (llama.cpp's
 /// `ggml_vec_dot_q5_K_q8_K`, AVX2): as [`dot_q4_k`] with a fifth bit per value, the minimums'
 /// part summed as one integer per super-block.
-pub fn dot_q5_k(row: &[u8], x: &Q8K) -> f32 {
+pub fn dot_q5_k_plain(row: &[u8], x: &Q8K) -> f32 {
     let mut acc = [0f32; 8];
     let mut summs = 0f32;
     for (i, blk) in row.chunks_exact(Q5_K_BYTES).enumerate() {
