@@ -20,9 +20,9 @@
 //! Integer sums are exact, so only which values share one of the eight float lanes matters; the
 //! lanes are scaled and added (fused natively, as there) in llama.cpp's order.
 
-use super::quant::{Q8, QK};
+use super::quant::reference::{hsum8, madd};
+use super::quant::{h, Q8, QK};
 pub use super::quant::{Q8K, QK_K};
-use half::f16;
 
 /// Bytes of a `Q5_0` block.
 pub const Q5_0_BYTES: usize = 22;
@@ -36,29 +36,6 @@ pub const Q4_0_BYTES: usize = 18;
 pub const Q5_1_BYTES: usize = 24;
 /// Bytes of a `Q5_K` super-block.
 pub const Q5_K_BYTES: usize = 176;
-
-fn h(b: &[u8], at: usize) -> f32 {
-    f16::from_bits(u16::from_le_bytes([b[at], b[at + 1]])).to_f32()
-}
-
-/// `a·b + c`, fused where llama.cpp's FMA is (natively); in wasm two roundings.
-#[inline(always)]
-fn madd(a: f32, b: f32, c: f32) -> f32 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        a * b + c
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        a.mul_add(b, c)
-    }
-}
-
-/// The sum of eight float lanes the way ggml's `hsum_float_8` adds them.
-fn hsum8(a: [f32; 8]) -> f32 {
-    let t = [a[0] + a[4], a[1] + a[5], a[2] + a[6], a[3] + a[7]];
-    (t[0] + t[2]) + (t[1] + t[3])
-}
 
 /// The 32 values of a `Q5_0` block (`blk`), each less 16.
 fn values_q5_0(blk: &[u8]) -> [i8; 32] {

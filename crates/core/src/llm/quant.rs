@@ -22,7 +22,7 @@ pub const Q4_1_BYTES: usize = 20;
 /// Bytes of a `Q8_0` block.
 pub const Q8_0_BYTES: usize = 34;
 
-fn h(b: &[u8], at: usize) -> f32 {
+pub(super) fn h(b: &[u8], at: usize) -> f32 {
     f16::from_bits(u16::from_le_bytes([b[at], b[at + 1]])).to_f32()
 }
 
@@ -158,7 +158,7 @@ pub mod reference {
     use super::{h, Q4_1_BYTES, Q8, Q8_0_BYTES, QK};
 
     /// The sum of eight float lanes the way ggml's `hsum_float_8` adds them.
-    fn hsum8(a: [f32; 8]) -> f32 {
+    pub(in crate::llm) fn hsum8(a: [f32; 8]) -> f32 {
         let t = [a[0] + a[4], a[1] + a[5], a[2] + a[6], a[3] + a[7]];
         (t[0] + t[2]) + (t[1] + t[3])
     }
@@ -198,7 +198,7 @@ pub mod reference {
 
     /// `a·b + c`, fused (as llama.cpp's FMA) where that is fast; in wasm, two roundings.
     #[inline(always)]
-    fn madd(a: f32, b: f32, c: f32) -> f32 {
+    pub(in crate::llm) fn madd(a: f32, b: f32, c: f32) -> f32 {
         #[cfg(target_arch = "wasm32")]
         {
             a * b + c
