@@ -296,6 +296,14 @@ fn greedy_answers_equal_llama_cpp_all() {
     greedy_answers_equal_llama_cpp_but(&[]);
 }
 
+/// The log-probability `logits` give token `id`, and how far its logit is below the best.
+fn log_prob(logits: &[f32], id: u32) -> (f32, f32) {
+    let top = logits.iter().fold(f32::MIN, |a, &b| a.max(b));
+    let sum: f64 = logits.iter().map(|&v| f64::from(v - top).exp()).sum();
+    let logit = logits[id as usize];
+    (logit - top - sum.ln() as f32, top - logit)
+}
+
 /// Teacher-forced along llama.cpp's own answers (recorded with their log-probabilities): at every
 /// token of every recorded chat, the log-probability Satori's pass gives llama.cpp's token is
 /// within `TOLERANCE` of llama.cpp's, and no other token is more than `TOLERANCE` likelier in
@@ -329,18 +337,15 @@ fn log_probabilities_equal_llama_cpps() {
             assert!(model.step(&mut state, t));
         }
         for (i, (&id, step)) in answer.iter().zip(recorded).enumerate() {
-            let logits = &state.logits;
-            let top = logits.iter().fold(f32::MIN, |a, &b| a.max(b));
-            let sum: f64 = logits.iter().map(|&v| f64::from(v - top).exp()).sum();
-            let ours = logits[id as usize] - top - sum.ln() as f32;
+            let (ours, below) = log_prob(&state.logits, id);
             let theirs = step[1].as_f64().unwrap() as f32;
-            let off = (ours - theirs).abs().max(top - logits[id as usize]);
+            let off = (ours - theirs).abs().max(below);
             assert!(
                 off <= TOLERANCE,
                 "{messages:?}, token {i} {:?}: Satori {ours:.3} (its best {:.3} higher), \
                  llama.cpp {theirs:.3}",
                 want[i],
-                top - logits[id as usize],
+                below,
             );
             worst = worst.max((ours - theirs).abs());
             steps += 1;
@@ -672,17 +677,14 @@ fn quantized_files_log_probabilities_equal_llama_cpps() {
             }
             for (i, step) in chat["steps"].as_array().unwrap().iter().enumerate() {
                 let id = step[0].as_u64().unwrap() as u32;
-                let logits = &state.logits;
-                let top = logits.iter().fold(f32::MIN, |a, &b| a.max(b));
-                let sum: f64 = logits.iter().map(|&v| f64::from(v - top).exp()).sum();
-                let ours = logits[id as usize] - top - sum.ln() as f32;
+                let (ours, below) = log_prob(&state.logits, id);
                 let theirs = step[1].as_f64().unwrap() as f32;
-                let off = (ours - theirs).abs().max(top - logits[id as usize]);
+                let off = (ours - theirs).abs().max(below);
                 assert!(
                     off <= TOLERANCE,
                     "{format} {messages:?}, token {i} ({id}): Satori {ours:.3} (its best {:.3} \
                      higher), llama.cpp {theirs:.3}",
-                    top - logits[id as usize],
+                    below,
                 );
                 worst = worst.max((ours - theirs).abs());
                 steps += 1;
