@@ -85,8 +85,8 @@ export function callModule(name, fn, args) {
   return m[fn](...args);
 }
 
-// Load `name` if needed and call its async `fn`; the promise rejects when `signal` aborts (an
-// AbortError) or after `ms` milliseconds, whatever the module does.
+// Load `name` if needed and call its async `fn` (none: only load it); the promise rejects when
+// `signal` aborts (an AbortError) or after `ms` milliseconds, whatever the module does.
 export function callModuleWithin(name, fn, args, signal, ms) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not answer within ${ms / 1000} s`)), ms);
@@ -98,7 +98,7 @@ export function callModuleWithin(name, fn, args, signal, ms) {
         err.name = 'ModuleLoadError';
         throw err;
       })
-      .then(() => callModule(name, fn, args))
+      .then(() => fn && callModule(name, fn, args))
       .then(resolve, reject)
       .finally(() => {
         clearTimeout(timer);

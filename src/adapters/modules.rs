@@ -163,6 +163,16 @@ pub fn call_within<C: Call>(
     call_within_parts(module, function, args, signal, ms)
 }
 
+/// Load `module` if needed, giving up when `signal` aborts ([`ModuleError::Aborted`]) or after
+/// `ms` milliseconds.
+pub fn load_within(
+    module: Module,
+    signal: &web_sys::AbortSignal,
+    ms: u32,
+) -> impl std::future::Future<Output = Result<JsValue, ModuleError>> + '_ {
+    call_within_parts(module, "", js_sys::Array::new(), signal, ms)
+}
+
 async fn call_within_parts(
     module: Module,
     function: &'static str,

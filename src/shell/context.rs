@@ -530,7 +530,7 @@ pub fn learn_window(base_url: &str, model: &str, window: u32) {
 /// the summary request when one is due, and the report when asked for.
 ///
 /// `tools`: in agent mode, the tools the agent module offers (the `tools` field of a request).
-pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
+pub async fn answer(ask: &Ask, tools: Option<serde_json::Value>) -> Answer {
     // Structured output, unless tools go with the request or the server refused it before.
     let format = ask
         .format
@@ -574,7 +574,6 @@ pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
             exact: false,
             window: prepared.config.window,
             summary: None,
-            summary_due: None,
             body: String::new(),
             report: None,
             need_full: true,
@@ -649,7 +648,6 @@ pub async fn answer(ask: Ask, tools: Option<serde_json::Value>) -> Answer {
         exact: context.exact && tools_tokens == 0,
         window: prepared.config.window,
         summary,
-        summary_due: None,
         body,
         report,
         need_full: false,

@@ -1,5 +1,5 @@
-//! The turns module's side of a turn: it sends the request the pipeline built and reads the
-//! reply, running the effects of the turn machine ([`crate::core::turn`]) — the request with its
+//! The turns module's side of a turn, its one owner: it has the request built
+//! ([`crate::shell::request`]), sends it and reads the reply, running the effects of the turn machine ([`crate::core::turn`]) — the request with its
 //! `AbortController`, the retry countdown, the stall timer, what arrived handed to the app at
 //! most once per animation frame, checkpoints — and hands the app the [`Outcome`]. Streaming
 //! lives here, in the module fetched when the user starts typing, so none of it is on the first
@@ -7,49 +7,86 @@
 
 use crate::adapters::clock::now_ms;
 use crate::adapters::fetch::{post_stream, ChatStream, FetchError};
+use crate::core::context::ask::Ask;
 use crate::core::context::models::window_from_error;
 use crate::core::protocol::TurnEvent;
 use crate::core::provider::error::{classify, not_a_stream, ApiError};
 use crate::core::session::AgentConfig;
 use crate::core::turn::{Alerted, Effect, Event, Outcome, Turn, TurnConfig};
 use crate::shell::context::{learn, learn_window};
-use crate::shell::error_text::{describe, note_text, retry_status, ErrorContext};
+use crate::shell::error_text::{describe, not_sent, note_text, retry_status, ErrorContext};
+use crate::shell::request::prepare;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
-/// What the app asks for: a request to send and how.
+/// What the app asks for: one turn of chat `session`, writing reply `reply`, for the request
+/// `ask` describes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TurnAsk {
+pub struct RunAsk {
+    /// The chat.
+    pub session: String,
     /// The reply being written (the turn's name for [`stop`]).
     pub reply: String,
-    /// `POST` here.
-    pub url: String,
-    /// The API key for this URL, if one is saved for it.
+    /// The API key for the chat's server, if one is saved for it.
     #[serde(default)]
     pub key: Option<String>,
-    /// The request body.
-    pub body: String,
-    /// Stall timeout, seconds.
-    pub stall_seconds: u32,
-    /// The request's estimated prompt tokens (when not counted exactly), to learn from `usage`.
-    #[serde(default)]
-    pub estimated: Option<u32>,
-    /// Who was asked, for the words of an error.
-    pub base_url: String,
-    /// The model.
-    pub model: String,
     /// The user never saved settings (the bundled local server is the default).
     #[serde(default)]
     pub using_default: bool,
-    /// The chat's agent mode.
+    /// When the app began (`performance.now()`): the User Timing measure `satori:context-ask`
+    /// runs from there until the request is built.
     #[serde(default)]
-    pub agent: AgentConfig,
-    /// The body asks for structured output (`response_format`).
+    pub started: f64,
+    /// The request.
+    pub ask: Ask,
+}
+
+/// How a turn ended, for the app to record.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunEnd {
+    /// The reply as it ended; `None`: the request needs the text of a message the app left
+    /// out, and the app runs the turn again with the whole history (nothing was sent).
+    #[serde(default)]
+    pub outcome: Option<Outcome>,
+    /// The body asked for structured output.
     #[serde(default)]
     pub formatted: bool,
+    /// A notice for the status line (a summary that failed or waits).
+    #[serde(default)]
+    pub notice: Option<String>,
+    /// The oldest message (its id) whose text the request needed: the app's next request in
+    /// the chat leaves out the text of those well before it.
+    #[serde(default)]
+    pub read_from: Option<String>,
+}
+
+/// A request to send and how.
+struct TurnAsk {
+    /// The reply being written.
+    reply: String,
+    /// `POST` here.
+    url: String,
+    /// The API key for this URL, if one is saved for it.
+    key: Option<String>,
+    /// The request body.
+    body: String,
+    /// Stall timeout, seconds.
+    stall_seconds: u32,
+    /// The request's estimated prompt tokens (when not counted exactly), to learn from `usage`.
+    estimated: Option<u32>,
+    /// Who was asked, for the words of an error.
+    base_url: String,
+    /// The model.
+    model: String,
+    /// The user never saved settings.
+    using_default: bool,
+    /// The chat's agent mode.
+    agent: AgentConfig,
+    /// The body asks for structured output (`response_format`).
+    formatted: bool,
 }
 
 /// A turn in progress.
@@ -70,10 +107,19 @@ thread_local! {
     // Stop reaches them by reply id (`stop`).
     /// Every turn this module is running.
     static RUNNING: RefCell<Vec<Rc<Running>>> = const { RefCell::new(Vec::new()) };
+    /// The turns whose request is being built: the reply and what aborts the building.
+    static BUILDING: RefCell<Vec<(String, web_sys::AbortController)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Stop the turn writing `reply` (Stop, Esc, leaving the chat): the partial text is kept.
 pub fn stop(reply: &str) {
+    BUILDING.with_borrow(|b| {
+        for (r, c) in b {
+            if r == reply {
+                c.abort();
+            }
+        }
+    });
     let running = RUNNING.with_borrow(|r| r.iter().find(|t| t.reply == reply).cloned());
     if let Some(r) = running {
         for effect in r.on(Event::Stop) {
@@ -148,8 +194,62 @@ fn show(on_event: &js_sys::Function, running: &Running) {
     }
 }
 
-/// Run the turn `ask` describes until it ends; `on_event` hears what arrives (see [`tell`]).
-pub async fn run(ask: TurnAsk, on_event: js_sys::Function) -> Outcome {
+/// Run the turn `ask` describes until it ends: the request built
+/// ([`crate::shell::request::prepare`]), then sent and its reply read; `on_event` hears what
+/// happens (see [`tell`]).
+pub async fn run(ask: RunAsk, on_event: js_sys::Function) -> RunEnd {
+    let Ok(controller) = web_sys::AbortController::new() else {
+        return RunEnd {
+            outcome: Some(Outcome::not_sent(Some(not_sent(&ApiError::Network)))),
+            formatted: false,
+            notice: None,
+            read_from: None,
+        };
+    };
+    let signal = controller.signal();
+    BUILDING.with_borrow_mut(|b| b.push((ask.reply.clone(), controller)));
+    let settings = ask.ask.settings.clone();
+    let agent = ask.ask.agent;
+    let prepared = prepare(&ask.session, ask.ask, &signal, &|e| tell(&on_event, e)).await;
+    BUILDING.with_borrow_mut(|b| b.retain(|(r, _)| *r != ask.reply));
+    crate::adapters::clock::measure_since("satori:context-ask", ask.started);
+    let mut end = RunEnd {
+        outcome: None,
+        formatted: false,
+        notice: prepared.notice,
+        read_from: prepared.read_from,
+    };
+    if prepared.need_full && !signal.aborted() {
+        return end;
+    }
+    end.outcome = Some(match prepared.built {
+        // Stopped while the request was built: the reply is kept, empty and stopped.
+        _ if signal.aborted() => Outcome::not_sent(None),
+        Err(e) => Outcome::not_sent(Some(not_sent(&e))),
+        Ok(built) => {
+            end.formatted = built.formatted;
+            let turn = TurnAsk {
+                reply: ask.reply,
+                url: settings.chat_url(),
+                key: ask.key,
+                body: built.body,
+                stall_seconds: settings.stall_seconds,
+                estimated: built.estimated,
+                base_url: settings.base_url,
+                model: settings.model,
+                using_default: ask.using_default,
+                agent,
+                formatted: built.formatted,
+            };
+            stream(turn, on_event).await
+        }
+    });
+    end
+}
+
+/// Send the request `ask` describes and read the reply until it ends; `on_event` hears what
+/// arrives.
+async fn stream(ask: TurnAsk, on_event: js_sys::Function) -> Outcome {
     let (turn, first) = Turn::new(
         ask.reply.clone(),
         TurnConfig::new(ask.stall_seconds),

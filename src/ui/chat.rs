@@ -1,15 +1,15 @@
-//! Sending messages and running turns. A turn's request is built by the turns module and also
-//! sent and read there ([`crate::shell::turn`], running the turn machine
-//! [`crate::core::turn`]); this file starts the reply, shows what the module says arrived (only
-//! the live message re-renders), saves at its checkpoints and records the [`Outcome`] it hands
-//! back in the session. Each turn is a [`Running`] of its own chat. Agent mode's loop is here
+//! Sending messages and running turns. A turn runs in the turns module, its one owner: its
+//! request built (a summary made first when due), sent and read there ([`crate::shell::turn`],
+//! running the turn machine [`crate::core::turn`]); this file starts the reply, shows what the
+//! module says arrived (only the live message re-renders), keeps a summary it made, saves at
+//! its checkpoints and records the [`Outcome`] it hands back in the session. Each turn is a [`Running`] of its own chat. Agent mode's loop is here
 //! too: after a reply, the agent module runs the tools it called and the model is asked again.
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::adapters::modules;
+use crate::adapters::modules::ModuleError;
 use crate::core::agent::plan_run;
-use crate::core::context::ask::{Answer, Ask};
-use crate::core::context::Verdict;
+use crate::core::context::ask::Ask;
 use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
 use crate::core::protocol::TurnEvent;
@@ -19,14 +19,12 @@ use crate::core::session::{AgentConfig, Command, Message, MessageId, Role, Statu
 use crate::core::settings::Settings;
 use crate::core::turn::{Alerted, Outcome};
 use crate::shell::error_text::{
-    agent_failed, cannot_start, not_sent, plan_failed, summary_failed, summary_paused,
-    CHECKING_OUTPUT, REACT_SWITCH, STILL_STARTING, SUMMARIZING, TOOLS_RUNNING,
+    agent_failed, cannot_start, not_sent, plan_failed, CHECKING_OUTPUT, REACT_SWITCH,
+    STILL_STARTING, TOOLS_RUNNING,
 };
+use crate::shell::turn::{RunAsk, RunEnd};
 use crate::ui::agent::After;
-use crate::ui::context::{
-    ask_of, make_summary, pause_summaries, prepare_send, remember_sent, summaries_paused,
-    SummaryError,
-};
+use crate::ui::context::ask_of;
 use crate::ui::state::{start_of, Alert, AppState, Live};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -40,8 +38,6 @@ struct Running {
     controller: RefCell<Option<web_sys::AbortController>>,
     /// Stop was pressed.
     stopping: Cell<bool>,
-    /// The request's estimated prompt tokens (when not counted exactly), to learn from `usage`.
-    estimated: Cell<Option<u32>>,
     /// A notice to leave on the status line when the reply ends (a summary that failed).
     notice: RefCell<Option<String>>,
 }
@@ -453,18 +449,11 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
         reply: reply_id,
         controller: RefCell::new(None),
         stopping: Cell::new(false),
-        estimated: Cell::new(None),
         notice: RefCell::new(notice),
     });
     TURNS.with(|t| t.running.borrow_mut().push(running.clone()));
     leptos::task::spawn_local(async move {
-        let built = context_for(app, ask, &running).await;
-        let formatted = built.as_ref().is_ok_and(|sent| sent.formatted);
-        let outcome = match built {
-            _ if running.stopping.get() => Outcome::not_sent(None),
-            Ok(sent) => stream(app, &settings, agent, sent, &running).await,
-            Err(e) => Outcome::not_sent(Some(not_sent(&e))),
-        };
+        let (outcome, formatted) = run(app, &settings, ask, &running).await;
         TURNS.with(|t| t.running.borrow_mut().retain(|r| !Rc::ptr_eq(r, &running)));
         finish(app, &running, &outcome);
         let open = app
@@ -734,76 +723,66 @@ enum StepEnd {
     Stopped,
 }
 
-/// A request built: its body, and whether it asks for structured output.
-struct Sent {
-    body: String,
-    formatted: bool,
-}
-
-/// Build the request body with the context pipeline, making a summary first when one is due
-/// (if that fails, the trimmed context goes out and the status line says why). A context that
-/// cannot fit is an error: nothing over budget is ever sent.
-async fn context_for(app: AppState, mut ask: Ask, running: &Running) -> Result<Sent, ApiError> {
-    // Decided once: a paused chat's summary request comes without its turns.
-    let paused = summaries_paused(&running.session_id, now_ms());
-    ask.summaries_paused = paused.is_some();
-    let mut answer: Answer = ask_module(&mut ask, running).await?;
-    if let Some(due) = answer.summary_due.take() {
-        if let Some(why) = paused {
-            let notice = summary_paused(&why);
-            app.set_status(notice.clone());
-            *running.notice.borrow_mut() = Some(notice);
-        } else if !running.stopping.get() {
-            app.set_status(SUMMARIZING.into());
-            let made = make_summary(&due, &running.controller).await;
-            app.set_status(String::new());
-            match made {
-                Ok(s) => {
-                    store_summary(app, &running.session_id, s.clone());
-                    ask.summary = Some(s);
-                    answer = ask_module(&mut ask, running).await?;
-                }
-                Err(SummaryError::Stopped) => {}
-                Err(e) => {
-                    pause_summaries(&running.session_id, now_ms(), e.to_string());
-                    let notice = summary_failed(&e.to_string());
-                    app.set_status(notice.clone());
-                    *running.notice.borrow_mut() = Some(notice);
+/// Run the turn in the turns module (its request built, sent and read), showing what it says
+/// arrives, keeping a summary it made with the chat and saving at its checkpoints; the outcome
+/// to record, and whether the request asked for structured output.
+async fn run(app: AppState, settings: &Settings, ask: Ask, running: &Running) -> (Outcome, bool) {
+    let session_id = running.session_id.clone();
+    let made: Rc<RefCell<Option<Summary>>> = Rc::default();
+    let kept = made.clone();
+    let on_event = Closure::<dyn FnMut(String, String, String)>::new(
+        move |name: String, a: String, b: String| match TurnEvent::from_parts(&name, a, b) {
+            Some(TurnEvent::Shown { content, reasoning }) => app.live_append(&content, &reasoning),
+            Some(TurnEvent::Status { text }) => app.set_status(text),
+            Some(TurnEvent::Checkpoint) => app.save_session(),
+            Some(TurnEvent::Summary { json }) => {
+                if let Ok(s) = serde_json::from_str::<Summary>(&json) {
+                    store_summary(app, &session_id, s.clone());
+                    *kept.borrow_mut() = Some(s);
                 }
             }
-        }
-    }
-    match answer.verdict {
-        Verdict::Fits => {}
-        Verdict::PinsOverBudget { pinned, budget } => {
-            return Err(ApiError::PinsTooLarge { pinned, budget })
-        }
-        Verdict::TooLarge { need, budget } => {
-            return Err(ApiError::ContextTooLarge { need, budget })
-        }
-    }
-    running
-        .estimated
-        .set((!answer.exact).then_some(answer.total));
-    if let Some(report) = answer.report {
-        remember_sent(running.session_id.clone(), report);
-    }
-    Ok(Sent {
-        body: answer.body,
-        formatted: answer.formatted,
-    })
-}
-
-/// Ask the turns module to build `ask`; Stop ends the wait at once (the caller then sees the
-/// turn stopping), and so does `MODULE_TIMEOUT_MS`.
-async fn ask_module(ask: &mut Ask, running: &Running) -> Result<Answer, ApiError> {
-    let ctrl =
-        web_sys::AbortController::new().map_err(|_| ApiError::Module("cannot start".into()))?;
+            None => {}
+        },
+    );
+    let Ok(ctrl) = web_sys::AbortController::new() else {
+        return (Outcome::not_sent(Some(not_sent(&ApiError::Network))), false);
+    };
     let signal = ctrl.signal();
     *running.controller.borrow_mut() = Some(ctrl);
-    prepare_send(&running.session_id, ask, &signal)
-        .await
-        .map_err(|e| ApiError::Module(e.to_string()))
+    let ask = RunAsk {
+        session: running.session_id.clone(),
+        reply: running.reply.clone(),
+        key: app.key_for(&settings.base_url),
+        using_default: !app.conn.saved.get_untracked(),
+        started: 0.0,
+        ask,
+    };
+    let end = crate::ui::context::run(ask, on_event.as_ref(), &made, &signal).await;
+    drop(on_event);
+    let failed = match end {
+        Ok(RunEnd {
+            outcome: Some(outcome),
+            formatted,
+            notice,
+            ..
+        }) => {
+            if notice.is_some() {
+                *running.notice.borrow_mut() = notice;
+            }
+            return (outcome, formatted);
+        }
+        // Stopped while the module loaded.
+        Err(ModuleError::Aborted) => return (Outcome::not_sent(None), false),
+        Ok(_) => "asked twice for the whole chat".to_string(),
+        Err(e) => e.to_string(),
+    };
+    // The module failed mid-turn: what arrived so far is kept, marked incomplete.
+    let mut outcome = Outcome::not_sent(Some(not_sent(&ApiError::Module(failed))));
+    if let Some(live) = app.turn.live.get_untracked() {
+        outcome.discard = live.content.is_empty() && live.reasoning.is_empty();
+        (outcome.content, outcome.reasoning) = (live.content, live.reasoning);
+    }
+    (outcome, false)
 }
 
 /// Keep a new summary with its chat (open or not).
@@ -814,58 +793,6 @@ fn store_summary(app: AppState, session_id: &str, summary: Summary) {
     } else {
         app.apply_to_stored(session_id, vec![cmd]);
     }
-}
-
-/// Send the request `body` and read the reply in the turns module, showing what arrives;
-/// the outcome to record.
-async fn stream(
-    app: AppState,
-    settings: &Settings,
-    agent: AgentConfig,
-    sent: Sent,
-    running: &Running,
-) -> Outcome {
-    let ask = crate::shell::turn::TurnAsk {
-        reply: running.reply.clone(),
-        url: settings.chat_url(),
-        key: app.key_for(&settings.base_url),
-        body: sent.body,
-        formatted: sent.formatted,
-        stall_seconds: settings.stall_seconds,
-        estimated: running.estimated.get(),
-        base_url: settings.base_url.clone(),
-        model: settings.model.clone(),
-        using_default: !app.conn.saved.get_untracked(),
-        agent,
-    };
-    let on_event = Closure::<dyn FnMut(String, String, String)>::new(
-        move |name: String, a: String, b: String| match TurnEvent::from_parts(&name, a, b) {
-            Some(TurnEvent::Shown { content, reasoning }) => app.live_append(&content, &reasoning),
-            Some(TurnEvent::Status { text }) => app.set_status(text),
-            Some(TurnEvent::Checkpoint) => app.save_session(),
-            None => {}
-        },
-    );
-    let ask = serde_json::to_string(&ask).unwrap_or_default();
-    let result = match modules::call(TurnsCall::Turn { ask }, Some(on_event.as_ref())) {
-        Ok(promise) => wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
-            .await
-            .map_err(|e| crate::adapters::js::JsError::from(e).message),
-        Err(e) => Err(e.to_string()),
-    };
-    drop(on_event);
-    let failed = match result.map(|v| serde_json::from_str(&v.as_string().unwrap_or_default())) {
-        Ok(Ok(outcome)) => return outcome,
-        Ok(Err(e)) => e.to_string(),
-        Err(e) => e,
-    };
-    // The module failed mid-turn: what arrived so far is kept, marked incomplete.
-    let mut outcome = Outcome::not_sent(Some(not_sent(&ApiError::Module(failed))));
-    if let Some(live) = app.turn.live.get_untracked() {
-        outcome.discard = live.content.is_empty() && live.reasoning.is_empty();
-        (outcome.content, outcome.reasoning) = (live.content, live.reasoning);
-    }
-    outcome
 }
 
 /// Record how the reply ended: in the session (the open one, or the stored one when the user

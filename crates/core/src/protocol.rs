@@ -89,6 +89,12 @@ pub enum TurnEvent {
     },
     /// A checkpoint: the app saves the reply as it stands.
     Checkpoint,
+    /// A summary was made before the request (a `Summary` as JSON): the app keeps it with its
+    /// chat.
+    Summary {
+        /// The summary.
+        json: String,
+    },
 }
 
 impl TurnEvent {
@@ -98,6 +104,7 @@ impl TurnEvent {
             TurnEvent::Shown { content, reasoning } => ("shown", content, reasoning),
             TurnEvent::Status { text } => ("status", text, ""),
             TurnEvent::Checkpoint => ("checkpoint", "", ""),
+            TurnEvent::Summary { json } => ("summary", json, ""),
         }
     }
 
@@ -110,6 +117,7 @@ impl TurnEvent {
             }),
             "status" => Some(TurnEvent::Status { text: a }),
             "checkpoint" => Some(TurnEvent::Checkpoint),
+            "summary" => Some(TurnEvent::Summary { json: a }),
             _ => None,
         }
     }
@@ -317,13 +325,13 @@ impl Call for DialogsCall {
 /// a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TurnsCall {
-    /// Build the request an `Ask` describes; answers an `Answer`.
-    Prepare { ask: String },
-    /// Make the summary due under this id (with an abort signal).
-    Summarize { id: String },
-    /// Send a request and read its reply, telling the app what arrives as [`TurnEvent`]s (with
-    /// the callback that hears them); answers the turn's `Outcome`.
-    Turn { ask: String },
+    /// Run one turn (a `RunAsk`): the request built (a summary made first when one is due),
+    /// sent and its reply read, telling the app what happens as [`TurnEvent`]s (with the
+    /// callback that hears them); answers a `RunEnd`.
+    Run { ask: String },
+    /// The inspector's reports for chat `session`: the next request an `Ask` describes, then
+    /// the requests sent in it, newest first (a JSON array).
+    Inspect { session: String, ask: String },
     /// Stop the turn writing this reply.
     StopTurn { reply: String },
     /// Storage is full: pack every chat but the open one now.
@@ -334,26 +342,23 @@ impl Call for TurnsCall {
     const MODULE: Module = Module::Turns;
     fn function(&self) -> &'static str {
         match self {
-            TurnsCall::Prepare { .. } => "prepare",
-            TurnsCall::Summarize { .. } => "summarize",
-            TurnsCall::Turn { .. } => "turn",
+            TurnsCall::Run { .. } => "run",
+            TurnsCall::Inspect { .. } => "inspect",
             TurnsCall::StopTurn { .. } => "stop_turn",
             TurnsCall::PackNow { .. } => "pack_now",
         }
     }
     fn args(&self) -> [Option<&str>; 2] {
         match self {
-            TurnsCall::Prepare { ask: one }
-            | TurnsCall::Summarize { id: one }
-            | TurnsCall::Turn { ask: one }
+            TurnsCall::Inspect { session, ask } => [Some(session), Some(ask)],
+            TurnsCall::Run { ask: one }
             | TurnsCall::StopTurn { reply: one }
             | TurnsCall::PackNow { open: one } => [Some(one), None],
         }
     }
     fn object(&self) -> Option<&'static str> {
         match self {
-            TurnsCall::Summarize { .. } => Some("AbortSignal"),
-            TurnsCall::Turn { .. } => Some("Function"),
+            TurnsCall::Run { .. } => Some("Function"),
             _ => None,
         }
     }
@@ -493,9 +498,11 @@ pub fn every_call() -> Vec<(Module, &'static str, Vec<String>, Option<&'static s
             id: t("a"),
             title: t("b"),
         }),
-        row(TurnsCall::Prepare { ask: t("a") }),
-        row(TurnsCall::Summarize { id: t("a") }),
-        row(TurnsCall::Turn { ask: t("a") }),
+        row(TurnsCall::Run { ask: t("a") }),
+        row(TurnsCall::Inspect {
+            session: t("a"),
+            ask: t("b"),
+        }),
         row(TurnsCall::StopTurn { reply: t("a") }),
         row(TurnsCall::PackNow { open: t("a") }),
         row(AgentCall::Offered),
@@ -677,11 +684,17 @@ mod tests {
             },
             TurnEvent::Status { text: "".into() },
             TurnEvent::Checkpoint,
+            TurnEvent::Summary {
+                json: r#"{"id":"s1","text":"订单 #4417"}"#.into(),
+            },
         ];
         for e in events {
             // Exhaustive: a new variant needs a sample above.
             match &e {
-                TurnEvent::Shown { .. } | TurnEvent::Status { .. } | TurnEvent::Checkpoint => {}
+                TurnEvent::Shown { .. }
+                | TurnEvent::Status { .. }
+                | TurnEvent::Checkpoint
+                | TurnEvent::Summary { .. } => {}
             }
             let (name, a, b) = e.parts();
             assert_eq!(

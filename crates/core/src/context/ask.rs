@@ -115,14 +115,10 @@ pub struct Answer {
     pub exact: bool,
     /// The window used.
     pub window: u32,
-    /// A summary is due first: the request for it (the turns module keeps it, under
-    /// `summary_due`, and makes it when the app asks: never sent to the app).
+    /// A summary is due first: the request for it (the turns module makes it before sending,
+    /// unless the chat's summaries are paused; the inspector only shows that one is due).
     #[serde(skip)]
     pub summary: Option<SummaryRequest>,
-    /// A summary is due first: the id the turns module keeps its request under, for the app
-    /// to ask for it (not kept when the chat's summaries are paused, or for the inspector).
-    #[serde(default)]
-    pub summary_due: Option<String>,
     /// The request body (JSON).
     pub body: String,
     /// The inspector's report (a `report::Report` as JSON), when asked for.
