@@ -65,8 +65,35 @@ html = html.replace(
     .join('') +
     `<script type="module" src="./${name}"></script>`,
 );
-// Comments and the blank lines between tags are for people reading index.html, not for browsers.
+// The icons the interface uses (Lucide, ISC licence, from the lucide-static package): every
+// `#i-NAME` the Rust sources name becomes one <symbol> in a sprite at the start of <body>, drawn
+// by `<use href="#i-NAME">` in the app and the dialogs module alike. Only those icons ship; a
+// name Lucide does not have fails the build.
+const rsFiles = (dir) => readdirSync(dir, { withFileTypes: true })
+  .flatMap((e) => (e.isDirectory() ? rsFiles(join(dir, e.name)) : e.name.endsWith('.rs') ? [join(dir, e.name)] : []));
+const root = new URL('..', import.meta.url).pathname;
+const iconNames = [...new Set(rsFiles(join(root, 'src'))
+  .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/#i-([a-z0-9-]+)/g)].map((m) => m[1])))].sort();
+const symbols = iconNames.map((icon) => {
+  let svg;
+  try {
+    svg = readFileSync(join(root, 'node_modules/lucide-static/icons', `${icon}.svg`), 'utf8');
+  } catch {
+    console.error(`postbuild: the source names the icon "${icon}", which lucide-static does not have`);
+    process.exit(1);
+  }
+  const inner = svg.replace(/<!--[\s\S]*?-->/g, '').match(/<svg[^>]*>([\s\S]*)<\/svg>/)[1]
+    .replace(/\s*\/>/g, '/>').replace(/>\s+</g, '><').trim();
+  return `<symbol id="i-${icon}" viewBox="0 0 24 24">${inner}</symbol>`;
+});
+if (!html.includes('<body>')) {
+  console.error('postbuild: no <body> in the page for the icon sprite');
+  process.exit(1);
+}
+// Comments and the blank lines between tags are for people reading index.html, not for browsers
+// (the icons' licence notice stays).
 html = html.replace(/<!--[\s\S]*?-->/g, '').replace(/>\s+</g, '><');
+html = html.replace('<body>', `<body><!-- Icons: Lucide (https://lucide.dev), ISC License, Copyright (c) Lucide Icons and Contributors --><svg class="sprite" aria-hidden="true" xmlns="http://www.w3.org/2000/svg">${symbols.join('')}</svg>`);
 if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) {
   console.error('postbuild: an inline script is still present');
   process.exit(1);

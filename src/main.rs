@@ -4,6 +4,8 @@
 
 fn main() {
     wasm_bindgen_futures::spawn_local(async {
+        satori::adapters::theme::follow();
+        satori::adapters::menus::start();
         satori::adapters::language::start().await;
         gloo_timers::future::TimeoutFuture::new(0).await;
         satori::ui::state::preload();

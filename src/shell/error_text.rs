@@ -463,6 +463,11 @@ pub fn language_not_kept(e: &impl std::fmt::Display) -> String {
     format!("The language is in use, but it could not be remembered: {e}.")
 }
 
+/// The theme is in use, but could not be remembered (`e`: why).
+pub fn theme_not_kept(e: &impl std::fmt::Display) -> String {
+    format!("The theme is in use, but it could not be remembered: {e}.")
+}
+
 /// How much storage is used cannot be read.
 pub fn storage_use_unreadable(e: &impl std::fmt::Display) -> String {
     format!("Storage use cannot be read ({e}).")

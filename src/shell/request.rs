@@ -24,16 +24,20 @@ struct Requests {
     sent: VecDeque<(String, String)>,
     /// Chats whose summarizer failed: until when summaries wait, and why it failed.
     paused: Vec<(String, i64, String)>,
+    /// The turns whose request is being built: the reply and what aborts the building (Stop).
+    building: Vec<(String, web_sys::AbortController)>,
 }
 
 thread_local! {
     // Why a static: what the module remembers per chat outlives each request (the inspector
-    // opens later; a chat is left and comes back); the module lives for the page.
+    // opens later; a chat is left and comes back), and Stop reaches a request being built by
+    // its reply's id; the module lives for the page.
     /// The requests of this page.
     static REQUESTS: RefCell<Requests> = const {
         RefCell::new(Requests {
             sent: VecDeque::new(),
             paused: Vec::new(),
+            building: Vec::new(),
         })
     };
 }
@@ -97,11 +101,42 @@ pub struct Prepared {
     pub read_from: Option<String>,
     /// A notice for the status line when the turn ends (a summary that failed or waits).
     pub notice: Option<String>,
+    /// Stop came while the request was built (nothing was sent).
+    pub stopped: bool,
 }
 
-/// Build the request for `ask`, a turn of chat `session`; `signal` is Stop; `tell` hears the
-/// status line and a summary made (for the app to keep).
-pub async fn prepare(
+/// Stop building the request of the turn writing `reply`, if it is being built.
+pub fn stop(reply: &str) {
+    REQUESTS.with_borrow(|r| {
+        for (id, c) in &r.building {
+            if id == reply {
+                c.abort();
+            }
+        }
+    });
+}
+
+/// Build the request for `ask`, a turn of chat `session` writing `reply` (whose [`stop`] ends
+/// it); `tell` hears the status line and a summary made (for the app to keep).
+pub async fn prepare(session: &str, reply: &str, ask: Ask, tell: &dyn Fn(TurnEvent)) -> Prepared {
+    let Ok(controller) = web_sys::AbortController::new() else {
+        return Prepared {
+            built: Err(ApiError::Network),
+            need_full: false,
+            read_from: None,
+            notice: None,
+            stopped: false,
+        };
+    };
+    let signal = controller.signal();
+    REQUESTS.with_borrow_mut(|r| r.building.push((reply.to_string(), controller)));
+    let mut prepared = build(session, ask, &signal, tell).await;
+    REQUESTS.with_borrow_mut(|r| r.building.retain(|(id, _)| id != reply));
+    prepared.stopped = signal.aborted();
+    prepared
+}
+
+async fn build(
     session: &str,
     mut ask: Ask,
     signal: &web_sys::AbortSignal,
@@ -115,6 +150,7 @@ pub async fn prepare(
         need_full: false,
         read_from: None,
         notice: None,
+        stopped: false,
     };
     let mut answer = match answer_within(&ask, signal).await {
         Ok(a) => a,

@@ -107,19 +107,11 @@ thread_local! {
     // Stop reaches them by reply id (`stop`).
     /// Every turn this module is running.
     static RUNNING: RefCell<Vec<Rc<Running>>> = const { RefCell::new(Vec::new()) };
-    /// The turns whose request is being built: the reply and what aborts the building.
-    static BUILDING: RefCell<Vec<(String, web_sys::AbortController)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Stop the turn writing `reply` (Stop, Esc, leaving the chat): the partial text is kept.
 pub fn stop(reply: &str) {
-    BUILDING.with_borrow(|b| {
-        for (r, c) in b {
-            if r == reply {
-                c.abort();
-            }
-        }
-    });
+    crate::shell::request::stop(reply);
     let running = RUNNING.with_borrow(|r| r.iter().find(|t| t.reply == reply).cloned());
     if let Some(r) = running {
         for effect in r.on(Event::Stop) {
@@ -198,20 +190,9 @@ fn show(on_event: &js_sys::Function, running: &Running) {
 /// ([`crate::shell::request::prepare`]), then sent and its reply read; `on_event` hears what
 /// happens (see [`tell`]).
 pub async fn run(ask: RunAsk, on_event: js_sys::Function) -> RunEnd {
-    let Ok(controller) = web_sys::AbortController::new() else {
-        return RunEnd {
-            outcome: Some(Outcome::not_sent(Some(not_sent(&ApiError::Network)))),
-            formatted: false,
-            notice: None,
-            read_from: None,
-        };
-    };
-    let signal = controller.signal();
-    BUILDING.with_borrow_mut(|b| b.push((ask.reply.clone(), controller)));
     let settings = ask.ask.settings.clone();
     let agent = ask.ask.agent;
-    let prepared = prepare(&ask.session, ask.ask, &signal, &|e| tell(&on_event, e)).await;
-    BUILDING.with_borrow_mut(|b| b.retain(|(r, _)| *r != ask.reply));
+    let prepared = prepare(&ask.session, &ask.reply, ask.ask, &|e| tell(&on_event, e)).await;
     crate::adapters::clock::measure_since("satori:context-ask", ask.started);
     let mut end = RunEnd {
         outcome: None,
@@ -219,12 +200,12 @@ pub async fn run(ask: RunAsk, on_event: js_sys::Function) -> RunEnd {
         notice: prepared.notice,
         read_from: prepared.read_from,
     };
-    if prepared.need_full && !signal.aborted() {
+    if prepared.need_full && !prepared.stopped {
         return end;
     }
     end.outcome = Some(match prepared.built {
         // Stopped while the request was built: the reply is kept, empty and stopped.
-        _ if signal.aborted() => Outcome::not_sent(None),
+        _ if prepared.stopped => Outcome::not_sent(None),
         Err(e) => Outcome::not_sent(Some(not_sent(&e))),
         Ok(built) => {
             end.formatted = built.formatted;

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { useApp } from './support/app.mjs';
-import { configure, sendMessage, waitIdle, byName } from './support/browser.mjs';
+import { configure, sendMessage, waitIdle, byName, chatAction } from './support/browser.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** Where the page loads axe-core from: same origin as the app, answered by a context route. */
@@ -67,8 +67,13 @@ for (const scheme of ['light', 'dark']) {
       await page.getByRole('alert').waitFor();
       await audit(page, 'error alert');
 
+      await page.getByRole('button', byName('Chat actions')).click();
+      await page.getByRole('menu', byName('Chat actions')).waitFor();
+      await audit(page, 'Chat actions menu');
+      await page.keyboard.press('Escape');
       for (const name of ['Settings', 'Rename chat', 'Delete chat']) {
-        await page.getByRole('button', byName(name)).first().click();
+        if (name === 'Settings') await page.getByRole('button', byName(name)).first().click();
+        else await chatAction(page, name);
         await page.getByRole('dialog', byName(name)).waitFor();
         await audit(page, `${name} dialog`);
         await page.getByRole('dialog', byName(name)).getByRole('button', byName('Cancel')).click();

@@ -136,7 +136,7 @@ test('Firefox ESR: on a host without the model, a GGUF file picked in Settings i
     assert.equal(refused.split('\n')[0], 'This copy of Satori is served without the in-browser model.');
     // Settings → "Model file (GGUF)": the file set over BiDi, as a user's pick.
     await run(context, `async () => {
-      [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Settings').click();
+      document.querySelector('button[aria-label="Settings"]').click();
       return true;
     }`);
     const input = await bidi('script.evaluate', {

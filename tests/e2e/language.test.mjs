@@ -181,7 +181,14 @@ test('a browser in Chinese: the first visit is in Chinese; the main flows by the
         ['分享对话', '分享对话'],
         ['设置', '设置'],
       ]) {
-        await page.getByRole('button', byName(button)).first().click();
+        // Export and Share are in "Chat actions" (对话操作).
+        if (button === '导出对话' || button === '分享对话') {
+          await page.getByRole('button', byName('对话操作')).click();
+          assert.deepEqual(await englishLeft(page), [], 'the “对话操作” menu');
+          await page.getByRole('menuitem', byName(button)).click();
+        } else {
+          await page.getByRole('button', byName(button)).first().click();
+        }
         const dialog = page.getByRole('dialog', byName(dialogName));
         await dialog.waitFor();
         assert.deepEqual(await englishLeft(page), [], `the “${dialogName}” dialog`);
@@ -236,9 +243,14 @@ test('"Language" changes the interface at once, both ways, and is remembered; En
     dialog = page.getByRole('dialog', byName('Settings'));
     await dialog.getByRole('combobox', byName('Language')).waitFor();
     await dialog.getByRole('button', byName('Cancel')).click();
-    for (const name of ['Send', 'New chat', 'Settings', 'Share chat', 'Search chats', 'Export chat']) {
+    for (const name of ['Send', 'New chat', 'Settings', 'Chat actions', 'Search chats']) {
       await page.getByRole('button', byName(name)).first().waitFor();
     }
+    await page.getByRole('button', byName('Chat actions')).click();
+    for (const name of ['Rename chat', 'Share chat', 'Export chat', 'Delete chat']) {
+      await page.getByRole('menuitem', byName(name)).waitFor();
+    }
+    await page.keyboard.press('Escape');
     await page.getByRole('textbox', byName('Message')).waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
     await page.setViewportSize({ width: 390, height: 844 });

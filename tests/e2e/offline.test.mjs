@@ -24,6 +24,7 @@ import {
   poll,
   reload,
   articles,
+  chatAction,
 } from './support/browser.mjs';
 
 const PREFIX = '/apps/satori/';
@@ -80,7 +81,7 @@ test('offline: a visited Satori opens, shows, searches and exports its chats wit
       await search.getByRole('status').filter({ hasText: '1 chat matches.' }).waitFor();
       await search.getByRole('button', byName('Close')).click();
       // Export.
-      await page.getByRole('button', byName('Export chat')).click();
+      await chatAction(page, 'Export chat');
       const dialog = page.getByRole('dialog', byName('Export chat'));
       const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', byName('Download JSON')).click()]);
       await page.keyboard.press('Escape');

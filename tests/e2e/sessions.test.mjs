@@ -23,6 +23,7 @@ import {
   byName,
   sleep,
   storedChat,
+  chatAction,
 } from './support/browser.mjs';
 
 // Some tests make the app's own files fail: no service worker may answer for them.
@@ -98,7 +99,7 @@ test('New chat, newest-first list, active marker, titles, rename and delete', as
     await expectCurrent(page, 'Plan a trip to Kyoto');
 
     // Rename.
-    await page.getByRole('button', byName('Rename chat')).click();
+    await chatAction(page, 'Rename chat');
     const rename = page.getByRole('dialog', byName('Rename chat'));
     await rename.waitFor({ state: 'visible' });
     const title = rename.getByRole('textbox', byName('Title'));
@@ -112,7 +113,7 @@ test('New chat, newest-first list, active marker, titles, rename and delete', as
     await expectCurrent(page, 'Kyoto itinerary');
 
     // Delete: Cancel keeps the chat.
-    await page.getByRole('button', byName('Delete chat')).click();
+    await chatAction(page, 'Delete chat');
     const del = page.getByRole('dialog', byName('Delete chat'));
     await del.waitFor({ state: 'visible' });
     await del.getByRole('button', byName('Cancel')).click();
@@ -121,7 +122,7 @@ test('New chat, newest-first list, active marker, titles, rename and delete', as
     assert.equal(await textOf(lastUser(page)), 'Plan a trip to Kyoto', 'Cancel leaves the conversation alone');
 
     // Delete for real.
-    await page.getByRole('button', byName('Delete chat')).click();
+    await chatAction(page, 'Delete chat');
     await del.waitFor({ state: 'visible' });
     await del.getByRole('button', byName('Delete')).click();
     await del.waitFor({ state: 'hidden' });
@@ -458,7 +459,7 @@ test('Delete chat deletes the chat it names, even if another chat was opened whi
       await sleep(800);
       await route.continue();
     });
-    await page.getByRole('button', byName('Delete chat')).click();
+    await chatAction(page, 'Delete chat');
     await chatEntry(page, 'Chat B').click(); // while the dialog is still loading
     const del = page.getByRole('dialog', byName('Delete chat'));
     await del.waitFor({ state: 'visible' });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import {
   byName,
+  chatAction,
   configure,
   sendMessage,
   waitIdle,
@@ -38,7 +39,7 @@ function pack(url, file) {
 const chatKeys = (entries) => Object.keys(entries).filter((k) => /^satori\.(session|part)\./.test(k));
 
 async function makeLink(page) {
-  await page.getByRole('button', byName('Share chat')).click();
+  await chatAction(page, 'Share chat');
   const dialog = page.getByRole('dialog', byName('Share chat'));
   await dialog.waitFor();
   const link = await dialog.getByRole('textbox', byName('Share link')).inputValue();
@@ -210,7 +211,7 @@ test('a chat too long for a link is refused politely', async (t) => {
     });
     await sendMessage(page, noise);
     await waitIdle(page);
-    await page.getByRole('button', byName('Share chat')).click();
+    await chatAction(page, 'Share chat');
     const dialog = page.getByRole('dialog', byName('Share chat'));
     const alert = dialog.getByRole('alert');
     await alert.waitFor();

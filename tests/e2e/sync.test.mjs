@@ -30,6 +30,7 @@ import {
   storedChat,
   openPrompts,
   importPrompts,
+  chatAction,
 } from './support/browser.mjs';
 
 const e2e = useApp();
@@ -257,7 +258,7 @@ test('sync: with the server down A deletes a chat and B writes in another (and r
     await dav.stop();
     // A deletes the bread chat; B writes in the Kyoto chat and reloads.
     await chatEntry(a.page, bread).click();
-    await a.page.getByRole('button', byName('Delete chat')).click();
+    await chatAction(a.page, 'Delete chat');
     const del = a.page.getByRole('dialog', byName('Delete chat'));
     await del.getByRole('button', byName('Delete')).click();
     await del.waitFor({ state: 'hidden' });

@@ -20,6 +20,7 @@ import {
   poll,
   storedChat,
   chatFrom,
+  chatAction,
 } from './support/browser.mjs';
 
 const e2e = useApp();
@@ -167,7 +168,7 @@ test('a chat deleted in one tab leaves the other tab and never comes back', asyn
     await say(a, 'delete me');
     const b = await secondTab(app);
     await poll(async () => (await userTexts(b)).some((x) => x.includes('delete me')), { message: 'B shows the chat' });
-    await a.getByRole('button', byName('Delete chat')).click();
+    await chatAction(a, 'Delete chat');
     const del = a.getByRole('dialog', byName('Delete chat'));
     await del.getByRole('button', byName('Delete')).click();
     await b.getByRole('alert').filter({ hasText: 'deleted in another tab' }).waitFor();

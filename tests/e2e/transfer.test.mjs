@@ -22,6 +22,7 @@ import {
   withApp,
   chatList,
   poll,
+  chatAction,
 } from './support/browser.mjs';
 
 const e2e = useApp();
@@ -213,7 +214,7 @@ test('"Export chat": JSON that imports again, or Markdown of the branch on scree
     await sendMessage(page, 'Export me: 订单 ORD-9');
     await waitIdle(page);
     await waitForStatus(lastAssistant(page), 'complete');
-    await page.getByRole('button', byName('Export chat')).click();
+    await chatAction(page, 'Export chat');
     let dialog = page.getByRole('dialog', byName('Export chat'));
     const json = await download(page, () => dialog.getByRole('button', byName('Download JSON')).click());
     assert.match(json.name, /^satori-chat-.*\.json$/);
@@ -221,7 +222,7 @@ test('"Export chat": JSON that imports again, or Markdown of the branch on scree
     assert.equal(parsed.chats.length, 1);
     assert.ok(!json.text.includes(KEY));
     assert.equal(parsed.chats[0].messages.find((m) => m.role === 'user').content, 'Export me: 订单 ORD-9');
-    await page.getByRole('button', byName('Export chat')).click();
+    await chatAction(page, 'Export chat');
     dialog = page.getByRole('dialog', byName('Export chat'));
     const md = await download(page, () => dialog.getByRole('button', byName('Download Markdown')).click());
     assert.match(md.name, /^satori-chat-.*\.md$/);

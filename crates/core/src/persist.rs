@@ -30,6 +30,8 @@ pub const KEY_PROMPTS: &str = "satori.prompts";
 pub const KEY_MCP: &str = "satori.mcp";
 /// The interface language chosen in Settings (`en`, `zh-CN`; read by `src/web/i18n.js`).
 pub const KEY_LANGUAGE: &str = "satori.language";
+/// The colour theme the user chose (`light`, `dark`; none: the system's), read by `src/web/theme.js`.
+pub const KEY_THEME: &str = "satori.theme";
 /// Key of the MCP bearer tokens record (the only place they are stored).
 pub const KEY_MCP_TOKENS: &str = "satori.mcp_tokens";
 /// The page folder whose shared-origin warning the user dismissed in Settings

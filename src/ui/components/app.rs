@@ -8,6 +8,7 @@ use crate::ui::components::alert::AlertBanner;
 use crate::ui::components::chat_setup::ChatSetup;
 use crate::ui::components::composer::Composer;
 use crate::ui::components::conversation::Conversation;
+use crate::ui::components::icon;
 use crate::ui::components::sidebar::Sidebar;
 use crate::ui::state::AppState;
 use leptos::prelude::*;
@@ -121,41 +122,53 @@ pub fn App() -> impl IntoView {
                     <button
                         type="button"
                         class="icon-btn only-narrow"
+                        aria-label="Chats"
                         aria-expanded=move || sidebar_open.get().to_string()
                         on:click=move |_| sidebar_open.update(|o| *o = !*o)
-                    >
-                        "Chats"
-                    </button>
+                     inner_html=icon::PANEL_LEFT></button>
                     // A title the user gave is theirs: never translated; Satori's own name for a chat
                     // without one is (`data-ours`, see src/web/translate.js).
                     <h1 class="chat-title" translate="no" data-ours="Untitled chat">{title}</h1>
                     <div class="head-actions">
-                        <button type="button" on:click=move |_| chat_dialog(app, false)>
-                            "Rename chat"
-                        </button>
-                        <button type="button" on:click=move |_| chat_dialog(app, true)>
-                            "Delete chat"
-                        </button>
-                        <button type="button" aria-haspopup="dialog" on:click=move |_| agent_dialog(app)>
-                            {move || if app.chats.session.with(|s| s.agent.on) { "Agent: on" } else { "Agent" }}
-                        </button>
-                        <button type="button" on:click=move |_| crate::ui::transfer::export_chat(app)>
-                            "Export chat"
-                        </button>
-                        <button type="button" aria-haspopup="dialog" on:click=move |_| crate::ui::transfer::share_chat(app)>
-                            "Share chat"
-                        </button>
                         <button
                             type="button"
+                            class="icon-btn"
+                            aria-label="Context"
                             aria-expanded=move || inspector_open.get().to_string()
                             aria-controls="context-inspector"
                             on:click=move |_| crate::ui::components::context_inspector::toggle(inspector_open)
+                         inner_html=icon::GAUGE></button>
+                        <button
+                            type="button"
+                            class="icon-btn"
+                            class:on=move || app.chats.session.with(|s| s.agent.on)
+                            aria-haspopup="dialog"
+                            aria-label=move || if app.chats.session.with(|s| s.agent.on) { "Agent: on" } else { "Agent" }
+                            on:click=move |_| agent_dialog(app)
+                            inner_html=icon::BOT
+                        ></button>
+                        <button type="button" class="icon-btn" aria-label="Settings" on:click=move |_| app.open_settings() inner_html=icon::SETTINGS></button>
+                        <button type="button" class="icon-btn" aria-label="Chat actions" aria-haspopup="menu" popovertarget="chat-actions" inner_html=icon::ELLIPSIS></button>
+                        <div
+                            id="chat-actions"
+                            class="menu"
+                            role="menu"
+                            aria-label="Chat actions"
+                            popover="auto"
                         >
-                            "Context"
-                        </button>
-                        <button type="button" on:click=move |_| app.open_settings()>
-                            "Settings"
-                        </button>
+                            <button type="button" role="menuitem" on:click=move |_| chat_dialog(app, false)>
+                                <span inner_html=icon::PENCIL></span>"Rename chat"
+                            </button>
+                            <button type="button" role="menuitem" aria-haspopup="dialog" on:click=move |_| crate::ui::transfer::share_chat(app)>
+                                <span inner_html=icon::SHARE></span>"Share chat"
+                            </button>
+                            <button type="button" role="menuitem" on:click=move |_| crate::ui::transfer::export_chat(app)>
+                                <span inner_html=icon::DOWNLOAD></span>"Export chat"
+                            </button>
+                            <button type="button" role="menuitem" class="danger-item" on:click=move |_| chat_dialog(app, true)>
+                                <span inner_html=icon::TRASH></span>"Delete chat"
+                            </button>
+                        </div>
                     </div>
                 </header>
                 <ChatSetup />

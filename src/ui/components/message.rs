@@ -5,6 +5,7 @@ use crate::core::markdown;
 use crate::core::protocol::AgentCall;
 use crate::core::session::{Command, Message, Role, Status};
 use crate::ui::chat;
+use crate::ui::components::icon;
 use crate::ui::state::AppState;
 use leptos::prelude::*;
 
@@ -390,12 +391,12 @@ fn context_toggles(app: AppState, msg: &Message) -> impl IntoView {
     let (pin_id, ex_id) = (msg.id.clone(), msg.id.clone());
     let (pinned, excluded) = (msg.pinned, msg.excluded);
     view! {
-        <button type="button" class="link-btn" aria-pressed=if pinned { "true" } else { "false" }
+        <button type="button" class="act" aria-label="Pin" aria-pressed=if pinned { "true" } else { "false" }
             title="Always send this message, whatever the context budget"
-            on:click=move |_| { let _ = app.apply(Command::SetPinned { id: pin_id.clone(), pinned: !pinned }); }>"Pin"</button>
-        <button type="button" class="link-btn" aria-pressed=if excluded { "true" } else { "false" }
+            on:click=move |_| { let _ = app.apply(Command::SetPinned { id: pin_id.clone(), pinned: !pinned }); } inner_html=icon::PIN></button>
+        <button type="button" class="act" aria-label="Exclude" aria-pressed=if excluded { "true" } else { "false" }
             title="Never send this message to the model"
-            on:click=move |_| { let _ = app.apply(Command::SetExcluded { id: ex_id.clone(), excluded: !excluded }); }>"Exclude"</button>
+            on:click=move |_| { let _ = app.apply(Command::SetExcluded { id: ex_id.clone(), excluded: !excluded }); } inner_html=icon::EYE_OFF></button>
     }
 }
 
@@ -415,11 +416,11 @@ fn actions(
             let (content, id) = (msg.content.clone(), msg.id.clone());
             Some(
                 view! {
-                    <button type="button" class="link-btn" on:click=move |_| {
+                    <button type="button" class="act" aria-label="Edit" on:click=move |_| {
                         edit_text.set(content.clone());
                         editing.set(true);
                         set_edit(&id, Some(content.clone()));
-                    }>"Edit"</button>
+                    } inner_html=icon::PENCIL></button>
                 }
                 .into_any(),
             )
@@ -430,16 +431,16 @@ fn actions(
             let incomplete = msg.status == Status::Incomplete;
             Some(
                 view! {
-                    <button type="button" class="link-btn" on:click=move |_| {
+                    <button type="button" class="act" aria-label="Copy" on:click=move |_| {
                         if let Some(w) = web_sys::window() {
                             let _ = w.navigator().clipboard().write_text(&raw);
                         }
-                    }>"Copy"</button>
+                    } inner_html=icon::COPY></button>
                     {(last && incomplete).then(|| view! {
-                        <button type="button" class="link-btn" on:click=move |_| chat::retry(app)>"Retry"</button>
+                        <button type="button" class="act" aria-label="Retry" on:click=move |_| chat::retry(app) inner_html=icon::RETRY></button>
                     })}
                     {(last && !incomplete).then(|| view! {
-                        <button type="button" class="link-btn" on:click=move |_| chat::regenerate(app, id.clone())>"Regenerate"</button>
+                        <button type="button" class="act" aria-label="Regenerate" on:click=move |_| chat::regenerate(app, id.clone()) inner_html=icon::REFRESH></button>
                     })}
                 }
                 .into_any(),

@@ -9,6 +9,7 @@ pub mod composer;
 pub mod context_inspector;
 pub mod conversation;
 pub mod form;
+pub mod icon;
 pub mod inspector;
 pub mod mcp_settings;
 pub mod message;

@@ -291,6 +291,7 @@ pub fn SettingsDialog(
             <form class="settings" on:submit=save>
                 <OriginNotice />
                 <LanguageField error=error />
+                <ThemeField error=error />
                 <ConnectionFields form=form />
                 <GenerationFields form=form />
                 <ContextFields form=form />
@@ -355,6 +356,33 @@ fn LanguageField(
             }>
                 <option value="en" selected=!chinese>"English"</option>
                 <option value="zh-CN" selected=chinese>"简体中文"</option>
+            </select>
+        </label>
+    }
+}
+
+/// The colour theme: the system's, light or dark; it changes at once (not on "Save") and is
+/// remembered.
+#[component]
+fn ThemeField(
+    /// Where a theme that could not be kept is said.
+    error: RwSignal<String>,
+) -> impl IntoView {
+    let now = crate::adapters::theme::current();
+    let option = move |value: &'static str, name: &'static str| {
+        view! { <option value=value selected=now == value>{name}</option> }
+    };
+    view! {
+        <label>
+            "Theme"
+            <select on:change=move |ev| {
+                if let Err(e) = crate::adapters::theme::set(&event_target_value(&ev)) {
+                    error.set(crate::shell::error_text::theme_not_kept(&e));
+                }
+            }>
+                {option("", "System")}
+                {option("light", "Light")}
+                {option("dark", "Dark")}
             </select>
         </label>
     }

@@ -18,6 +18,9 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--disable-quic',
+  // A desktop with a mouse, as most people meet Satori: headless Chromium reports no pointing
+  // device, so `(hover: hover)` would never match and what shows on hover would not be tested.
+  '--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4',
 ];
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -155,6 +158,12 @@ export async function saveArtifacts(app, name) {
 // Locators (UI contract)
 
 export const byName = (name) => ({ name, exact: true });
+
+/** Runs `name` (Rename chat, Share chat, Export chat, Delete chat) from the header's "Chat actions" menu. */
+export async function chatAction(page, name) {
+  await page.getByRole('button', byName('Chat actions')).click();
+  await page.getByRole('menuitem', byName(name)).click();
+}
 export const messageBox = (page) => page.getByRole('textbox', byName('Message'));
 export const sendButton = (page) => page.getByRole('button', byName('Send'));
 export const stopButton = (page) => page.getByRole('button', byName('Stop'));

@@ -1,0 +1,31 @@
+// Satori's menus (an element with role="menu" and the `popover` attribute, opened by a button
+// with `popovertarget`), for every menu of the page: opening one puts the focus on its first
+// item; the arrow keys, Home and End move through its items; choosing an item closes the menu
+// before the item's own action runs (so a dialog it opens gives the focus back to the menu's
+// button). Esc and a click outside close it: the browser's popover does that.
+
+const items = (menu) => [...menu.querySelectorAll('[role="menuitem"]')];
+
+/** Listen, once per page, for what every menu does. */
+export function startMenus() {
+  if (globalThis.__satoriMenus) return;
+  globalThis.__satoriMenus = true;
+  // `toggle` does not bubble: heard while it goes down (capture).
+  document.addEventListener('toggle', (ev) => {
+    if (ev.target.getAttribute?.('role') === 'menu' && ev.newState === 'open') items(ev.target)[0]?.focus();
+  }, true);
+  document.addEventListener('click', (ev) => {
+    const menu = ev.target.closest?.('[role="menuitem"]')?.closest('[role="menu"][popover]');
+    if (menu) menu.hidePopover();
+  }, true);
+  document.addEventListener('keydown', (ev) => {
+    const menu = ev.target.closest?.('[role="menu"]');
+    if (!menu) return;
+    const all = items(menu);
+    const at = all.indexOf(ev.target);
+    const next = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: all.length - 1 }[ev.key];
+    if (next === undefined || all.length === 0) return;
+    ev.preventDefault();
+    all[(next + all.length) % all.length].focus();
+  });
+}

@@ -1,0 +1,34 @@
+// Settings → Theme: "light", "dark", or the system's (nothing saved), kept under localStorage
+// "satori.theme" and set as <html data-theme> (style/app.css has a set of colours for each). It
+// is applied as soon as this file runs — with the app's script, before the app draws — and at
+// once when another tab changes it.
+const KEY = 'satori.theme';
+
+function apply(theme) {
+  const root = document.documentElement;
+  if (theme === 'light' || theme === 'dark') root.dataset.theme = theme;
+  else delete root.dataset.theme;
+}
+
+try {
+  apply(localStorage.getItem(KEY));
+} catch {
+  // storage blocked: the system's
+}
+
+/** Follow another tab's choice. */
+export function followTheme() {
+  addEventListener('storage', (ev) => ev.key === KEY && apply(ev.newValue));
+}
+
+/** The theme in use: "light", "dark", or "" (the system's). */
+export function currentTheme() {
+  return document.documentElement.dataset.theme || '';
+}
+
+/** Use `theme` ("light", "dark"; anything else: the system's) now, and remember it (throws when storage refuses). */
+export function setTheme(theme) {
+  apply(theme);
+  if (theme === 'light' || theme === 'dark') localStorage.setItem(KEY, theme);
+  else localStorage.removeItem(KEY);
+}
