@@ -1,7 +1,7 @@
 //! The colour theme (`src/web/theme.js`): the system's, light or dark, as Settings → Theme chose.
-//! The page applies it before the app draws; this is the app's way to change and read it.
+//! The page applies the saved one before the app draws; this is the app's way to read it and to
+//! apply another.
 
-use crate::adapters::js::JsError;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/web/theme.js")]
@@ -10,8 +10,8 @@ extern "C" {
     fn follow_theme();
     #[wasm_bindgen(js_name = currentTheme)]
     fn current_theme() -> String;
-    #[wasm_bindgen(js_name = setTheme, catch)]
-    fn set_theme(theme: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_name = applyTheme)]
+    fn apply_theme(theme: &str);
 }
 
 /// Follow a theme another tab chose (the page applied the saved one already).
@@ -24,8 +24,8 @@ pub fn current() -> String {
     current_theme()
 }
 
-/// Use `theme` (`light`, `dark`, anything else the system's) and remember it; the error says
-/// why it could not be remembered (it is in use all the same).
-pub fn set(theme: &str) -> Result<(), String> {
-    set_theme(theme).map_err(|e| JsError::from(e).message)
+/// Use `theme` (`light`, `dark`, anything else the system's) now (the storage adapter keeps it:
+/// `Store::save_theme`).
+pub fn apply(theme: &str) {
+    apply_theme(theme);
 }

@@ -3,7 +3,8 @@
 //! made first when one is due (in the on-demand dialogs module, see
 //! [`crate::shell::summarize`]; if that fails, the trimmed context goes out, the status line
 //! says why, and the chat's summaries wait [`SUMMARY_PAUSE_MS`]), the verdict (nothing over
-//! budget is ever sent) and the inspector's reports of the last requests. Stop ends it at once.
+//! budget is ever sent) and the inspector's reports of the last requests. Stop ends it at once
+//! (though the dialogs module, once asked for a summary, finishes loading first).
 
 use crate::adapters::clock::{new_id, now_ms};
 use crate::core::context::ask::{Answer, Ask};

@@ -1,8 +1,9 @@
 // Satori's menus (an element with role="menu" and the `popover` attribute, opened by a button
 // with `popovertarget`), for every menu of the page: opening one puts the focus on its first
-// item; the arrow keys, Home and End move through its items; choosing an item closes the menu
-// before the item's own action runs (so a dialog it opens gives the focus back to the menu's
-// button). Esc and a click outside close it: the browser's popover does that.
+// item; the arrow keys, Home and End move through its items; choosing an item, or Tab out of
+// it, closes the menu — choosing before the item's own action runs (so a dialog it opens gives
+// the focus back to the menu's button). Esc and a click outside close it: the browser's popover
+// does that.
 
 const items = (menu) => [...menu.querySelectorAll('[role="menuitem"]')];
 
@@ -18,6 +19,11 @@ export function startMenus() {
     const menu = ev.target.closest?.('[role="menuitem"]')?.closest('[role="menu"][popover]');
     if (menu) menu.hidePopover();
   }, true);
+  // Tab out of an open menu closes it.
+  document.addEventListener('focusout', (ev) => {
+    const menu = ev.target.closest?.('[role="menu"][popover]');
+    if (menu && ev.relatedTarget && !menu.contains(ev.relatedTarget) && menu.matches(':popover-open')) menu.hidePopover();
+  });
   document.addEventListener('keydown', (ev) => {
     const menu = ev.target.closest?.('[role="menu"]');
     if (!menu) return;

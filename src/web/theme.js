@@ -1,7 +1,8 @@
 // Settings → Theme: "light", "dark", or the system's (nothing saved), kept under localStorage
-// "satori.theme" and set as <html data-theme> (style/app.css has a set of colours for each). It
-// is applied as soon as this file runs — with the app's script, before the app draws — and at
-// once when another tab changes it.
+// "satori.theme" (written by the app's storage adapter) and set as <html data-theme>
+// (style/app.css has a set of colours for each). It is applied as soon as this file runs — with
+// the app's script, before the app draws its first screen — and at once when another tab changes
+// it.
 const KEY = 'satori.theme';
 
 function apply(theme) {
@@ -26,9 +27,7 @@ export function currentTheme() {
   return document.documentElement.dataset.theme || '';
 }
 
-/** Use `theme` ("light", "dark"; anything else: the system's) now, and remember it (throws when storage refuses). */
-export function setTheme(theme) {
+/** Use `theme` ("light", "dark"; anything else: the system's) now (Satori's storage adapter keeps the choice). */
+export function applyTheme(theme) {
   apply(theme);
-  if (theme === 'light' || theme === 'dark') localStorage.setItem(KEY, theme);
-  else localStorage.removeItem(KEY);
 }

@@ -65,6 +65,13 @@ test('the header is one row at 390 px and at 1280 px, every icon exists, "Chat a
     await page.keyboard.press('Escape');
     await page.getByRole('menu', byName('Chat actions')).waitFor({ state: 'hidden' });
     assert.equal(await focused(), 'Chat actions');
+    // Tab out of it closes it too.
+    await page.keyboard.press('Enter');
+    await poll(async () => (await focused()) === 'Rename chat', { message: 'the first item focused' });
+    await page.keyboard.press('End');
+    await page.keyboard.press('Tab');
+    await page.getByRole('menu', byName('Chat actions')).waitFor({ state: 'hidden' });
+    await page.getByRole('button', byName('Chat actions')).focus();
     // Choosing an item closes the menu; the dialog it opens gives the focus back to the button.
     await page.keyboard.press('Enter');
     await poll(async () => (await focused()) === 'Rename chat', { message: 'the first item focused' });
@@ -75,6 +82,23 @@ test('the header is one row at 390 px and at 1280 px, every icon exists, "Chat a
     await rename.getByRole('button', byName('Cancel')).click();
     await rename.waitFor({ state: 'detached' });
     assert.equal(await focused(), 'Chat actions');
+  });
+});
+
+test('Esc in "Chat actions" while a reply streams closes the menu and leaves the reply streaming', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    e2e.fake.enqueue({ chunks: Array.from({ length: 40 }, (_, i) => `word${i} `), delayMs: 100 });
+    await sendMessage(page, 'Stream slowly');
+    await page.locator('article[aria-busy="true"]').waitFor();
+    await page.getByRole('button', byName('Chat actions')).click();
+    await page.getByRole('menu', byName('Chat actions')).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('menu', byName('Chat actions')).waitFor({ state: 'hidden' });
+    assert.equal(await page.locator('article[aria-busy="true"]').count(), 1, 'the reply is still streaming');
+    await page.keyboard.press('Escape');
+    await waitIdle(page);
+    assert.equal(await lastAssistant(page).getAttribute('data-status'), 'stopped', 'a second Esc stops it');
   });
 });
 

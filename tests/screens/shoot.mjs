@@ -80,7 +80,8 @@ try {
       await page.screenshot({ path: `${out}/${scheme}-${label}-settings-storage.png` });
       await dlg.getByRole('button', { name: 'Cancel' }).click();
       // Export chat
-      await page.getByRole('button', { name: 'Export chat' }).click();
+      await page.getByRole('button', { name: 'Chat actions' }).click();
+      await page.getByRole('menuitem', { name: 'Export chat' }).click();
       const exp = page.getByRole('dialog', { name: 'Export chat' });
       await exp.waitFor();
       await page.screenshot({ path: `${out}/${scheme}-${label}-export.png` });

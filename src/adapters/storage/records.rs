@@ -56,6 +56,15 @@ impl Store {
         self.set(persist::KEY_LANGUAGE, language)
     }
 
+    /// The colour theme the user chose (`light`, `dark`; anything else: the system's, stored as
+    /// nothing; `src/web/theme.js` reads it).
+    pub fn save_theme(&self, theme: &str) -> Result<(), StorageError> {
+        match theme {
+            "light" | "dark" => self.set(persist::KEY_THEME, theme),
+            _ => self.remove(persist::KEY_THEME),
+        }
+    }
+
     /// The user's prompt templates.
     pub fn save_prompts(&self, prompts: &UserPrompts) -> Result<(), StorageError> {
         self.set(persist::KEY_PROMPTS, &persist::encode_prompts(prompts))

@@ -45,11 +45,18 @@ pub fn App() -> impl IntoView {
         )
     });
 
-    // Esc stops a streaming reply (dialogs handle their own Esc first). Find in page cannot see
-    // messages of a long chat that are not drawn: Ctrl+F offers "Search chats" then.
+    // Esc stops a streaming reply (dialogs handle their own Esc first, and in a menu it closes
+    // the menu). Find in page cannot see messages of a long chat that are not drawn: Ctrl+F
+    // offers "Search chats" then.
     use crate::ui::components::conversation;
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        let in_menu = document()
+            .query_selector("[popover]:popover-open")
+            .ok()
+            .flatten()
+            .is_some();
         let free = app.overlay.dialog.get_untracked().is_none()
+            && !in_menu
             && !crate::ui::components::composer::composing(&ev);
         let find =
             (ev.ctrl_key() || ev.meta_key()) && !ev.alt_key() && ev.key().eq_ignore_ascii_case("f");

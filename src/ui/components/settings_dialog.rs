@@ -376,7 +376,9 @@ fn ThemeField(
         <label>
             "Theme"
             <select on:change=move |ev| {
-                if let Err(e) = crate::adapters::theme::set(&event_target_value(&ev)) {
+                let theme = event_target_value(&ev);
+                crate::adapters::theme::apply(&theme);
+                if let Err(e) = crate::adapters::storage::Store::local().save_theme(&theme) {
                     error.set(crate::shell::error_text::theme_not_kept(&e));
                 }
             }>
