@@ -27,7 +27,7 @@ const sources = [
   ['Chinese', '/usr/share/vim/vim90/tutor/tutor.zh_cn.utf-8'],
   ['Rust code', null],
 ];
-const docs = readdirSync(join(root, 'docs')).sort()
+const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort()
   .map((f) => readFileSync(join(root, 'docs', f), 'utf8')).join('\n');
 const code = ['session.rs', 'markdown.rs', 'search.rs']
   .map((f) => readFileSync(join(root, 'crates/core/src', f), 'utf8')).join('\n');

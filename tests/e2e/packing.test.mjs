@@ -309,7 +309,7 @@ test('full storage: the other chats are packed at once to make room, the chat on
   await e2e.open(t, async ({ page }) => {
     // Twelve chats of about 120 000 characters of prose each, as JSON, changed a moment ago (a
     // regular pass would leave them alone: only full storage packs them).
-    const prose = fs.readdirSync(path.join(repoRoot, 'docs')).sort().map((f) => fs.readFileSync(path.join(repoRoot, 'docs', f), 'utf8')).join('\n');
+    const prose = fs.readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => fs.readFileSync(path.join(repoRoot, 'docs', f), 'utf8')).join('\n');
     const records = {};
     const index = { v: 1, sessions: [] };
     for (let c = 0; c < 12; c++) {
