@@ -156,26 +156,17 @@ pub fn App() -> impl IntoView {
                         ></button>
                         <button type="button" class="icon-btn" aria-label="Settings" on:click=move |_| app.open_settings() inner_html=icon::SETTINGS></button>
                         <button type="button" class="icon-btn" aria-label="Chat actions" aria-haspopup="menu" popovertarget="chat-actions" inner_html=icon::ELLIPSIS></button>
+                        // Its items are one piece of markup and one listener: each item names
+                        // its action (`data-act`).
                         <div
                             id="chat-actions"
                             class="menu"
                             role="menu"
                             aria-label="Chat actions"
                             popover="auto"
-                        >
-                            <button type="button" role="menuitem" on:click=move |_| chat_dialog(app, false)>
-                                <span inner_html=icon::PENCIL></span>"Rename chat"
-                            </button>
-                            <button type="button" role="menuitem" aria-haspopup="dialog" on:click=move |_| crate::ui::transfer::share_chat(app)>
-                                <span inner_html=icon::SHARE></span>"Share chat"
-                            </button>
-                            <button type="button" role="menuitem" on:click=move |_| crate::ui::transfer::export_chat(app)>
-                                <span inner_html=icon::DOWNLOAD></span>"Export chat"
-                            </button>
-                            <button type="button" role="menuitem" class="danger-item" on:click=move |_| chat_dialog(app, true)>
-                                <span inner_html=icon::TRASH></span>"Delete chat"
-                            </button>
-                        </div>
+                            on:click=move |ev| chat_action(app, &ev)
+                            inner_html=CHAT_ACTIONS
+                        ></div>
                     </div>
                 </header>
                 <ChatSetup />
@@ -185,6 +176,31 @@ pub fn App() -> impl IntoView {
                 <Composer />
             </main>
         </div>
+    }
+}
+
+/// The items of "Chat actions" (`data-act`: what [`chat_action`] does), with their icons.
+const CHAT_ACTIONS: &str = concat!(
+    r##"<button type="button" role="menuitem" data-act="rename"><svg class="icon" aria-hidden="true"><use href="#i-pencil"></use></svg>Rename chat</button>"##,
+    r##"<button type="button" role="menuitem" data-act="share" aria-haspopup="dialog"><svg class="icon" aria-hidden="true"><use href="#i-share-2"></use></svg>Share chat</button>"##,
+    r##"<button type="button" role="menuitem" data-act="export"><svg class="icon" aria-hidden="true"><use href="#i-download"></use></svg>Export chat</button>"##,
+    r##"<button type="button" role="menuitem" data-act="delete" class="danger-item"><svg class="icon" aria-hidden="true"><use href="#i-trash-2"></use></svg>Delete chat</button>"##,
+);
+
+/// A click in "Chat actions": the action of the item clicked, if any.
+fn chat_action(app: AppState, ev: &leptos::ev::MouseEvent) {
+    use wasm_bindgen::JsCast;
+    let act = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|e| e.closest("[data-act]").ok().flatten())
+        .and_then(|e| e.get_attribute("data-act"));
+    match act.as_deref() {
+        Some("rename") => chat_dialog(app, false),
+        Some("share") => crate::ui::transfer::share_chat(app),
+        Some("export") => crate::ui::transfer::export_chat(app),
+        Some("delete") => chat_dialog(app, true),
+        _ => {}
     }
 }
 

@@ -1,8 +1,8 @@
 //! Icons of the page's sprite (Lucide, ISC licence): `scripts/postbuild.mjs` puts into the page
 //! exactly the icons the sources name as `#i-NAME`. Icons are decoration: the control around one
 //! carries the accessible name (and a tooltip with it). Each is markup for `inner_html` (the
-//! control's only content, or put before its text): far fewer bytes of wasm than SVG elements
-//! built one by one.
+//! control's only content; a menu item has its icon and its text as one such string): far fewer
+//! bytes of wasm than SVG elements built one by one.
 
 macro_rules! icons {
     ($($name:ident = $href:literal),* $(,)?) => {
@@ -18,7 +18,6 @@ macro_rules! icons {
 icons! {
     BOT = "#i-bot",
     COPY = "#i-copy",
-    DOWNLOAD = "#i-download",
     ELLIPSIS = "#i-ellipsis",
     EYE_OFF = "#i-eye-off",
     GAUGE = "#i-gauge",
@@ -28,6 +27,4 @@ icons! {
     REFRESH = "#i-refresh-cw",
     RETRY = "#i-rotate-ccw",
     SETTINGS = "#i-settings",
-    SHARE = "#i-share-2",
-    TRASH = "#i-trash-2",
 }
