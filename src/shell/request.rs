@@ -153,18 +153,9 @@ async fn build(
         notice: None,
         stopped: false,
     };
-    let mut answer = match answer_within(&ask, signal).await {
-        Ok(a) => a,
-        Err(e) => {
-            out.built = Err(e);
-            return out;
-        }
-    };
-    if answer.need_full {
-        out.need_full = true;
+    let Some(mut answer) = answer_into(&ask, signal, &mut out).await else {
         return out;
-    }
-    out.read_from = read_from(&ask, &answer);
+    };
     if let Some(request) = answer.summary.take() {
         if let Some(why) = waits {
             out.notice = Some(summary_paused(&why));
@@ -182,19 +173,11 @@ async fn build(
                         json: serde_json::to_string(&s).unwrap_or_default(),
                     });
                     ask.summary = Some(s);
-                    answer = match answer_within(&ask, signal).await {
-                        Ok(a) => a,
-                        Err(e) => {
-                            out.built = Err(e);
-                            return out;
-                        }
-                    };
-                    // The summary covers what the app left out: the app asks again, with it.
-                    if answer.need_full {
-                        out.need_full = true;
-                        return out;
+                    // (If the summary covers what the app left out, the app asks again, with it.)
+                    match answer_into(&ask, signal, &mut out).await {
+                        Some(a) => answer = a,
+                        None => return out,
                     }
-                    out.read_from = read_from(&ask, &answer);
                 }
                 Err(SummaryError::Stopped) => {}
                 Err(e) => {
@@ -224,6 +207,29 @@ async fn build(
         Verdict::TooLarge { need, budget } => Err(ApiError::ContextTooLarge { need, budget }),
     };
     out
+}
+
+/// [`answer_within`] for `ask`, noted in `out`: an error, or that the app must ask again with
+/// the whole history (then `None`: `out` is the result), else the oldest message it read.
+async fn answer_into(
+    ask: &Ask,
+    signal: &web_sys::AbortSignal,
+    out: &mut Prepared,
+) -> Option<Answer> {
+    match answer_within(ask, signal).await {
+        Err(e) => {
+            out.built = Err(e);
+            None
+        }
+        Ok(a) if a.need_full => {
+            out.need_full = true;
+            None
+        }
+        Ok(a) => {
+            out.read_from = read_from(ask, &a);
+            Some(a)
+        }
+    }
 }
 
 /// The oldest message whose text the request in `answer` needed (the last one when it needs
