@@ -42,11 +42,7 @@ pub async fn inflate(bytes: &[u8], limit: usize) -> Result<String, String> {
 /// `json` again before it is answered. `z2` in the pack worker; `z1` where the worker cannot run
 /// (a browser without module workers, a copy built without it).
 pub async fn pack(session: &Session, json: &str) -> Result<String, String> {
-    let entry = IndexEntry {
-        id: session.id.clone(),
-        title: session.display_title().to_string(),
-        updated_at: session.updated_at,
-    };
+    let entry = IndexEntry::of(session);
     match pack_bz(entry.clone(), json).await {
         // bzip2's fixed cost (its header and tables) outweighs its gain on a short chat: below
         // about 5 KB, DEFLATE may be shorter, and the shorter one is kept.

@@ -459,4 +459,28 @@ pub fn open_delete(id: &str, title: &str) {
     });
 }
 
+/// Open "Model for this chat" for chat `id`; `state` is `[Settings, Option<ChatModel>]` as JSON.
+/// The answer names the chat.
+#[wasm_bindgen]
+pub fn open_model(id: &str, state: &str) {
+    let id = id.to_string();
+    let (settings, chosen): (
+        satori::core::settings::Settings,
+        Option<satori::core::session::ChatModel>,
+    ) = serde_json::from_str(state).unwrap_or_default();
+    mount(move || {
+        view! {
+            <satori::ui::components::model_dialog::ModelDialog
+                settings=settings
+                chosen=chosen
+                on_pick=Callback::new(move |m| {
+                    send(&DialogEvent::ChatModel(id.clone(), m));
+                    close();
+                })
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+}
+
 fn main() {}

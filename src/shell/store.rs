@@ -142,11 +142,7 @@ pub fn import(store: &Store, plan: &Plan, undo: bool) -> Result<(), String> {
         for s in &plan.add {
             let (head, parts) = persist::encode_chat(&mut s.clone());
             store.write_chat(&s.id, &head, &parts)?;
-            index.sessions.push(persist::IndexEntry {
-                id: s.id.clone(),
-                title: s.display_title().to_string(),
-                updated_at: s.updated_at,
-            });
+            index.sessions.push(persist::IndexEntry::of(s));
         }
         index.sort();
         if !plan.templates.is_empty() {

@@ -412,7 +412,7 @@ fn answer_with(app: AppState, parent: MessageId, notice: Option<String>) -> bool
     if is_streaming(&app) {
         return false;
     }
-    let settings = app.conn.settings.get_untracked();
+    let settings = app.chat_settings();
     let reply_id = new_id();
     let asked = parent.clone();
     app.dismiss();
@@ -543,7 +543,7 @@ async fn agent_after(
         format: bool,
         foreign: bool,
     }
-    let settings = app.conn.settings.get_untracked();
+    let settings = app.chat_settings();
     let input = app.chats.session.with_untracked(|s| {
         if s.id != session_id {
             return Err(if tools {

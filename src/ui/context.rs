@@ -145,7 +145,7 @@ pub fn ask_of(
 /// The inspector's reports for the open chat, as a JSON array: the next request (the draft as
 /// its last user message, if any), then the requests sent, newest first.
 pub async fn inspect(app: AppState) -> Result<String, ModuleError> {
-    let settings = app.conn.settings.get_untracked();
+    let settings = app.chat_settings();
     let draft = app.chats.draft.get_untracked();
     let (session_id, ask) = app.chats.session.with_untracked(|s| {
         let mut history: Vec<Message> = s.path().into_iter().cloned().collect();

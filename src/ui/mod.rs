@@ -1,6 +1,7 @@
 //! Leptos components and application state. Components call into [`state`] and [`chat`];
 //! rules live in `core`, the Leptos-free browser work in `shell`.
 
+pub mod actions;
 pub mod agent;
 pub mod chat;
 pub mod components;

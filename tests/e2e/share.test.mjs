@@ -189,7 +189,7 @@ test('a link that names no branch opens at its newest leaf; "Save a copy" keeps 
     assert.equal(stored.title, 'Invoice \u202Efdp.exe', 'the title is stored as it is');
     // Shown with the override visible, in the header and in the chat list.
     assert.equal(await page.locator('.chat-title').innerText(), 'Invoice <U+202E>fdp.exe');
-    assert.equal(await page.locator('.chat-link.active').innerText(), 'Invoice <U+202E>fdp.exe');
+    assert.equal(await page.locator('.chat-link[aria-current="page"]').innerText(), 'Invoice <U+202E>fdp.exe');
   });
 });
 

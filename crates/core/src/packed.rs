@@ -219,6 +219,7 @@ mod tests {
             id: id.into(),
             title: title.into(),
             updated_at: 5,
+            pinned: false,
         }
     }
 

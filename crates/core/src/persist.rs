@@ -32,6 +32,8 @@ pub const KEY_MCP: &str = "satori.mcp";
 pub const KEY_LANGUAGE: &str = "satori.language";
 /// The colour theme the user chose (`light`, `dark`; none: the system's), read by `src/web/theme.js`.
 pub const KEY_THEME: &str = "satori.theme";
+/// The models chosen last with "Model for this chat" (a JSON list of `ChatModel`, newest first).
+pub const KEY_RECENT_MODELS: &str = "satori.recent_models";
 /// Key of the MCP bearer tokens record (the only place they are stored).
 pub const KEY_MCP_TOKENS: &str = "satori.mcp_tokens";
 /// The page folder whose shared-origin warning the user dismissed in Settings
@@ -263,6 +265,21 @@ pub struct IndexEntry {
     pub title: String,
     /// Last change, ms since epoch.
     pub updated_at: i64,
+    /// Pinned to the top of the list.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
+}
+
+impl IndexEntry {
+    /// The chat list line of `session`.
+    pub fn of(session: &Session) -> IndexEntry {
+        IndexEntry {
+            id: session.id.clone(),
+            title: session.display_title().to_string(),
+            updated_at: session.updated_at,
+            pinned: session.pinned,
+        }
+    }
 }
 
 /// The session index: every session, newest first, and the active one.
@@ -278,11 +295,7 @@ pub struct Index {
 impl Index {
     /// Insert or update the entry of `session` and keep the list newest first.
     pub fn upsert(&mut self, session: &Session) {
-        let entry = IndexEntry {
-            id: session.id.clone(),
-            title: session.display_title().to_string(),
-            updated_at: session.updated_at,
-        };
+        let entry = IndexEntry::of(session);
         match self.sessions.iter_mut().find(|e| e.id == session.id) {
             Some(e) => *e = entry,
             None => self.sessions.push(entry),

@@ -5,7 +5,7 @@
 
 use crate::key_binding::SettingsSaved;
 use crate::prompts::{RoleRef, Vars};
-use crate::session::{AgentConfig, ContextOverrides, Session};
+use crate::session::{AgentConfig, ChatModel, ContextOverrides, Session};
 use crate::transfer::import::Rest;
 use crate::transfer::report::ChatReport;
 use serde::{Deserialize, Serialize};
@@ -54,6 +54,8 @@ pub enum DialogEvent {
     Delete(String),
     /// "Agent" saved: the chat's id, its agent settings.
     Agent(String, AgentConfig),
+    /// "Model for this chat" chose: the chat's id, its model (`None`: Settings').
+    ChatModel(String, Option<ChatModel>),
 }
 
 impl DialogEvent {
@@ -265,6 +267,9 @@ pub enum DialogsCall {
     OpenAgent { id: String, agent: String },
     /// "Delete chat".
     OpenDelete { id: String, title: String },
+    /// "Model for this chat" of chat `id`: `state` is its settings and model as JSON
+    /// (`[Settings, Option<ChatModel>]`).
+    OpenModel { id: String, state: String },
 }
 
 impl Call for DialogsCall {
@@ -288,6 +293,7 @@ impl Call for DialogsCall {
             DialogsCall::OpenRename { .. } => "open_rename",
             DialogsCall::OpenAgent { .. } => "open_agent",
             DialogsCall::OpenDelete { .. } => "open_delete",
+            DialogsCall::OpenModel { .. } => "open_model",
         }
     }
     fn args(&self) -> [Option<&str>; 2] {
@@ -302,6 +308,7 @@ impl Call for DialogsCall {
                 [Some(id), Some(title)]
             }
             DialogsCall::OpenAgent { id, agent } => [Some(id), Some(agent)],
+            DialogsCall::OpenModel { id, state } => [Some(id), Some(state)],
             DialogsCall::OpenSettings { settings: one }
             | DialogsCall::OpenManager { selected: one }
             | DialogsCall::OpenExport { session: one }
@@ -498,6 +505,10 @@ pub fn every_call() -> Vec<(Module, &'static str, Vec<String>, Option<&'static s
             id: t("a"),
             title: t("b"),
         }),
+        row(DialogsCall::OpenModel {
+            id: t("a"),
+            state: t("b"),
+        }),
         row(TurnsCall::Run { ask: t("a") }),
         row(TurnsCall::Inspect {
             session: t("a"),
@@ -574,6 +585,14 @@ mod tests {
                     ..AgentConfig::default()
                 },
             ),
+            DialogEvent::ChatModel(
+                "c6".into(),
+                Some(ChatModel {
+                    name: "qwen-plus".into(),
+                    base_url: "https://dashscope.aliyuncs.com/compatible-mode/v1".into(),
+                }),
+            ),
+            DialogEvent::ChatModel("c7".into(), None),
         ]
     }
 
@@ -594,6 +613,7 @@ mod tests {
             DialogEvent::OpenAt(..) => 10,
             DialogEvent::Delete(_) => 11,
             DialogEvent::Agent(..) => 12,
+            DialogEvent::ChatModel(..) => 13,
         }
     }
 
@@ -605,7 +625,7 @@ mod tests {
         seen.dedup();
         assert_eq!(
             seen,
-            (0..13).collect::<Vec<_>>(),
+            (0..14).collect::<Vec<_>>(),
             "a sample of every variant"
         );
         for e in events {

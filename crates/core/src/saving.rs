@@ -300,6 +300,7 @@ mod tests {
             id: id.into(),
             title: id.into(),
             updated_at: at,
+            pinned: false,
         }
     }
 

@@ -404,6 +404,23 @@ pub struct Session {
     /// untrusted content (see `crate::agent::trust`). Not exported: an import sets it again.
     #[serde(default, skip_serializing_if = "is_default")]
     pub foreign: bool,
+    /// Pinned to the top of the chat list ("Pin chat").
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub pinned: bool,
+    /// The model this chat uses instead of Settings' ("Model for this chat"; `None`: Settings').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ChatModel>,
+}
+
+/// The model a chat was switched to, on the server it was chosen from: it is used while Settings
+/// name that server (or it runs in this browser); after a switch of server the chat follows
+/// Settings again, so a model name never goes to a server it was not chosen from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatModel {
+    /// The model's name, as the server lists it.
+    pub name: String,
+    /// The server's base URL (`crate::settings::IN_BROWSER_URL` for the model in the tab).
+    pub base_url: String,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -569,6 +586,16 @@ pub enum Command {
         /// The new settings.
         agent: AgentConfig,
     },
+    /// Pin the chat to the top of the chat list, or unpin it.
+    PinChat {
+        /// Pinned or not.
+        pinned: bool,
+    },
+    /// Switch the chat's model (`None`: follow Settings).
+    SetModel {
+        /// The model.
+        model: Option<ChatModel>,
+    },
     /// Add the result of tool call `call_id` after `parent` (the reply that made the call, or
     /// the result of an earlier call of the same reply).
     AddTool {
@@ -656,6 +683,8 @@ impl Session {
             context: ContextOverrides::default(),
             agent: AgentConfig::default(),
             foreign: false,
+            pinned: false,
+            model: None,
         };
         session.push_preamble(preamble, at);
         session
@@ -947,7 +976,9 @@ impl Session {
             | Command::PutSummary { .. }
             | Command::EditSummary { .. }
             | Command::SetContext { .. }
-            | Command::SetAgent { .. } => self.messages.len(),
+            | Command::SetAgent { .. }
+            | Command::PinChat { .. }
+            | Command::SetModel { .. } => self.messages.len(),
             Command::SetReply { id, .. }
             | Command::SetUsage { id, .. }
             | Command::SetToolCalls { id, .. }
@@ -1172,6 +1203,8 @@ impl Session {
             }
             Command::SetContext { context } => self.context = context,
             Command::SetAgent { agent } => self.agent = agent,
+            Command::PinChat { pinned } => self.pinned = pinned,
+            Command::SetModel { model } => self.model = model,
             Command::AddTool {
                 id,
                 parent,

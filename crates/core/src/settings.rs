@@ -113,6 +113,22 @@ pub fn in_browser(url: &str) -> bool {
         .starts_with("http://in-browser.invalid/")
 }
 
+/// Whether two base URLs name the same server (a trailing slash and letter case of the scheme
+/// and host aside).
+pub fn same_server(a: &str, b: &str) -> bool {
+    let norm = |u: &str| {
+        let u = u.trim().trim_end_matches('/');
+        match u.find("://").map(|i| i + 3) {
+            Some(start) => {
+                let end = u[start..].find('/').map_or(u.len(), |i| start + i);
+                format!("{}{}", u[..end].to_ascii_lowercase(), &u[end..])
+            }
+            None => u.to_string(),
+        }
+    };
+    norm(a) == norm(b)
+}
+
 /// The preset with this id.
 pub fn preset(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
@@ -222,6 +238,24 @@ pub enum SettingsError {
 }
 
 impl Settings {
+    /// The settings a chat's requests use: these, with the model the chat was switched to
+    /// (`chosen`) when it runs in this browser or on the server these settings name; otherwise
+    /// these unchanged (a model name never goes to a server it was not chosen from).
+    pub fn for_chat(&self, chosen: Option<&crate::session::ChatModel>) -> Settings {
+        let mut s = self.clone();
+        match chosen {
+            Some(m) if m.name.trim().is_empty() => {}
+            Some(m) if in_browser(&m.base_url) => {
+                s.provider = IN_BROWSER_ID.into();
+                s.base_url = IN_BROWSER_URL.into();
+                s.model = m.name.clone();
+            }
+            Some(m) if same_server(&m.base_url, &self.base_url) => s.model = m.name.clone(),
+            _ => {}
+        }
+        s
+    }
+
     /// Check values before saving; returns the cleaned settings.
     pub fn validated(mut self) -> Result<Settings, SettingsError> {
         self.base_url = self.base_url.trim().trim_end_matches('/').to_string();
@@ -377,6 +411,74 @@ mod tests {
             preset(&d.provider).map(|p| p.base_url),
             Some(d.base_url.as_str())
         );
+    }
+
+    #[test]
+    fn a_chats_model_goes_only_where_it_was_chosen() {
+        use crate::session::ChatModel;
+        let settings = Settings {
+            base_url: "https://api.openai.com/v1".into(),
+            model: "gpt-4o-mini".into(),
+            ..Settings::default()
+        };
+        let chosen = |name: &str, base_url: &str| ChatModel {
+            name: name.into(),
+            base_url: base_url.into(),
+        };
+        // (chosen, provider, base URL, model)
+        let cases = [
+            (None, "llamacpp", "https://api.openai.com/v1", "gpt-4o-mini"),
+            (
+                Some(chosen("gpt-4.1", "https://api.openai.com/v1")),
+                "llamacpp",
+                "https://api.openai.com/v1",
+                "gpt-4.1",
+            ),
+            (
+                Some(chosen("gpt-4.1", "HTTPS://API.OpenAI.com/v1/")),
+                "llamacpp",
+                "https://api.openai.com/v1",
+                "gpt-4.1",
+            ),
+            // Chosen on another server: Settings' model, never that name here.
+            (
+                Some(chosen(
+                    "qwen-plus",
+                    "https://dashscope.aliyuncs.com/compatible-mode/v1",
+                )),
+                "llamacpp",
+                "https://api.openai.com/v1",
+                "gpt-4o-mini",
+            ),
+            // The path is part of the server (another account's proxy).
+            (
+                Some(chosen("gpt-4.1", "https://api.openai.com/V1")),
+                "llamacpp",
+                "https://api.openai.com/v1",
+                "gpt-4o-mini",
+            ),
+            (
+                Some(chosen("smollm2-135m", IN_BROWSER_URL)),
+                IN_BROWSER_ID,
+                IN_BROWSER_URL,
+                "smollm2-135m",
+            ),
+            (
+                Some(chosen(" ", "https://api.openai.com/v1")),
+                "llamacpp",
+                "https://api.openai.com/v1",
+                "gpt-4o-mini",
+            ),
+        ];
+        for (chosen, provider, base, model) in cases {
+            let s = settings.for_chat(chosen.as_ref());
+            assert_eq!(
+                (s.provider.as_str(), s.base_url.as_str(), s.model.as_str()),
+                (provider, base, model),
+                "{chosen:?}"
+            );
+            assert_eq!(s.windows, settings.windows);
+        }
     }
 
     #[test]

@@ -82,8 +82,7 @@ fn entry_of(id: &str, text: &str) -> Option<IndexEntry> {
         .ok()?;
     Some(IndexEntry {
         id: id.to_string(),
-        title: s.display_title().to_string(),
-        updated_at: s.updated_at,
+        ..IndexEntry::of(&s)
     })
 }
 
@@ -372,6 +371,7 @@ mod tests {
                 id: "bad".into(),
                 title: "Broken".into(),
                 updated_at: 9,
+                pinned: false,
             },
         );
         index.active = Some("bad".into());
@@ -380,6 +380,7 @@ mod tests {
             id: "gone".into(),
             title: "Gone".into(),
             updated_at: 1,
+            pinned: false,
         });
         let loaded = load(&store(&[
             (persist::KEY_INDEX, persist::encode_index(&stale)),
@@ -502,11 +503,7 @@ mod tests {
         let bytes = miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), 6);
         crate::packed::record(
             &crate::packed::Header {
-                entry: IndexEntry {
-                    id: session.id.clone(),
-                    title: session.display_title().to_string(),
-                    updated_at: session.updated_at,
-                },
+                entry: IndexEntry::of(session),
                 json: json.len(),
                 compressed: bytes.len(),
                 codec: crate::packed::Codec::Deflate,

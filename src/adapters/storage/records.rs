@@ -6,6 +6,7 @@ use super::{StorageError, Store};
 use crate::core::agent::mcp::{Servers, Tokens};
 use crate::core::persist::{self, ApiKeyRecord, Index};
 use crate::core::prompts::user::UserPrompts;
+use crate::core::session::ChatModel;
 use crate::core::settings::Settings;
 
 /// The record that keeps what the last import changed, for "Undo import".
@@ -63,6 +64,24 @@ impl Store {
             "light" | "dark" => self.set(persist::KEY_THEME, theme),
             _ => self.remove(persist::KEY_THEME),
         }
+    }
+
+    /// The models chosen last for a chat, newest first.
+    pub fn save_recent_models(&self, recent: &[ChatModel]) -> Result<(), StorageError> {
+        self.set(
+            persist::KEY_RECENT_MODELS,
+            &serde_json::to_string(recent).unwrap_or_default(),
+        )
+    }
+
+    /// The models chosen last for a chat (none when the record is missing or unreadable: it is
+    /// only a convenience).
+    pub fn recent_models(&self) -> Vec<ChatModel> {
+        self.get(persist::KEY_RECENT_MODELS)
+            .ok()
+            .flatten()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
     }
 
     /// The user's prompt templates.

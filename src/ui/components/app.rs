@@ -136,6 +136,12 @@ pub fn App() -> impl IntoView {
                     // A title the user gave is theirs: never translated; Satori's own name for a chat
                     // without one is (`data-ours`, see src/web/translate.js).
                     <h1 class="chat-title" translate="no" data-ours="Untitled chat">{title}</h1>
+                    // "Model for this chat": the model's name, and a dialog (in the dialogs
+                    // module) to switch it.
+                    <button type="button" class="model-btn" aria-haspopup="dialog" on:click=move |_| model_dialog(app)>
+                        <span class="visually-hidden">"Model for this chat:"</span>
+                        <span translate="no">{move || app.conn.settings.with(|s| app.chats.session.with(|c| s.for_chat(c.model.as_ref()).model))}</span>
+                    </button>
                     <div class="head-actions">
                         <button
                             type="button"
@@ -164,7 +170,7 @@ pub fn App() -> impl IntoView {
                             role="menu"
                             aria-label="Chat actions"
                             popover="auto"
-                            on:click=move |ev| chat_action(app, &ev)
+                            on:click=move |ev| crate::ui::actions::chat_action(app, &ev)
                             inner_html=CHAT_ACTIONS
                         ></div>
                     </div>
@@ -187,21 +193,20 @@ const CHAT_ACTIONS: &str = concat!(
     r##"<button type="button" role="menuitem" data-act="delete" class="danger-item"><svg class="icon" aria-hidden="true"><use href="#i-trash-2"></use></svg>Delete chat</button>"##,
 );
 
-/// A click in "Chat actions": the action of the item clicked, if any.
-fn chat_action(app: AppState, ev: &leptos::ev::MouseEvent) {
-    use wasm_bindgen::JsCast;
-    let act = ev
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|e| e.closest("[data-act]").ok().flatten())
-        .and_then(|e| e.get_attribute("data-act"));
-    match act.as_deref() {
-        Some("rename") => chat_dialog(app, false),
-        Some("share") => crate::ui::transfer::share_chat(app),
-        Some("export") => crate::ui::transfer::export_chat(app),
-        Some("delete") => chat_dialog(app, true),
-        _ => {}
-    }
+/// Open "Model for this chat" for the open chat, in the dialogs module.
+fn model_dialog(app: AppState) {
+    let (id, state) = app.chats.session.with_untracked(|c| {
+        let state = app
+            .conn
+            .settings
+            .with_untracked(|s| serde_json::to_string(&(s, &c.model)).unwrap_or_default());
+        (c.id.clone(), state)
+    });
+    app.open_external(
+        "Model for this chat",
+        DialogsCall::OpenModel { id, state },
+        None,
+    );
 }
 
 /// Open "Agent" for the open chat, in the dialogs module.
@@ -213,19 +218,6 @@ fn agent_dialog(app: AppState) {
         )
     });
     app.open_external("Agent", DialogsCall::OpenAgent { id, agent }, None);
-}
-
-/// Open "Rename chat" or ("delete") "Delete chat" for the open chat, in the dialogs module.
-fn chat_dialog(app: AppState, delete: bool) {
-    let (id, title) = app
-        .chats
-        .session
-        .with_untracked(|s| (s.id.clone(), s.display_title().to_string()));
-    if delete {
-        app.open_external("Delete chat", DialogsCall::OpenDelete { id, title }, None);
-    } else {
-        app.open_external("Rename chat", DialogsCall::OpenRename { id, title }, None);
-    }
 }
 
 /// Apply what a dialog did. Rename, Agent and Delete name their chat: the open chat may have
@@ -279,6 +271,14 @@ fn on_dialog_event(app: AppState, event: DialogEvent, sidebar_open: RwSignal<boo
                     text: crate::shell::error_text::NO_TITLE.into(),
                     ..Default::default()
                 });
+            }
+        }
+        DialogEvent::ChatModel(id, model) => {
+            let cmd = Command::SetModel { model };
+            if !is_open(&id) {
+                app.apply_to_stored(&id, vec![cmd]);
+            } else {
+                let _ = app.apply(cmd);
             }
         }
         DialogEvent::Agent(id, agent) => {

@@ -36,7 +36,7 @@ pub fn Composer() -> impl IntoView {
                 placeholder="Message Satori…  (Enter to send, Shift+Enter for a new line)"
                 prop:value=move || app.chats.draft.get()
                 on:input=move |ev| {
-                    app.conn.settings.with_untracked(|s| crate::ui::context::warm(&s.base_url));
+                    crate::ui::context::warm(&app.chat_settings().base_url);
                     app.set_draft(event_target_value(&ev));
                 }
                 on:keydown=move |ev| {

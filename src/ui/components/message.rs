@@ -197,39 +197,30 @@ pub fn MessageView(
     } else {
         body(app, &msg)
     };
-    let badge = match msg.status {
-        Status::Stopped => Some(("badge stopped", "Stopped")),
-        Status::Incomplete => Some(("badge incomplete", "Incomplete")),
-        _ => None,
-    };
-    let note = msg.note.clone();
+    let tokens = (role == Role::Assistant && !live_now && !msg.content.is_empty())
+        .then(|| reply_tokens(&msg));
+    let head = head_html(&row, tokens);
+    let foot = actions_html(&row, live_now);
     // How the reply matched its template's `output_schema`.
     let structured = msg.structured.as_ref().map(|s| {
         view! { <p class="msg-structured" class:failed=s.failed()>{s.line.clone()}</p> }
     });
-    // The tokens a reply used: the server's count when it sent one, else Satori's estimate.
-    let tokens = (role == Role::Assistant && !live_now && !msg.content.is_empty()).then(|| {
-        let (text, title) = reply_tokens(&msg);
-        view! { <span class="tokens" title=title>{text}</span> }
-    });
-    let toggles = (matches!(role, Role::User | Role::Assistant) && !msg.example && !live_now)
-        .then(|| context_toggles(app, &msg));
-    let actions = actions(app, &row, live_now, editing, edit_text);
+    let note = msg.note.clone();
     let edit_id = id.clone();
+    let act = Act {
+        id: id.clone(),
+        content: msg.content.clone(),
+        pinned: msg.pinned,
+        excluded: msg.excluded,
+    };
     view! {
         <article class="msg" aria-busy={
             let is_live = is_live.clone();
             move || is_live().then_some("true")
         } data-message=id.clone() data-role=role.as_str() data-example=msg.example.then_some("true")
-          data-pinned=msg.pinned.then_some("true") data-excluded=msg.excluded.then_some("true") data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }>
-            <header class="msg-head" class:hidden=role == Role::System || msg.example>
-                <span class="who">{role_label(role)}</span>
-                {(row.variants > 1).then(|| variants(app, &row))}
-                {badge.map(|(class, text)| view! { <span class=class>{text}</span> })}
-                {msg.pinned.then(|| view! { <span class="badge pinned">"Pinned"</span> })}
-                {msg.excluded.then(|| view! { <span class="badge excluded">"Excluded"</span> })}
-                {tokens}
-            </header>
+          data-pinned=msg.pinned.then_some("true") data-excluded=msg.excluded.then_some("true") data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }
+          on:click=move |ev| act.run(app, &ev, editing, edit_text)>
+            <header class="msg-head" class:hidden=role == Role::System || msg.example inner_html=head></header>
             <Show
                 when=move || editing.get()
                 fallback=move || ()
@@ -239,9 +230,194 @@ pub fn MessageView(
             <div class="msg-body" class:hidden=move || editing.get()>{body}</div>
             {note.map(|n| view! { <p class="msg-note">{n}</p> })}
             {structured}
-            <footer class="msg-actions">{actions}{toggles}</footer>
+            <footer class="msg-actions" inner_html=foot></footer>
         </article>
     }
+}
+
+/// What a click on a message's header or actions does (each control names its action,
+/// `data-act`; the message's body, drawn from the model's text, has none).
+struct Act {
+    id: String,
+    content: String,
+    pinned: bool,
+    excluded: bool,
+}
+
+impl Act {
+    fn run(
+        &self,
+        app: AppState,
+        ev: &leptos::ev::MouseEvent,
+        editing: RwSignal<bool>,
+        edit_text: RwSignal<String>,
+    ) {
+        use wasm_bindgen::JsCast;
+        let Some(el) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("[data-act]").ok().flatten())
+            .filter(|e| e.closest(".msg-body").ok().flatten().is_none())
+        else {
+            return;
+        };
+        let id = self.id.clone();
+        let step = |by: isize| {
+            let target = app
+                .chats
+                .session
+                .with_untracked(|s| s.variant(&id, by).map(str::to_string));
+            if let Some(t) = target.filter(|_| !chat::is_streaming(&app)) {
+                let _ = app.apply(Command::SelectVariant { id: t });
+            }
+        };
+        match el.get_attribute("data-act").as_deref() {
+            Some("edit") => {
+                edit_text.set(self.content.clone());
+                editing.set(true);
+                set_edit(&id, Some(self.content.clone()));
+            }
+            Some("copy") => {
+                if let Some(w) = web_sys::window() {
+                    let _ = w.navigator().clipboard().write_text(&self.content);
+                }
+            }
+            Some("retry") => chat::retry(app),
+            Some("regenerate") => chat::regenerate(app, id),
+            Some("pin") => {
+                let _ = app.apply(Command::SetPinned {
+                    id,
+                    pinned: !self.pinned,
+                });
+            }
+            Some("exclude") => {
+                let _ = app.apply(Command::SetExcluded {
+                    id,
+                    excluded: !self.excluded,
+                });
+            }
+            Some("prev") => step(-1),
+            Some("next") => step(1),
+            _ => {}
+        }
+    }
+}
+
+/// An action button: `act` names it for the listener, `label` is its accessible name (and
+/// tooltip), `pressed` a toggle's state, `title` a longer description, `icon` its icon.
+fn push_act(
+    out: &mut String,
+    act: &str,
+    label: &str,
+    pressed: Option<bool>,
+    title: &str,
+    icon: &str,
+) {
+    out.push_str("<button type=\"button\" class=\"act\" data-act=\"");
+    out.push_str(act);
+    out.push_str("\" aria-label=\"");
+    out.push_str(label);
+    out.push('"');
+    if let Some(p) = pressed {
+        out.push_str(if p {
+            " aria-pressed=\"true\""
+        } else {
+            " aria-pressed=\"false\""
+        });
+    }
+    if !title.is_empty() {
+        out.push_str(" title=\"");
+        out.push_str(title);
+        out.push('"');
+    }
+    out.push('>');
+    out.push_str(icon);
+    out.push_str("</button>");
+}
+
+/// The header of message `row` as markup: who wrote it, "‹ 2 / 3 ›" among its variants, its
+/// badges and (`tokens`: the line and its tooltip) a reply's tokens.
+fn head_html(row: &Row, tokens: Option<(String, String)>) -> String {
+    let msg = &row.msg;
+    let mut out = String::from("<span class=\"who\">");
+    out.push_str(role_label(msg.role));
+    out.push_str("</span>");
+    if row.variants > 1 {
+        let off = |on: bool| if on { "" } else { " disabled" };
+        out.push_str(&format!(
+            "<span class=\"variants\"><button type=\"button\" class=\"icon-btn\" data-act=\"prev\" aria-label=\"Previous variant\"{}>‹</button><span class=\"variant-count\">{} / {}</span><button type=\"button\" class=\"icon-btn\" data-act=\"next\" aria-label=\"Next variant\"{}>›</button></span>",
+            off(row.variant > 1),
+            row.variant,
+            row.variants,
+            off(row.variant < row.variants)
+        ));
+    }
+    match msg.status {
+        Status::Stopped => out.push_str("<span class=\"badge stopped\">Stopped</span>"),
+        Status::Incomplete => out.push_str("<span class=\"badge incomplete\">Incomplete</span>"),
+        _ => {}
+    }
+    if msg.pinned {
+        out.push_str("<span class=\"badge pinned\">Pinned</span>");
+    }
+    if msg.excluded {
+        out.push_str("<span class=\"badge excluded\">Excluded</span>");
+    }
+    if let Some((text, title)) = tokens {
+        out.push_str("<span class=\"tokens\" title=\"");
+        markdown::push_escaped(&mut out, &title);
+        out.push_str("\">");
+        markdown::push_escaped(&mut out, &text);
+        out.push_str("</span>");
+    }
+    out
+}
+
+/// The actions of message `row` as markup: "Edit" a question; "Copy", and "Retry" or
+/// "Regenerate" the last reply; "Pin" and "Exclude" (whether the message always goes to the
+/// model, or never) on questions and replies. None on examples, nor on a reply arriving.
+fn actions_html(row: &Row, live_now: bool) -> String {
+    let msg = &row.msg;
+    let mut out = String::new();
+    if msg.example || live_now {
+        return out;
+    }
+    match msg.role {
+        Role::User => push_act(&mut out, "edit", "Edit", None, "", icon::PENCIL),
+        Role::Assistant => {
+            push_act(&mut out, "copy", "Copy", None, "", icon::COPY);
+            if row.last && msg.status == Status::Incomplete {
+                push_act(&mut out, "retry", "Retry", None, "", icon::RETRY);
+            } else if row.last {
+                push_act(
+                    &mut out,
+                    "regenerate",
+                    "Regenerate",
+                    None,
+                    "",
+                    icon::REFRESH,
+                );
+            }
+        }
+        _ => return out,
+    }
+    push_act(
+        &mut out,
+        "pin",
+        "Pin",
+        Some(msg.pinned),
+        "Always send this message, whatever the context budget",
+        icon::PIN,
+    );
+    push_act(
+        &mut out,
+        "exclude",
+        "Exclude",
+        Some(msg.excluded),
+        "Never send this message to the model",
+        icon::EYE_OFF,
+    );
+    out
 }
 
 /// A reply arriving: only what is new is drawn (see [`show_live`]), so a piece costs the same
@@ -355,99 +531,6 @@ fn reply_body(app: AppState, msg: &Message) -> AnyView {
         {calls}
     }
     .into_any()
-}
-
-/// "‹ 2 / 3 ›": the message's variants (regenerated replies, edited questions).
-fn variants(app: AppState, row: &Row) -> impl IntoView {
-    let id = &row.msg.id;
-    let prev = app
-        .chats
-        .session
-        .with_untracked(|s| s.variant(id, -1).map(str::to_string));
-    let next = app
-        .chats
-        .session
-        .with_untracked(|s| s.variant(id, 1).map(str::to_string));
-    let go = move |target: Option<String>| {
-        move |_| {
-            if let Some(t) = target.clone() {
-                if !chat::is_streaming(&app) {
-                    let _ = app.apply(Command::SelectVariant { id: t });
-                }
-            }
-        }
-    };
-    view! {
-        <span class="variants">
-            <button type="button" class="icon-btn" aria-label="Previous variant" disabled=prev.is_none() on:click=go(prev.clone())>"‹"</button>
-            <span class="variant-count">{format!("{} / {}", row.variant, row.variants)}</span>
-            <button type="button" class="icon-btn" aria-label="Next variant" disabled=next.is_none() on:click=go(next.clone())>"›"</button>
-        </span>
-    }
-}
-
-/// "Pin" and "Exclude": whether the message always goes to the model, or never.
-fn context_toggles(app: AppState, msg: &Message) -> impl IntoView {
-    let (pin_id, ex_id) = (msg.id.clone(), msg.id.clone());
-    let (pinned, excluded) = (msg.pinned, msg.excluded);
-    view! {
-        <button type="button" class="act" aria-label="Pin" aria-pressed=if pinned { "true" } else { "false" }
-            title="Always send this message, whatever the context budget"
-            on:click=move |_| { let _ = app.apply(Command::SetPinned { id: pin_id.clone(), pinned: !pinned }); } inner_html=icon::PIN></button>
-        <button type="button" class="act" aria-label="Exclude" aria-pressed=if excluded { "true" } else { "false" }
-            title="Never send this message to the model"
-            on:click=move |_| { let _ = app.apply(Command::SetExcluded { id: ex_id.clone(), excluded: !excluded }); } inner_html=icon::EYE_OFF></button>
-    }
-}
-
-/// What can be done with the message: "Edit" a question; "Copy", and "Retry" or "Regenerate"
-/// the last reply.
-fn actions(
-    app: AppState,
-    row: &Row,
-    live_now: bool,
-    editing: RwSignal<bool>,
-    edit_text: RwSignal<String>,
-) -> Option<AnyView> {
-    let msg = &row.msg;
-    match msg.role {
-        _ if msg.example => None,
-        Role::User => {
-            let (content, id) = (msg.content.clone(), msg.id.clone());
-            Some(
-                view! {
-                    <button type="button" class="act" aria-label="Edit" on:click=move |_| {
-                        edit_text.set(content.clone());
-                        editing.set(true);
-                        set_edit(&id, Some(content.clone()));
-                    } inner_html=icon::PENCIL></button>
-                }
-                .into_any(),
-            )
-        }
-        Role::Assistant if !live_now => {
-            let (raw, id) = (msg.content.clone(), msg.id.clone());
-            let last = row.last;
-            let incomplete = msg.status == Status::Incomplete;
-            Some(
-                view! {
-                    <button type="button" class="act" aria-label="Copy" on:click=move |_| {
-                        if let Some(w) = web_sys::window() {
-                            let _ = w.navigator().clipboard().write_text(&raw);
-                        }
-                    } inner_html=icon::COPY></button>
-                    {(last && incomplete).then(|| view! {
-                        <button type="button" class="act" aria-label="Retry" on:click=move |_| chat::retry(app) inner_html=icon::RETRY></button>
-                    })}
-                    {(last && !incomplete).then(|| view! {
-                        <button type="button" class="act" aria-label="Regenerate" on:click=move |_| chat::regenerate(app, id.clone()) inner_html=icon::REFRESH></button>
-                    })}
-                }
-                .into_any(),
-            )
-        }
-        _ => None,
-    }
 }
 
 /// Editing a question: its text (kept across redraws, [`set_edit`]), "Save and send", "Cancel".

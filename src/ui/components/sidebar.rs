@@ -1,8 +1,9 @@
-//! The chat list ("Chats"): newest first, the open one marked `aria-current="page"`.
+//! The sidebar: "New chat", the role, the prompt library, search, import and export, and the
+//! chat list ("Chats": pinned chats, then by date, the open one marked `aria-current="page"`,
+//! each with its "Chat options" menu).
 
 use crate::core::prompts::{RoleRef, Vars};
 use crate::core::protocol::DialogsCall;
-use crate::core::session::PromptSource;
 use crate::ui::chat;
 use crate::ui::state::AppState;
 use leptos::prelude::*;
@@ -13,118 +14,66 @@ fn open_prompts(app: AppState) {
     app.open_external("Prompts", DialogsCall::OpenManager { selected }, None);
 }
 
-/// Sidebar with "New chat" and the list of chats.
+/// Sidebar with "New chat", the role, the tools and the list of chats.
 #[component]
 pub fn Sidebar(
     /// Called after the user picks or creates a chat (closes the narrow-screen drawer).
     on_pick: Callback<()>,
 ) -> impl IntoView {
     let app = expect_context::<AppState>();
-    let active = move || app.chats.session.with(|s| s.id.clone());
     view! {
         <nav class="sidebar" aria-label="Chats">
-            <button
-                type="button"
-                class="new-chat"
-                on:click=move |_| {
-                    app.new_chat();
-                    on_pick.run(());
-                }
-            >
-                "New chat"
-            </button>
-            <RoleSelect />
-            <button type="button" class="prompts-btn" on:click=move |_| open_prompts(app)>
-                "Prompts"
-            </button>
-            <button type="button" class="search-btn" on:click=move |_| crate::ui::transfer::search(app)>"Search chats"</button>
-            <div class="data-actions">
-                <button type="button" on:click=move |_| crate::ui::transfer::import(app, None)>"Import"</button>
-                <button type="button" on:click=move |_| crate::ui::transfer::export_all(app)>"Export all"</button>
-            </div>
-            <ul class="chat-list">
-                <For
-                    each=move || app.chats.index.get().sessions
-                    key=|e| e.id.clone()
-                    children=move |entry| {
-                        let id = entry.id.clone();
-                        let title_id = entry.id.clone();
-                        let is_active = {
-                            let id = id.clone();
-                            move || active() == id
-                        };
-                        let is_active2 = is_active.clone();
-                        view! {
-                            <li>
-                                <button
-                                    type="button"
-                                    class="chat-link"
-                                    class:active=is_active2
-                                    // A title the user gave is theirs: never translated; Satori's
-                                    // own name for a chat without one is (`data-ours`).
-                                    translate="no"
-                                    data-ours="Untitled chat"
-                                    aria-current=move || is_active().then_some("page")
-                                    on:click=move |_| {
-                                        if active() != id {
-                                            let _ = app.open(&id);
-                                        }
-                                        on_pick.run(());
-                                    }
-                                >
-                                    {move || {
-                                        app.chats.index.with(|i| {
-                                            i.sessions
-                                                .iter()
-                                                .find(|e| e.id == title_id)
-                                                .map(|e| crate::core::hidden::reveal(&e.title))
-                                                .unwrap_or_default()
-                                        })
-                                    }}
-                                </button>
-                            </li>
+            // The buttons are one piece of markup and one listener: each names its action
+            // (`data-act`).
+            <div
+                class="side-tools"
+                on:click=move |ev| {
+                    use wasm_bindgen::JsCast;
+                    let act = ev
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .and_then(|e| e.closest("[data-act]").ok().flatten())
+                        .and_then(|e| e.get_attribute("data-act"));
+                    match act.as_deref() {
+                        Some("new") => {
+                            app.new_chat();
+                            on_pick.run(());
                         }
+                        Some("search") => crate::ui::transfer::search(app),
+                        Some("prompts") => open_prompts(app),
+                        Some("import") => crate::ui::transfer::import(app, None),
+                        Some("export") => crate::ui::transfer::export_all(app),
+                        _ => {}
                     }
-                />
-            </ul>
+                }
+                inner_html=SIDE_TOOLS
+            ></div>
+            <RoleSelect />
+            <ChatList on_pick=on_pick />
         </nav>
     }
 }
 
+/// The sidebar's buttons (`data-act`: what the sidebar's listener does), with their icons.
+const SIDE_TOOLS: &str = concat!(
+    r##"<button type="button" class="new-chat" data-act="new"><svg class="icon" aria-hidden="true"><use href="#i-square-pen"></use></svg>New chat</button>"##,
+    r##"<button type="button" class="tool" data-act="search"><svg class="icon" aria-hidden="true"><use href="#i-search"></use></svg>Search chats</button>"##,
+    r##"<button type="button" class="tool" data-act="prompts"><svg class="icon" aria-hidden="true"><use href="#i-library"></use></svg>Prompts</button>"##,
+    r##"<div class="data-actions"><button type="button" class="tool" data-act="import"><svg class="icon" aria-hidden="true"><use href="#i-upload"></use></svg>Import</button>"##,
+    r##"<button type="button" class="tool" data-act="export"><svg class="icon" aria-hidden="true"><use href="#i-download"></use></svg>Export all</button></div>"##,
+);
+
 /// The "Role" select: the role new chats start with. Each option shows the role's name and
-/// description. Changing it also starts the open chat over if nothing was sent in it yet.
+/// description (the options are the core's markup, `Catalog::options_html`). Changing it also
+/// starts the open chat over if nothing was sent in it yet.
 #[component]
 fn RoleSelect() -> impl IntoView {
     let app = expect_context::<AppState>();
-    let options = move |source: PromptSource| {
-        app.chats.catalog.with(|c| {
-            c.roles
-                .iter()
-                .filter(|r| r.source == source)
-                .map(|r| {
-                    let value = RoleRef { source, key: r.key.clone() }.encode();
-                    // The user's own templates are theirs: never translated.
-                    let theirs = (source == PromptSource::User).then_some("no");
-                    view! { <option value=value translate=theirs>{format!("{} — {}", r.key, r.description)}</option> }
-                })
-                .collect_view()
-        })
-    };
-    let has_user = move || {
-        app.chats
-            .catalog
-            .with(|c| c.roles.iter().any(|r| r.source == PromptSource::User))
-    };
     view! {
         <div class="role-pick">
             <label for="role-select">"Role"</label>
             <select
                 id="role-select"
-                prop:value=move || {
-                    // Track the options so the value is set again once they exist.
-                    app.chats.catalog.track();
-                    app.chats.next_role.get().encode()
-                }
                 on:change=move |ev| {
                     if let Some(role) = RoleRef::decode(&event_target_value(&ev)) {
                         app.choose_role(role.clone());
@@ -133,12 +82,155 @@ fn RoleSelect() -> impl IntoView {
                         }
                     }
                 }
-            >
-                <optgroup label="Built-in">{move || options(PromptSource::Builtin)}</optgroup>
-                <Show when=has_user>
-                    <optgroup label="Your prompts">{move || options(PromptSource::User)}</optgroup>
-                </Show>
-            </select>
+                inner_html=move || app.chats.catalog.with(|c| app.chats.next_role.with(|r| c.options_html(r)))
+            ></select>
         </div>
     }
+}
+
+/// A list this long (headings included) draws only the rows near the view.
+const WINDOW_FROM: usize = 200;
+
+/// The chat list: its markup is the core's (`core::chat_list`), drawn whole, or for a long list
+/// only near the view (between two spacers); one listener for the clicks of every row, and one
+/// "Chat options" menu that every row opens (it carries the row's `data-id`, see
+/// `src/web/menus.js`).
+#[component]
+fn ChatList(on_pick: Callback<()>) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let list = NodeRef::<leptos::html::Ul>::new();
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let drawn = StoredValue::new(0..0usize);
+    Effect::new(move |_| {
+        app.chats.index.track();
+        app.chats.session.with(|s| s.id.len());
+        if let (Some(ul), Some(div)) = (list.get(), scroller.get()) {
+            draw(app, &ul, &div, drawn, true);
+        }
+    });
+    view! {
+        <span id="opts-label" hidden>"Chat options:"</span>
+        <div
+            class="chat-scroll"
+            node_ref=scroller
+            on:scroll=move |_| {
+                if let (Some(ul), Some(div)) = (list.get_untracked(), scroller.get_untracked()) {
+                    draw(app, &ul, &div, drawn, false);
+                }
+            }
+        >
+        <ul
+            class="chat-list"
+            node_ref=list
+            on:click=move |ev| {
+                use wasm_bindgen::JsCast;
+                let Some(link) = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                    .and_then(|e| e.closest(".chat-link").ok().flatten())
+                else {
+                    return;
+                };
+                if let Some(id) = link.get_attribute("data-id") {
+                    if !app.chats.session.with_untracked(|s| s.id == id) {
+                        let _ = app.open(&id);
+                    }
+                    on_pick.run(());
+                }
+            }
+        ></ul>
+        </div>
+        <div
+            id="row-menu"
+            class="menu"
+            role="menu"
+            aria-label="Chat options"
+            popover="auto"
+            on:click=move |ev| crate::ui::actions::chat_action(app, &ev)
+            inner_html=ROW_ACTIONS
+        ></div>
+    }
+}
+
+/// The items of a row's "Chat options" (`data-act`: what `actions::chat_action` does); "Pin chat"
+/// or "Unpin chat" shows as the row's chat is (`data-pinned`).
+const ROW_ACTIONS: &str = concat!(
+    r##"<button type="button" role="menuitem" data-act="rename"><svg class="icon" aria-hidden="true"><use href="#i-pencil"></use></svg>Rename chat</button>"##,
+    r##"<button type="button" role="menuitem" data-act="pin"><svg class="icon" aria-hidden="true"><use href="#i-pin"></use></svg>Pin chat</button>"##,
+    r##"<button type="button" role="menuitem" data-act="unpin"><svg class="icon" aria-hidden="true"><use href="#i-pin-off"></use></svg>Unpin chat</button>"##,
+    r##"<button type="button" role="menuitem" data-act="export"><svg class="icon" aria-hidden="true"><use href="#i-download"></use></svg>Export chat</button>"##,
+    r##"<button type="button" role="menuitem" data-act="delete" class="danger-item"><svg class="icon" aria-hidden="true"><use href="#i-trash-2"></use></svg>Delete chat</button>"##,
+);
+
+/// Draw the list's rows into `ul`, which scrolls in `scroller` (`changed`: the list or the open chat changed; else it
+/// scrolled, and the rows drawn are kept while they still cover the view). The focus stays on
+/// the row's control it was on.
+fn draw(
+    app: AppState,
+    ul: &web_sys::HtmlUListElement,
+    scroller: &web_sys::HtmlDivElement,
+    drawn: StoredValue<std::ops::Range<usize>>,
+    changed: bool,
+) {
+    use crate::core::{chat_list, window};
+    let now = js_sys::Date::now() as i64;
+    let offset = js_sys::Date::new_0().get_timezone_offset() as i64;
+    let active = app.chats.session.with_untracked(|s| s.id.clone());
+    app.chats.index.with_untracked(|index| {
+        let rows = chat_list::rows(index, now, offset);
+        let n = rows.len();
+        // Every row is one height (the style sheet's); measured from a row drawn.
+        let h = ul
+            .first_element_child()
+            .and_then(|r| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(r).ok())
+            .map(|r| f64::from(r.offset_height()))
+            .filter(|h| *h > 0.0)
+            .unwrap_or(36.0);
+        let heights = vec![h; n];
+        let top = f64::from(scroller.scroll_top());
+        let view = f64::from(scroller.client_height()).max(h);
+        let range = if n < WINDOW_FROM {
+            0..n
+        } else {
+            let old = drawn.get_value();
+            match window::plan(&heights, &old, top, view) {
+                Some(r) => r,
+                None if changed => old.start.min(n)..old.end.min(n),
+                None => return,
+            }
+        };
+        if !changed && range == drawn.get_value() {
+            return;
+        }
+        drawn.set_value(range.clone());
+        // The control with the focus, to put it back on the same chat's.
+        let focus = document()
+            .active_element()
+            .filter(|e| ul.contains(Some(e.as_ref())));
+        let was = focus.and_then(|e| {
+            Some((
+                e.get_attribute("data-id")?,
+                e.has_attribute("popovertarget"),
+            ))
+        });
+        // Heights go through the CSSOM: `style-src 'self'` forbids style attributes.
+        let style = web_sys::HtmlElement::style(ul);
+        let px = |v: f64| format!("{}px", v.round() as i64);
+        let _ = style.set_property("padding-top", &px(window::before(&heights, &range)));
+        let _ = style.set_property("padding-bottom", &px(window::after(&heights, &range)));
+        ul.set_inner_html(&chat_list::html(&rows[range], &active));
+        if let Some((id, opts)) = was {
+            let link = document().get_element_by_id(&format!("t-{id}"));
+            let again = if opts {
+                link.and_then(|l| l.next_element_sibling())
+            } else {
+                link
+            };
+            if let Some(e) =
+                again.and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+            {
+                let _ = e.focus();
+            }
+        }
+    });
 }

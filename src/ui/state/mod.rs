@@ -403,6 +403,45 @@ impl AppState {
         }));
     }
 
+    /// The settings the open chat's requests use: Settings, with the chat's own model where it
+    /// has one ("Model for this chat", `Settings::for_chat`).
+    pub fn chat_settings(&self) -> Settings {
+        let s = self.settings.get_untracked();
+        self.session
+            .with_untracked(|c| s.for_chat(c.model.as_ref()))
+    }
+
+    /// "Pin chat" / "Unpin chat" for chat `id` (the open one or one in the list).
+    pub fn pin(&self, id: &str, pinned: bool) {
+        let cmd = crate::core::session::Command::PinChat { pinned };
+        if self.session.with_untracked(|s| s.id == id) {
+            let _ = self.apply(cmd);
+        } else {
+            self.apply_to_stored(id, vec![cmd]);
+        }
+    }
+
+    /// "Export chat" for a chat of the list that is not open (read, and unpacked, first).
+    pub fn export_stored(&self, id: &str) {
+        let app = *self;
+        with_stored(
+            id,
+            Box::new(move |read| match read {
+                Ok(s) => app.open_external(
+                    "Export chat",
+                    DialogsCall::OpenExport {
+                        session: serde_json::to_string(&s).unwrap_or_default(),
+                    },
+                    None,
+                ),
+                Err(why) => app.alert.set(Some(Alert {
+                    text: crate::shell::error_text::chat_unopenable(&why),
+                    ..Alert::default()
+                })),
+            }),
+        );
+    }
+
     /// "Use the in-browser model": the provider "In this browser", saved like "Settings" saves it
     /// (and used for this page when storage fails, which the alert then says).
     pub fn use_in_browser(&self) {

@@ -4,6 +4,7 @@
 //! the user's templates read from their storage record. Rendering anything else is the deferred
 //! dialogs module's job, so the template model stays off the first load.
 
+use crate::prompts::RoleRef;
 use crate::session::{Preamble, PromptOrigin, PromptSource, Role};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -90,6 +91,48 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// The "Role" select's options as markup, by source ("Built-in", then "Your prompts" when
+    /// there are any; the user's own never translated), `selected` chosen. Every text from a
+    /// record is escaped.
+    pub fn options_html(&self, selected: &RoleRef) -> String {
+        use crate::markdown::push_escaped;
+        let mut out = String::new();
+        for (source, label) in [
+            (PromptSource::Builtin, "Built-in"),
+            (PromptSource::User, "Your prompts"),
+        ] {
+            let mut roles = self.roles.iter().filter(|r| r.source == source).peekable();
+            if roles.peek().is_none() {
+                continue;
+            }
+            out += "<optgroup label=\"";
+            out += label;
+            out += "\">";
+            for r in roles {
+                let value = RoleRef {
+                    source,
+                    key: r.key.clone(),
+                };
+                out += "<option";
+                if source == PromptSource::User {
+                    out += " translate=\"no\"";
+                }
+                if value == *selected {
+                    out += " selected";
+                }
+                out += " value=\"";
+                push_escaped(&mut out, &value.encode());
+                out += "\">";
+                push_escaped(&mut out, &r.key);
+                out += " — ";
+                push_escaped(&mut out, &r.description);
+                out += "</option>";
+            }
+            out += "</optgroup>";
+        }
+        out
+    }
+
     /// The built-in roles plus the user templates in `record` (the `satori.prompts` text;
     /// `None` when there is none). A record that cannot be read gives an error and the
     /// built-in roles only.

@@ -8,8 +8,8 @@ use super::time::{iso, parse_iso};
 use crate::prompts::user::UserPrompts;
 use crate::provider::stream::Usage;
 use crate::session::{
-    AgentConfig, ContextOverrides, Message, PromptOrigin, Role, Session, Status, Structured,
-    Summary, ToolCall,
+    AgentConfig, ChatModel, ContextOverrides, Message, PromptOrigin, Role, Session, Status,
+    Structured, Summary, ToolCall,
 };
 use serde::{Deserialize, Serialize};
 
@@ -105,6 +105,12 @@ pub struct Chat {
     /// The chat's agent mode.
     #[serde(default, skip_serializing_if = "is_default")]
     pub agent: AgentConfig,
+    /// Pinned to the top of the chat list.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub pinned: bool,
+    /// The model the chat was switched to, and the server it was chosen from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ChatModel>,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -284,6 +290,8 @@ impl From<&Session> for Chat {
             summaries: s.summaries.iter().map(ChatSummary::from).collect(),
             context: s.context.clone(),
             agent: s.agent,
+            pinned: s.pinned,
+            model: s.model.clone(),
         }
     }
 }
@@ -303,6 +311,8 @@ impl From<Chat> for Session {
             context: c.context,
             agent: c.agent,
             foreign: false,
+            pinned: c.pinned,
+            model: c.model,
         }
     }
 }

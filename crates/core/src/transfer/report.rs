@@ -235,6 +235,8 @@ pub(super) fn session(
         context: ContextOverrides::default(),
         agent: Default::default(),
         foreign: false,
+        pinned: false,
+        model: None,
     }
 }
 

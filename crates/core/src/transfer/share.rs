@@ -58,14 +58,16 @@ pub enum ShareError {
 }
 
 /// What of `session` a link carries: the branch on screen, root to leaf (the newest leaf when
-/// it names none), with no summaries, context settings, pins or exclusions, agent settings or
-/// `output_schema`. A link opened is read through this too, so a crafted link cannot bring in a
+/// it names none), with no summaries, context settings, pins or exclusions, agent settings,
+/// `output_schema`, the chat's pin or its model (which names the sharer's server). A link opened is read through this too, so a crafted link cannot bring in a
 /// hidden branch, a summary the reader never saw, agent mode or replies asked for as JSON.
 fn shared(session: &Session) -> Session {
     let mut chat = Session {
         summaries: Vec::new(),
         context: Default::default(),
         agent: Default::default(),
+        pinned: false,
+        model: None,
         ..session.clone()
     };
     if chat.leaf.is_none() {

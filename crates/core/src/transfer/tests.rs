@@ -5,7 +5,7 @@ use super::format::{export, file_name};
 use super::import::{plan, read, ImportError, MAX_BYTES};
 use super::markdown::markdown;
 use crate::prompts::user::UserPrompts;
-use crate::session::{Command, Message, Role, Session, Status, Summary, ToolCall};
+use crate::session::{ChatModel, Command, Message, Role, Session, Status, Summary, ToolCall};
 
 #[test]
 fn generated_hostile_files() {
@@ -604,6 +604,12 @@ fn a_link_carries_no_pins_exclusions_or_output_schema() {
         output_schema: Some(r#"{"type":"object"}"#.into()),
     });
     assert!(chat.messages[1].pinned);
+    // The chat pinned in the list, with its own model on the sharer's server.
+    chat.pinned = true;
+    chat.model = Some(crate::session::ChatModel {
+        name: "private-model".into(),
+        base_url: "http://10.0.0.7:8080/v1".into(),
+    });
     let made = link("http://127.0.0.1/", &chat, 0).unwrap();
     // Made by Satori, or crafted with them in: neither brings them.
     let crafted = share_fragment(&export(&[&chat], None, None, Vec::new(), 0));
@@ -620,6 +626,8 @@ fn a_link_carries_no_pins_exclusions_or_output_schema() {
         assert_eq!(back.title, chat.title);
         assert_eq!(back.role, chat.role);
         assert_eq!(back.messages[0].content, "Be brief.");
+        assert!(!back.pinned);
+        assert_eq!(back.model, None, "no server address from a link");
     }
 }
 
@@ -781,6 +789,11 @@ fn every_field_of_a_chat_survives_export_and_import() {
             react: true,
         },
         foreign: false,
+        pinned: true,
+        model: Some(ChatModel {
+            name: "qwen-plus".into(),
+            base_url: "https://dashscope.aliyuncs.com/compatible-mode/v1".into(),
+        }),
     };
     let back = read(&export(&[&chat], None, None, Vec::new(), 0)).unwrap();
     assert_eq!(back.chats, vec![chat.clone()]);

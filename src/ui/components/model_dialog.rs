@@ -1,0 +1,167 @@
+//! "Model for this chat": a combobox over the models a chat may use — recent choices, the
+//! server's models (listed by the server when the dialog opens), the model in this browser —
+//! filtered as the user types; a name the server does not list can be typed and used. It runs in
+//! the dialogs module; the app stores the choice on the chat (`DialogEvent::ChatModel`), and the
+//! chat's next request and its context window follow.
+
+use crate::adapters::fetch::get_models;
+use crate::adapters::storage::Store;
+use crate::core::model_pick::{groups, remember, Choice};
+use crate::core::session::ChatModel;
+use crate::core::settings::Settings;
+use crate::ui::components::modal::Modal;
+use leptos::prelude::*;
+
+/// The dialog for a chat whose model is `chosen`, with `settings`.
+#[component]
+pub fn ModelDialog(
+    /// Settings as the app has them.
+    settings: Settings,
+    /// The chat's own model, if it has one.
+    chosen: Option<ChatModel>,
+    /// The choice (`None`: Settings' model).
+    on_pick: Callback<Option<ChatModel>>,
+    /// Closes the dialog.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let store = Store::local();
+    let recent = store.recent_models();
+    let listed = RwSignal::new(Vec::<String>::new());
+    let note = RwSignal::new(String::new());
+    let query = RwSignal::new(String::new());
+    let active = RwSignal::new(0usize);
+    let settings = StoredValue::new(settings);
+    let chosen = StoredValue::new(chosen);
+    let recent = StoredValue::new(recent);
+    // The server's list; the key goes only to the server it was saved for.
+    let base = settings.with_value(|s| s.base_url.clone());
+    if !crate::core::settings::in_browser(&base) {
+        let key = crate::core::persist::decode_api_key(
+            &store
+                .get(crate::core::persist::KEY_API_KEY)
+                .ok()
+                .flatten()
+                .unwrap_or_default(),
+        )
+        .ok()
+        .and_then(|r| r.key_for(&base).map(str::to_string));
+        let url = settings.with_value(|s| s.models_url());
+        note.set("Loading the server's model list…".into());
+        leptos::task::spawn_local(async move {
+            let Ok(ctrl) = web_sys::AbortController::new() else {
+                return;
+            };
+            match get_models(&url, key.as_deref(), &ctrl.signal()).await {
+                Ok(list) if !list.is_empty() => {
+                    note.set(String::new());
+                    listed.set(list);
+                }
+                _ => note.set(crate::shell::error_text::NO_MODEL_LIST.into()),
+            }
+        });
+    }
+    let shown = move || {
+        let q = query.get();
+        listed.with(|l| {
+            settings.with_value(|s| {
+                chosen.with_value(|c| recent.with_value(|r| groups(s, c.as_ref(), l, r, &q)))
+            })
+        })
+    };
+    let flat = move || -> Vec<Choice> { shown().into_iter().flat_map(|g| g.choices).collect() };
+    let pick = move |c: Choice| {
+        if let Some(m) = &c.model {
+            let mut r = recent.get_value();
+            remember(&mut r, m.clone());
+            // Only a convenience: a full storage keeps the choice on the chat regardless.
+            let _ = Store::local().save_recent_models(&r);
+        }
+        on_pick.run(c.model);
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.is_composing() {
+            return;
+        }
+        let n = flat().len();
+        match ev.key().as_str() {
+            "ArrowDown" if n > 0 => active.set((active.get_untracked() + 1) % n),
+            "ArrowUp" if n > 0 => active.set((active.get_untracked() + n - 1) % n),
+            "Home" if n > 0 => active.set(0),
+            "End" if n > 0 => active.set(n - 1),
+            "Enter" => {
+                if let Some(c) = flat().into_iter().nth(active.get_untracked()) {
+                    pick(c);
+                }
+            }
+            _ => return,
+        }
+        ev.prevent_default();
+    };
+    // The current model is the active option when the dialog opens.
+    active.set(flat().iter().position(|c| c.current).unwrap_or(0));
+    view! {
+        <Modal title="Model for this chat" on_close=on_close>
+            <input
+                type="text"
+                class="model-search"
+                role="combobox"
+                aria-label="Model for this chat"
+                aria-expanded="true"
+                aria-controls="model-options"
+                aria-autocomplete="list"
+                aria-activedescendant=move || format!("model-opt-{}", active.get())
+                placeholder="Search or type a model name"
+                autocomplete="off"
+                spellcheck="false"
+                prop:value=move || query.get()
+                on:input=move |ev| {
+                    query.set(event_target_value(&ev));
+                    active.set(0);
+                }
+                on:keydown=on_key
+            />
+            <p class="hint" role="status">{move || note.get()}</p>
+            <div id="model-options" class="model-options" role="listbox" aria-label="Models">
+                {move || {
+                    let mut i = 0usize;
+                    shown()
+                        .into_iter()
+                        .map(|g| {
+                            let options = g
+                                .choices
+                                .into_iter()
+                                .map(|c| {
+                                    let at = i;
+                                    i += 1;
+                                    let name = c.name.clone();
+                                    let current = c.current;
+                                    view! {
+                                        <div
+                                            id=format!("model-opt-{at}")
+                                            role="option"
+                                            class="model-option"
+                                            class:active=move || active.get() == at
+                                            aria-selected=move || (active.get() == at).to_string()
+                                            translate="no"
+                                            on:click=move |_| pick(c.clone())
+                                        >
+                                            {name}
+                                            {current.then(|| view! { <span class="hint in-use" translate="yes">"(in use)"</span> })}
+                                        </div>
+                                    }
+                                })
+                                .collect_view();
+                            view! {
+                                <div role="group" aria-label=g.label>
+                                    <div class="model-group" aria-hidden="true">{g.label}</div>
+                                    {options}
+                                </div>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </div>
+            <p class="hint">"Choosing Settings' model makes this chat follow Settings again. A model chosen here is kept for this chat on this server."</p>
+        </Modal>
+    }
+}
