@@ -7,7 +7,7 @@
 // button that opened it and carries that button's `data-id` and `data-pinned`; its items hidden
 // by the style sheet (Pin or Unpin) are skipped.
 
-const items = (menu) => [...menu.querySelectorAll('[role="menuitem"]')].filter((i) => i.checkVisibility());
+const items = (menu) => [...menu.querySelectorAll('[role="menuitem"]')].filter((i) => i.getClientRects().length > 0);
 let opener = null; // the last button that opened a menu
 
 /** Listen, once per page, for what every menu does. */

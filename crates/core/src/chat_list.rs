@@ -5,8 +5,9 @@
 //! Invariants, checked by the tests below:
 //! - every chat of the index appears exactly once, pinned ones before all others;
 //! - a group's heading appears only above at least one chat;
-//! - days are the user's calendar days (the time zone offset is passed in), so a chat changed
-//!   at 23:59 yesterday is "Yesterday" and one changed at 00:01 today is "Today"; a time in the
+//! - days are the user's calendar days (the time zone's offset at each moment is passed in, so
+//!   a change of daylight saving time between then and now moves nothing), so a chat changed at
+//!   23:59 yesterday is "Yesterday" and one changed at 00:01 today is "Today"; a time in the
 //!   future (another device's clock) counts as today;
 //! - every text from a record (titles, ids) is escaped in the markup, and hidden characters in a
 //!   title are shown (`<U+202E>`).
@@ -58,9 +59,10 @@ fn day(at: i64, offset_min: i64) -> i64 {
     (at - offset_min * 60_000).div_euclid(DAY_MS)
 }
 
-/// The date group of a chat last changed at `at`, seen at `now`.
-pub fn group_of(at: i64, now: i64, offset_min: i64) -> Group {
-    match day(now, offset_min) - day(at, offset_min) {
+/// The date group of a chat last changed at `at`, seen at `now`; `offset` gives the time zone's
+/// offset at a moment (JavaScript's `getTimezoneOffset` of that date).
+pub fn group_of(at: i64, now: i64, offset: &impl Fn(i64) -> i64) -> Group {
+    match day(now, offset(now)) - day(at, offset(at)) {
         i64::MIN..=0 => Group::Today,
         1 => Group::Yesterday,
         2..=7 => Group::Week,
@@ -69,7 +71,7 @@ pub fn group_of(at: i64, now: i64, offset_min: i64) -> Group {
 }
 
 /// The rows of `index` (kept newest first) at `now`: the pinned chats, then each date group.
-pub fn rows(index: &Index, now: i64, offset_min: i64) -> Vec<Row<'_>> {
+pub fn rows(index: &Index, now: i64, offset: impl Fn(i64) -> i64) -> Vec<Row<'_>> {
     let mut out = Vec::with_capacity(index.sessions.len() + 5);
     let mut last = None;
     let pinned = index.sessions.iter().filter(|e| e.pinned);
@@ -78,7 +80,7 @@ pub fn rows(index: &Index, now: i64, offset_min: i64) -> Vec<Row<'_>> {
         let group = if e.pinned {
             Group::Pinned
         } else {
-            group_of(e.updated_at, now, offset_min)
+            group_of(e.updated_at, now, &offset)
         };
         if last != Some(group) {
             out.push(Row::Head(group));
@@ -89,13 +91,16 @@ pub fn rows(index: &Index, now: i64, offset_min: i64) -> Vec<Row<'_>> {
     out
 }
 
-/// The markup of `rows`, the chat `active` marked `aria-current="page"`. Each chat is a button
-/// (`data-id`: which chat) followed by its "Chat options" menu button (named with the chat's
-/// title, through the hidden label `#opts-label` and the title's id).
-pub fn html(rows: &[Row<'_>], active: &str) -> String {
+/// The markup of `rows`, the first of them row `first` of the list, the chat `active` marked
+/// `aria-current="page"`. Each chat is a button (`data-id`: which chat; `id`: `t-` and its row)
+/// followed by its "Chat options" menu button (named with the chat's title, through the hidden
+/// label `#opts-label` and the title's element id: the row's number, never the chat's id, which
+/// an imported file chooses).
+pub fn html(rows: &[Row<'_>], first: usize, active: &str) -> String {
     use crate::markdown::push_escaped;
     let mut out = String::with_capacity(rows.len() * 300);
-    for row in rows {
+    for (k, row) in rows.iter().enumerate() {
+        let t = format!("t-{}", first + k);
         match row {
             Row::Head(g) => {
                 out += "<li class=\"group\"><h2>";
@@ -103,22 +108,20 @@ pub fn html(rows: &[Row<'_>], active: &str) -> String {
                 out += "</h2></li>";
             }
             Row::Chat(e) => {
-                // An id is attribute text made safe; the title's element id is its position-free
-                // form, unique because the ids are.
                 let mut id = String::new();
                 push_escaped(&mut id, &e.id);
                 out += "<li class=\"row\"><button type=\"button\" class=\"chat-link\" translate=\"no\" data-ours=\"Untitled chat\" data-id=\"";
                 out += &id;
-                out += "\" id=\"t-";
-                out += &id;
+                out += "\" id=\"";
+                out += &t;
                 out += "\"";
                 if e.id == active {
                     out += " aria-current=\"page\"";
                 }
                 out += ">";
                 push_escaped(&mut out, &crate::hidden::reveal(&e.title));
-                out += "</button><button type=\"button\" class=\"icon-btn row-opts\" aria-haspopup=\"menu\" popovertarget=\"row-menu\" aria-labelledby=\"opts-label t-";
-                out += &id;
+                out += "</button><button type=\"button\" class=\"icon-btn row-opts\" aria-haspopup=\"menu\" popovertarget=\"row-menu\" aria-labelledby=\"opts-label ";
+                out += &t;
                 out += "\" data-id=\"";
                 out += &id;
                 if e.pinned {
@@ -170,8 +173,19 @@ mod tests {
             (-5 * DAY_MS, NOON, 0, Group::Older), // before 1970: still a day
         ];
         for (at, now, offset, want) in cases {
-            assert_eq!(group_of(at, now, offset), want, "{at} {now} {offset}");
+            assert_eq!(group_of(at, now, &|_| offset), want, "{at} {now} {offset}");
         }
+        // Daylight saving time began between yesterday evening and now (Berlin: UTC+1, then
+        // UTC+2): 23:30 yesterday, local time then, is still yesterday.
+        let summer_from = NOON - 10 * H;
+        let berlin = |t: i64| if t >= summer_from { -120 } else { -60 };
+        let late_yesterday = NOON - 12 * H - 30 * 60_000 - 60 * 60_000; // 22:30 UTC = 23:30 CET
+        assert_eq!(group_of(late_yesterday, NOON, &berlin), Group::Yesterday);
+        assert_eq!(
+            group_of(late_yesterday, NOON, &|_| -120),
+            Group::Today,
+            "one offset for both is wrong"
+        );
     }
 
     fn shape(rows: &[Row<'_>]) -> Vec<String> {
@@ -198,7 +212,7 @@ mod tests {
             active: None,
         };
         index.sort();
-        let rows = rows(&index, NOON, 0);
+        let rows = rows(&index, NOON, |_| 0);
         assert_eq!(
             shape(&rows),
             [
@@ -228,10 +242,10 @@ mod tests {
             active: None,
         };
         assert_eq!(
-            shape(&rows(&index, NOON, 0)),
+            shape(&rows(&index, NOON, |_| 0)),
             ["Today", "  a", "Older", "  b"]
         );
-        assert!(rows(&Index::default(), NOON, 0).is_empty());
+        assert!(rows(&Index::default(), NOON, |_| 0).is_empty());
     }
 
     #[test]
@@ -244,7 +258,7 @@ mod tests {
             active: None,
         };
         index.sort();
-        let rows = rows(&index, NOON, -480);
+        let rows = rows(&index, NOON, |_| -480);
         let mut ids: Vec<&str> = rows
             .iter()
             .filter_map(|r| match r {
@@ -290,14 +304,16 @@ mod tests {
             Row::Chat(&hostile),
             Row::Chat(&plain),
         ];
-        let html = html(&rows, "b");
+        let html = html(&rows, 40, "b");
         assert!(!html.contains("<script"), "{html}");
         assert!(!html.contains("<img"), "{html}");
         assert!(html.contains("&lt;script&gt;"), "{html}");
         assert!(html.contains("&lt;U+202E&gt;txt"), "{html}");
         assert_eq!(html.matches("aria-current=\"page\"").count(), 1);
-        assert!(html.contains("data-id=\"b\" id=\"t-b\" aria-current=\"page\""));
-        assert!(html.contains("aria-labelledby=\"opts-label t-b\""));
+        assert!(html.contains("data-id=\"b\" id=\"t-42\" aria-current=\"page\""));
+        assert!(html.contains("aria-labelledby=\"opts-label t-42\""));
+        // A title's element id is its row's: an id with spaces names no other row.
+        assert!(html.contains("aria-labelledby=\"opts-label t-41\""));
         assert_eq!(html.matches("data-pinned=\"1\"").count(), 1);
         assert!(html.starts_with("<li class=\"group\"><h2>Pinned</h2></li>"));
     }

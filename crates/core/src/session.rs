@@ -733,7 +733,8 @@ impl Session {
     /// Take in what another tab wrote for this chat (`stored`): messages and summaries this copy
     /// lacks are added (by id; none of this copy's is dropped), a reply still streaming here that
     /// this tab is not writing (`live` is the one it writes) takes the other tab's newer text, and
-    /// the branch shown moves to theirs when it continues ours. Answers whether anything was added, and whether
+    /// the branch shown moves to theirs when it continues ours; the chat's pin and model are
+    /// theirs (set from another tab's chat list). Answers whether anything was added, and whether
     /// `stored` lacks something of this copy (then this copy should be written back).
     pub fn merge_stored(&mut self, stored: &Session, live: Option<&str>) -> Merged {
         let mut added = 0;
@@ -792,6 +793,13 @@ impl Session {
             }
         }
         self.updated_at = self.updated_at.max(stored.updated_at);
+        // The chat's pin and model, set in another tab (from its chat list): theirs, written
+        // after this tab last wrote the chat.
+        if self.pinned != stored.pinned || self.model != stored.model {
+            self.pinned = stored.pinned;
+            self.model = stored.model.clone();
+            added += 1;
+        }
         // What the stored copy lacks: a message, a schema check, or the end of a reply it still
         // has streaming — ours ended and goes on from theirs (a reply never streams again once
         // ended, so theirs is an older copy a tab wrote over the end). A copy this tab marked
@@ -1956,6 +1964,32 @@ mod tests {
         ]);
         assert_eq!(s.display_title(), "Bread");
         assert_eq!(session().display_title(), "Untitled chat");
+    }
+
+    #[test]
+    fn a_pin_or_model_set_in_another_tab_is_taken_in() {
+        let ours = Session::new("c".into(), 1, None, Vec::new());
+        let mut theirs = ours.clone();
+        theirs.apply(Command::PinChat { pinned: true }).unwrap();
+        theirs
+            .apply(Command::SetModel {
+                model: Some(ChatModel {
+                    name: "o3".into(),
+                    base_url: "https://api.openai.com/v1".into(),
+                }),
+            })
+            .unwrap();
+        let mut a = ours.clone();
+        assert_eq!(a.merge_stored(&theirs, None).added, 1);
+        assert!(a.pinned);
+        assert_eq!(a.model, theirs.model);
+        // And back: unpinned there, unpinned here.
+        theirs.apply(Command::PinChat { pinned: false }).unwrap();
+        theirs.apply(Command::SetModel { model: None }).unwrap();
+        assert_eq!(a.merge_stored(&theirs, None).added, 1);
+        assert!(!a.pinned);
+        assert_eq!(a.model, None);
+        assert_eq!(a.merge_stored(&theirs, None).added, 0);
     }
 
     #[test]

@@ -29,7 +29,9 @@ pub fn ModelDialog(
     let listed = RwSignal::new(Vec::<String>::new());
     let note = RwSignal::new(String::new());
     let query = RwSignal::new(String::new());
-    let active = RwSignal::new(0usize);
+    // The option the arrows are on, by what it is (the list changes as the server's arrives and
+    // as the user types); `None`: the model in use, else the first.
+    let active = RwSignal::new(None::<(String, Option<ChatModel>)>);
     let settings = StoredValue::new(settings);
     let chosen = StoredValue::new(chosen);
     let recent = StoredValue::new(recent);
@@ -47,11 +49,19 @@ pub fn ModelDialog(
         .and_then(|r| r.key_for(&base).map(str::to_string));
         let url = settings.with_value(|s| s.models_url());
         note.set("Loading the server's model list…".into());
+        let ctrl = web_sys::AbortController::new().ok();
+        let signal = ctrl.as_ref().map(web_sys::AbortController::signal);
+        // Closed before the list came: the request ends with it.
+        on_cleanup(move || {
+            if let Some(c) = ctrl {
+                c.abort();
+            }
+        });
         leptos::task::spawn_local(async move {
-            let Ok(ctrl) = web_sys::AbortController::new() else {
+            let Some(signal) = signal else {
                 return;
             };
-            match get_models(&url, key.as_deref(), &ctrl.signal()).await {
+            match get_models(&url, key.as_deref(), &signal).await {
                 Ok(list) if !list.is_empty() => {
                     note.set(String::new());
                     listed.set(list);
@@ -69,6 +79,17 @@ pub fn ModelDialog(
         })
     };
     let flat = move || -> Vec<Choice> { shown().into_iter().flat_map(|g| g.choices).collect() };
+    let key = |c: &Choice| (c.name.clone(), c.model.clone());
+    // Where the active option is in `list`.
+    let at = move |list: &[Choice]| -> usize {
+        active
+            .with(|a| {
+                a.as_ref()
+                    .and_then(|a| list.iter().position(|c| key(c) == *a))
+            })
+            .or_else(|| list.iter().position(|c| c.current))
+            .unwrap_or(0)
+    };
     let pick = move |c: Choice| {
         if let Some(m) = &c.model {
             let mut r = recent.get_value();
@@ -82,23 +103,29 @@ pub fn ModelDialog(
         if ev.is_composing() {
             return;
         }
-        let n = flat().len();
-        match ev.key().as_str() {
-            "ArrowDown" if n > 0 => active.set((active.get_untracked() + 1) % n),
-            "ArrowUp" if n > 0 => active.set((active.get_untracked() + n - 1) % n),
-            "Home" if n > 0 => active.set(0),
-            "End" if n > 0 => active.set(n - 1),
+        let list = flat();
+        let n = list.len();
+        let i = untrack(|| at(&list));
+        let to = match ev.key().as_str() {
+            "ArrowDown" if n > 0 => (i + 1) % n,
+            "ArrowUp" if n > 0 => (i + n - 1) % n,
+            "Home" if n > 0 => 0,
+            "End" if n > 0 => n - 1,
             "Enter" => {
-                if let Some(c) = flat().into_iter().nth(active.get_untracked()) {
+                ev.prevent_default();
+                if let Some(c) = list.into_iter().nth(i) {
                     pick(c);
                 }
+                return;
             }
             _ => return,
-        }
+        };
         ev.prevent_default();
+        active.set(Some(key(&list[to])));
+        if let Some(el) = document().get_element_by_id(&format!("model-opt-{to}")) {
+            el.scroll_into_view_with_bool(false);
+        }
     };
-    // The current model is the active option when the dialog opens.
-    active.set(flat().iter().position(|c| c.current).unwrap_or(0));
     view! {
         <Modal title="Model for this chat" on_close=on_close>
             <input
@@ -109,14 +136,17 @@ pub fn ModelDialog(
                 aria-expanded="true"
                 aria-controls="model-options"
                 aria-autocomplete="list"
-                aria-activedescendant=move || format!("model-opt-{}", active.get())
+                aria-activedescendant=move || {
+                    let list = flat();
+                    (!list.is_empty()).then(|| format!("model-opt-{}", at(&list)))
+                }
                 placeholder="Search or type a model name"
                 autocomplete="off"
                 spellcheck="false"
                 prop:value=move || query.get()
                 on:input=move |ev| {
                     query.set(event_target_value(&ev));
-                    active.set(0);
+                    active.set(None);
                 }
                 on:keydown=on_key
             />
@@ -124,6 +154,8 @@ pub fn ModelDialog(
             <div id="model-options" class="model-options" role="listbox" aria-label="Models">
                 {move || {
                     let mut i = 0usize;
+                    let list = flat();
+                    let on = at(&list);
                     shown()
                         .into_iter()
                         .map(|g| {
@@ -140,8 +172,8 @@ pub fn ModelDialog(
                                             id=format!("model-opt-{at}")
                                             role="option"
                                             class="model-option"
-                                            class:active=move || active.get() == at
-                                            aria-selected=move || (active.get() == at).to_string()
+                                            class:active=on == at
+                                            aria-selected=(on == at).to_string()
                                             translate="no"
                                             on:click=move |_| pick(c.clone())
                                         >

@@ -100,7 +100,7 @@ fn ChatList(on_pick: Callback<()>) -> impl IntoView {
     let app = expect_context::<AppState>();
     let list = NodeRef::<leptos::html::Ul>::new();
     let scroller = NodeRef::<leptos::html::Div>::new();
-    let drawn = StoredValue::new(0..0usize);
+    let drawn = StoredValue::new((0..0usize, String::new()));
     Effect::new(move |_| {
         app.chats.index.track();
         app.chats.session.with(|s| s.id.len());
@@ -169,12 +169,15 @@ fn draw(
     app: AppState,
     ul: &web_sys::HtmlUListElement,
     scroller: &web_sys::HtmlDivElement,
-    drawn: StoredValue<std::ops::Range<usize>>,
+    drawn: StoredValue<(std::ops::Range<usize>, String)>,
     changed: bool,
 ) {
     use crate::core::{chat_list, window};
     let now = js_sys::Date::now() as i64;
-    let offset = js_sys::Date::new_0().get_timezone_offset() as i64;
+    // The time zone's offset at each moment (daylight saving time may differ from today's).
+    let offset = |t: i64| {
+        js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(t as f64)).get_timezone_offset() as i64
+    };
     let active = app.chats.session.with_untracked(|s| s.id.clone());
     app.chats.index.with_untracked(|index| {
         let rows = chat_list::rows(index, now, offset);
@@ -189,20 +192,26 @@ fn draw(
         let heights = vec![h; n];
         let top = f64::from(scroller.scroll_top());
         let view = f64::from(scroller.client_height()).max(h);
+        let old = drawn.with_value(|(r, _)| r.clone());
         let range = if n < WINDOW_FROM {
             0..n
         } else {
-            let old = drawn.get_value();
             match window::plan(&heights, &old, top, view) {
                 Some(r) => r,
                 None if changed => old.start.min(n)..old.end.min(n),
                 None => return,
             }
         };
-        if !changed && range == drawn.get_value() {
+        if !changed && range == old {
             return;
         }
-        drawn.set_value(range.clone());
+        // The same markup (a save that changed nothing the list shows, as while a reply
+        // streams): nothing is drawn again, so a click in progress or a screen reader's place
+        // in the list is not lost.
+        let html = chat_list::html(&rows[range.clone()], range.start, &active);
+        if range == old && drawn.with_value(|(_, h)| *h == html) {
+            return;
+        }
         // The control with the focus, to put it back on the same chat's.
         let focus = document()
             .active_element()
@@ -218,9 +227,14 @@ fn draw(
         let px = |v: f64| format!("{}px", v.round() as i64);
         let _ = style.set_property("padding-top", &px(window::before(&heights, &range)));
         let _ = style.set_property("padding-bottom", &px(window::after(&heights, &range)));
-        ul.set_inner_html(&chat_list::html(&rows[range], &active));
+        ul.set_inner_html(&html);
+        drawn.set_value((range.clone(), html));
         if let Some((id, opts)) = was {
-            let link = document().get_element_by_id(&format!("t-{id}"));
+            let at = rows
+                .iter()
+                .position(|r| matches!(r, chat_list::Row::Chat(e) if e.id == id))
+                .filter(|p| range.contains(p));
+            let link = at.and_then(|p| document().get_element_by_id(&format!("t-{p}")));
             let again = if opts {
                 link.and_then(|l| l.next_element_sibling())
             } else {
