@@ -1,5 +1,6 @@
-// Screenshots of the everyday screens (not a test): a new chat, a chat with replies and the
-// sidebar's list, in light and dark, desktop and phone width.
+// Screenshots of the everyday screens (not a test): a new chat, a chat with replies, the chat
+// list by date with a row's menu open, and "Model for this chat", in light and dark, desktop and
+// phone width.
 // usage: node tests/screens/face.mjs [outdir]
 import { mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
@@ -38,6 +39,35 @@ try {
       await page.getByRole('button', { name: 'Chat actions' }).click();
       await page.getByRole('menu', { name: 'Chat actions' }).waitFor();
       await page.screenshot({ path: `${out}/${scheme}-${label}-menu.png` });
+      await page.keyboard.press('Escape');
+      // "Model for this chat".
+      await page.getByRole('button', { name: /^Model for this chat/ }).click();
+      await page.getByRole('option', { name: /^fake-large/ }).waitFor();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-model.png` });
+      await page.keyboard.press('Escape');
+      // Older chats, one pinned: the list by date, a row's menu open.
+      await page.evaluate(() => {
+        const index = JSON.parse(localStorage.getItem('satori.index'));
+        const day = 86400000;
+        const chats = [['Trip to Kyoto', 1, false], ['Order #4417 refund', 3, true], ['Rust lifetimes', 5, false], ['季度报告', 40, false]];
+        chats.forEach(([title, ago, pinned], i) => {
+          const at = Date.now() - ago * day;
+          const id = `seed${i}`;
+          const record = { v: 1, id, title, role: '', created_at: at, updated_at: at, leaf: `${id}-m`, messages: [{ id: `${id}-m`, role: 'user', content: title, status: 'complete', created_at: at }] };
+          if (pinned) record.pinned = true;
+          localStorage.setItem(`satori.session.${id}`, JSON.stringify(record));
+          index.sessions.push({ id, title, updated_at: at, ...(pinned ? { pinned } : {}) });
+        });
+        index.sessions.sort((a, b) => b.updated_at - a.updated_at);
+        localStorage.setItem('satori.index', JSON.stringify(index));
+      });
+      await page.reload();
+      await box.waitFor();
+      if (label === 'phone') await page.getByRole('button', { name: 'Chats', exact: true }).click();
+      await page.getByRole('button', { name: 'Chat options: Rust lifetimes' }).click();
+      await page.getByRole('menu', { name: 'Chat options' }).waitFor();
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: `${out}/${scheme}-${label}-list.png` });
       await page.keyboard.press('Escape');
       await ctx.close();
     }
