@@ -63,7 +63,7 @@ test('a real ChatGPT export: browsing steps are tool steps, citations are links,
     assert.equal(byId.a2.status, 'incomplete');
 
     // On screen: the chat opens at the interrupted reply; the steps are collapsed; the citations are links.
-    await page.getByRole('navigation', byName('Chats')).getByRole('button', { name: '东京天气 Tokyo weather' }).click();
+    await page.getByRole('navigation', byName('Chats')).getByRole('button', byName('东京天气 Tokyo weather')).click();
     const log = page.getByRole('log', byName('Conversation'));
     await poll(async () => /收据上的金额是/.test(await log.innerText()), { message: 'the branch ChatGPT showed' });
     const reply = log.locator('article[data-message="a1"]');
@@ -102,18 +102,18 @@ test('Claude, Open WebUI and LibreChat exports come in with titles, branches and
     const nav = page.getByRole('navigation', byName('Chats'));
     const log = page.getByRole('log', byName('Conversation'));
     // Claude: the edited question is a branch; the chat opens at the one shown last.
-    await nav.getByRole('button', { name: 'Reading a file in Rust' }).click();
+    await nav.getByRole('button', byName('Reading a file in Rust')).click();
     await poll(async () => /Use fs::read\./.test(await log.innerText()), { message: 'the Claude chat at its current branch' });
     assert.doesNotMatch(await log.innerText(), /BufRead::lines/, 'the other branch is kept, not shown');
     const rust = await storedChat(page, 'claude-c-0001');
     assert.equal(rust.messages.find((m) => m.id === 'a1-1').reasoning, 'The user wants fs.', 'thinking is the reply\'s reasoning');
     // Open WebUI: both answers of the first question are kept, with their models.
-    await nav.getByRole('button', { name: 'Rust ownership' }).click();
+    await nav.getByRole('button', byName('Rust ownership')).click();
     await poll(async () => /The diagram shows/.test(await log.innerText()), { message: 'the Open WebUI chat' });
     const owuiChat = await storedChat(page, 'openwebui-ow-0001');
     assert.deepEqual(owuiChat.messages.filter((m) => m.role === 'assistant').map((m) => m.model), ['llama3.1:8b', 'qwen2.5:7b', 'qwen2.5:7b']);
     // LibreChat: the tree's branches, and the flat file's tool round.
-    await nav.getByRole('button', { name: 'Kyoto trip' }).click();
+    await nav.getByRole('button', byName('Kyoto trip')).click();
     await poll(async () => /Day 2: Arashi/.test(await log.innerText()), { message: 'the LibreChat tree at its current branch' });
     assert.equal((await storedChat(page, 'librechat-lc-0001')).messages.length, 5);
     const powers = await storedChat(page, 'librechat-lc-0002');

@@ -252,7 +252,7 @@ test("a ChatGPT export (conversations.json) comes in with its branches and opens
     await dialog.getByRole('button', byName('Import 2 chats')).click();
     await dialog.getByRole('status').filter({ hasText: /^Imported 2 chats/ }).waitFor();
     await dialog.getByRole('button', byName('Close')).click();
-    await page.getByRole('navigation', byName('Chats')).getByRole('button', { name: 'Order status 订单' }).click();
+    await page.getByRole('navigation', byName('Chats')).getByRole('button', byName('Order status 订单')).click();
     const log = page.getByRole('log', byName('Conversation'));
     await poll(async () => /You're welcome\./.test(await log.innerText()), { message: 'the branch shown in ChatGPT' });
     const shown = await log.innerText();
@@ -293,7 +293,7 @@ test("a ChatGPT export's .zip, or its parts picked together, comes in; missing p
     await dialog.getByRole('button', byName('Import 3 chats')).click();
     await dialog.getByRole('status').filter({ hasText: /^Imported 3 chats/ }).waitFor();
     await dialog.getByRole('button', byName('Close')).click();
-    await page.getByRole('navigation', byName('Chats')).getByRole('button', { name: 'Third part 第三部分' }).click();
+    await page.getByRole('navigation', byName('Chats')).getByRole('button', byName('Third part 第三部分')).click();
     const log = page.getByRole('log', byName('Conversation'));
     await poll(async () => /You're welcome\./.test(await log.innerText()), { message: 'the chat of the third part, at its branch' });
 
@@ -396,9 +396,9 @@ test("an export's .zip (two parts and an image) is read in the import worker wit
     for (const title of ['Zip trip 旅行', 'Photo question', 'Second part 第二部分']) assert.ok(titles.includes(title), `${title} in ${JSON.stringify(titles)}`);
     const nav = page.getByRole('navigation', byName('Chats'));
     const log = page.getByRole('log', byName('Conversation'));
-    await nav.getByRole('button', { name: 'Second part 第二部分' }).click();
+    await nav.getByRole('button', byName('Second part 第二部分')).click();
     await poll(async () => /This one came from conversations-001\.json\./.test(await log.innerText()), { message: 'the chat of the second part' });
-    await nav.getByRole('button', { name: 'Photo question' }).click();
+    await nav.getByRole('button', byName('Photo question')).click();
     await poll(async () => /\[image: cat\.png\][\s\S]*What is in this photo\?[\s\S]*A cat on a windowsill\./.test(await log.innerText()), { message: 'the image named by a placeholder' });
   });
 });
@@ -418,12 +418,12 @@ test('a NextChat backup and a BetterChatGPT export come in; NextChat\'s API key 
     await again.getByRole('button', byName('Close')).click();
     const nav = page.getByRole('navigation', byName('Chats'));
     // A title that looks like HTML is shown as text, never run.
-    await nav.getByRole('button', { name: '<img src=x onerror=alert(1)>' }).waitFor();
+    await nav.getByRole('button', byName('<img src=x onerror=alert(1)>')).waitFor();
     assert.equal(await page.locator('img[src="x"]').count(), 0);
-    await nav.getByRole('button', { name: '订单查询' }).click();
+    await nav.getByRole('button', byName('订单查询')).click();
     const log = page.getByRole('log', byName('Conversation'));
     await poll(async () => /ORD-2024-00042/.test(await log.innerText()), { message: 'the NextChat chat' });
-    await nav.getByRole('button', { name: 'Image question' }).click();
+    await nav.getByRole('button', byName('Image question')).click();
     await poll(async () => /A cat\./.test(await log.innerText()), { message: 'the BetterChatGPT chat' });
     const all = await page.evaluate(() => JSON.stringify({ ...localStorage }));
     assert.ok(!all.includes('sk-nextchat-secret-key') && !all.includes('letmein'), 'no key or access code from the backup is stored');
