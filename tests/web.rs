@@ -669,6 +669,27 @@ impl satori::shell::sync::Local for Chats {
 }
 
 /// A device: its chats, its sync state, its clock.
+/// Makes the test WebDAV server hold the next `count` listings of folder `url` until all have
+/// arrived (tests/e2e/support/dav-server.py), so passes started together read the same state.
+async fn barrier(url: &str, count: u32) {
+    use wasm_bindgen_futures::JsFuture;
+    let path = url
+        .strip_prefix(dav().trim_end_matches('/'))
+        .expect("a folder of the test server");
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    let control = format!("{}.barrier?path={path}&count={count}", dav());
+    let response: web_sys::Response = JsFuture::from(
+        web_sys::window()
+            .unwrap()
+            .fetch_with_str_and_init(&control, &init),
+    )
+    .await
+    .expect("the test server answers")
+    .unchecked_into();
+    assert_eq!(response.status(), 204, "the barrier is set");
+}
+
 struct Device {
     chats: Chats,
     state: satori::shell::sync::State,
@@ -864,7 +885,9 @@ async fn two_devices_writing_one_chat_at_once_keep_both() {
     b.sync(1_200).await;
     a.say("c1", "m2", "from the laptop", 2_000);
     b.say("c1", "m3", "from the phone, a longer message", 2_000);
-    // Both passes at once: both read the same object, one write finds it changed (412).
+    // Both passes at once: the server answers neither listing before both have asked, so both
+    // read the same object, and one write finds it changed (412).
+    barrier(&url, 2).await;
     let (ra, rb) = futures::join!(a.sync(2_100), b.sync(2_100));
     assert_eq!(ra.waiting + rb.waiting, 1, "{ra:?} {rb:?}");
     for wall in [3_000, 3_100, 3_200] {

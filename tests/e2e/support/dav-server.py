@@ -10,6 +10,12 @@ and headers WebDAV sync uses, and ETag exposed (--no-cors leaves the middleware 
 fails with a CORS error, as with a server nobody configured). --log appends one JSON line per
 request: {"method", "path", "status", "if_match", "if_none_match", "bytes_in", "bytes_out"}
 (the body sizes; bytes_out null when the answer has no Content-Length). SIGTERM / SIGINT stop it.
+
+Two things make races between devices deterministic, as on a real server:
+- Writes (PUT, DELETE, MKCOL) run one at a time, so a conditional write (If-Match) is atomic.
+- `POST /.barrier?path=/FOLDER/&count=N` (no authentication; answered 204 with CORS) makes the
+  next N listings (PROPFIND) of that folder wait for one another: none is answered before all N
+  have arrived (or 10 s have passed), so N devices syncing "at once" read the same state.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import signal
 import socket
 import sys
 import threading
+from urllib.parse import parse_qs
 
 from cheroot import wsgi
 from wsgidav.wsgidav_app import WsgiDAVApp
@@ -57,8 +64,40 @@ def main() -> None:
     app = WsgiDAVApp(config)
 
     log_lock = threading.Lock()
+    write_lock = threading.Lock()
+    barrier_cond = threading.Condition()
+    barriers: dict[str, list[int]] = {}  # path -> [how many are still to arrive]
+
+    def barrier_wait(path: str) -> None:
+        with barrier_cond:
+            slot = barriers.get(path)
+            if slot is None or slot[0] <= 0:
+                return
+            slot[0] -= 1
+            if slot[0] == 0:
+                barriers.pop(path, None)
+                barrier_cond.notify_all()
+                return
+            barrier_cond.wait_for(lambda: barriers.get(path) is not slot, timeout=10)
+            if barriers.get(path) is slot:
+                barriers.pop(path, None)
 
     def logged(environ, start_response):
+        method = environ["REQUEST_METHOD"]
+        if method == "POST" and environ.get("PATH_INFO") == "/.barrier":
+            query = parse_qs(environ.get("QUERY_STRING", ""))
+            with barrier_cond:
+                barriers[query["path"][0]] = [int(query["count"][0])]
+            start_response("204 No Content", [("Access-Control-Allow-Origin", "*")])
+            return [b""]
+        if method == "PROPFIND":
+            barrier_wait(environ.get("PATH_INFO", ""))
+        if method in ("PUT", "DELETE", "MKCOL"):
+            with write_lock:
+                return list(served(environ, start_response))
+        return served(environ, start_response)
+
+    def served(environ, start_response):
         entry = {
             "method": environ["REQUEST_METHOD"],
             "path": environ.get("PATH_INFO", ""),
