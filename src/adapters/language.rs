@@ -11,6 +11,10 @@ extern "C" {
     fn app_drawn();
     #[wasm_bindgen(js_name = formatNumber)]
     fn format_number(n: f64) -> String;
+    #[wasm_bindgen(js_name = formatTime)]
+    fn format_time(ms: f64, long: bool) -> String;
+    #[wasm_bindgen(js_name = formatMoney)]
+    fn format_money(amount: f64, currency: &str) -> String;
 }
 
 /// Take the saved or the browser's language (loading its texts) before the app draws.
@@ -26,4 +30,16 @@ pub fn drawn() {
 /// `n` with the digit grouping of the page's language (`Intl.NumberFormat`).
 pub fn number(n: u64) -> String {
     format_number(n as f64)
+}
+
+/// Moment `ms` (since the epoch) for the page's language: short (the time of day, with the date
+/// when not today) and long (date and time in full).
+pub fn time(ms: f64) -> (String, String) {
+    (format_time(ms, false), format_time(ms, true))
+}
+
+/// `amount` of `currency` (ISO 4217) for the page's language, to two significant digits below one
+/// cent.
+pub fn money(amount: f64, currency: &str) -> String {
+    format_money(amount, currency)
 }

@@ -38,6 +38,12 @@ struct Screen {
 }
 
 thread_local! {
+    // Why a static: the dialog's `close` event closes it again, with nothing to do after.
+    /// What to do once the dialog closing now has closed (`close_then`).
+    static AFTER_CLOSE: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
+}
+
+thread_local! {
     // Why a static: a wasm module's exported functions share no value but module state; one
     // dialog and one inspector are mounted at a time.
     static SCREEN: Screen = const {
@@ -68,6 +74,20 @@ pub fn start(role: &str, vars: &str) -> String {
 }
 
 fn close() {
+    close_with(None);
+}
+
+/// Close the dialog, then (once the app has heard it closed) do `then`.
+fn close_then(then: impl FnOnce() + 'static) {
+    close_with(Some(Box::new(then)));
+}
+
+fn close_with(then: Option<Box<dyn FnOnce()>>) {
+    // Closing the native dialog fires its `close` event, which may close again: whichever
+    // unmounts does what was asked.
+    if then.is_some() {
+        AFTER_CLOSE.set(then);
+    }
     // Close the native dialog at once, so the page is interactive again right away (a modal
     // dialog makes everything else inert), then unmount once the current event is done with the
     // dialog's nodes. Closing fires the dialog's `close` event, which calls this again: only the
@@ -85,11 +105,19 @@ fn close() {
         }
     }
     let _ = leptos::prelude::set_timeout_with_handle(
-        || {
-            if let Some((handle, host)) = SCREEN.with(|m| m.dialog.borrow_mut().take()) {
+        move || {
+            // This dialog only: the next one may be open by now.
+            let mounted = SCREEN.with(|m| {
+                let mut d = m.dialog.borrow_mut();
+                d.take_if(|(_, h)| *h == host)
+            });
+            if let Some((handle, host)) = mounted {
                 drop(handle);
                 host.remove();
                 send(&DialogEvent::Closed);
+                if let Some(then) = AFTER_CLOSE.with_borrow_mut(Option::take) {
+                    then();
+                }
             }
         },
         std::time::Duration::ZERO,
@@ -479,6 +507,51 @@ pub fn open_model(id: &str, state: &str) {
                 })
                 on_close=Callback::new(|_| close())
             />
+        }
+    });
+}
+
+/// Open "Command palette" over the stored chats.
+#[wasm_bindgen]
+pub fn open_palette() {
+    use satori::core::palette::{Do, Item};
+    use satori::ui::components::palette_dialog::{run, PaletteDialog};
+    // An unreadable chat list leaves only the actions (the app says what is wrong with it).
+    let chats = Store::local()
+        .get(persist::KEY_INDEX)
+        .ok()
+        .flatten()
+        .and_then(|text| persist::decode_index(&text).ok())
+        .map(|index| index.sessions)
+        .unwrap_or_default();
+    mount(move || {
+        view! {
+            <PaletteDialog
+                chats=chats
+                on_pick=Callback::new(|item: Item| match item {
+                    Item::Chat { id, .. } => {
+                        send(&DialogEvent::OpenAt(id, None));
+                        close();
+                    }
+                    Item::Action(a) if a.does == Do::Shortcuts => {
+                        close_then(|| send(&DialogEvent::Shortcuts));
+                    }
+                    Item::Action(a) => close_then(move || {
+                        run(a.does);
+                    }),
+                })
+                on_close=Callback::new(|_| close())
+            />
+        }
+    });
+}
+
+/// Open "Keyboard shortcuts".
+#[wasm_bindgen]
+pub fn open_shortcuts() {
+    mount(|| {
+        view! {
+            <satori::ui::components::palette_dialog::ShortcutsDialog on_close=Callback::new(|_| close()) />
         }
     });
 }

@@ -89,6 +89,8 @@ pub struct Built {
     pub formatted: bool,
     /// Its prompt tokens when estimated rather than counted (to learn from `usage`).
     pub estimated: Option<u32>,
+    /// Its prompt tokens, and whether counted exactly.
+    pub prompt: (u64, bool),
 }
 
 /// How building a request went.
@@ -199,6 +201,7 @@ async fn build(
                 body: answer.body,
                 formatted: answer.formatted,
                 estimated: (!answer.exact).then_some(answer.total),
+                prompt: (u64::from(answer.total), answer.exact),
             })
         }
         Verdict::PinsOverBudget { pinned, budget } => {

@@ -77,6 +77,8 @@ struct TurnAsk {
     stall_seconds: u32,
     /// The request's estimated prompt tokens (when not counted exactly), to learn from `usage`.
     estimated: Option<u32>,
+    /// The request's prompt tokens, and whether counted exactly.
+    prompt: (u64, bool),
     /// Who was asked, for the words of an error.
     base_url: String,
     /// The model.
@@ -216,6 +218,7 @@ pub async fn run(ask: RunAsk, on_event: js_sys::Function) -> RunEnd {
                 body: built.body,
                 stall_seconds: settings.stall_seconds,
                 estimated: built.estimated,
+                prompt: built.prompt,
                 base_url: settings.base_url,
                 model: settings.model,
                 using_default: ask.using_default,
@@ -388,7 +391,12 @@ async fn drive(
                         }
                     });
                 let note = ending.note.as_ref().map(note_text);
-                let mut outcome = Outcome::of(&turn, &ending, note, alert);
+                // The reply's cost at the model's price now (kept on the reply).
+                let price = crate::adapters::storage::Store::local()
+                    .prices()
+                    .remove(ask.model.trim());
+                let mut outcome =
+                    Outcome::of(&turn, &ending, note, alert).counted(ask.prompt, price.as_ref());
                 outcome.refused_tools = refused;
                 outcome.refused_format = refused_format;
                 return outcome;

@@ -43,6 +43,31 @@ export function formatNumber(n) {
   return numbers[1].format(n);
 }
 
+/** Moment `ms` for the page's language: in full (`long`), else the time, with the day when not today. */
+export function formatTime(ms, long) {
+  const lang = document.documentElement.lang || 'en';
+  const at = new Date(ms);
+  if (long) return at.toLocaleString(lang, { dateStyle: 'full', timeStyle: 'short' });
+  const clock = { hour: 'numeric', minute: '2-digit' };
+  const today = at.toDateString() === new Date().toDateString();
+  return at.toLocaleString(lang, today ? clock : { ...clock, month: 'short', day: 'numeric' });
+}
+
+/** `amount` of `currency` (ISO 4217) for the page's language; a code Intl refuses is written out. */
+export function formatMoney(amount, currency) {
+  const lang = document.documentElement.lang || 'en';
+  try {
+    const small = amount > 0 && amount < 0.01;
+    return new Intl.NumberFormat(lang, {
+      style: 'currency',
+      currency,
+      ...(small ? { maximumSignificantDigits: 2 } : {}),
+    }).format(amount);
+  } catch {
+    return `${new Intl.NumberFormat(lang).format(amount)} ${currency}`;
+  }
+}
+
 /**
  * Start in the chosen language before the app draws (it waits at most 3 s for a slow table, which
  * is applied when it comes), then follow changes. English, never left, loads nothing more.

@@ -1,9 +1,10 @@
 // The face of the app: the chat header in one row at phone and desktop width, "Chat actions" by
-// keyboard, icons that exist, message actions shown on hover and focus, and Settings → Theme.
+// keyboard, icons that exist, message actions shown on hover and focus, Settings → Theme, a
+// reply's line with its cost, the command palette and the keyboard shortcuts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useApp } from './support/app.mjs';
-import { byName, configure, sendMessage, waitIdle, lastAssistant, reload, poll } from './support/browser.mjs';
+import { byName, configure, sendMessage, waitIdle, lastAssistant, reload, poll, chatList } from './support/browser.mjs';
 
 const e2e = useApp();
 
@@ -144,4 +145,148 @@ test('Settings → Theme: dark on a light system, remembered across a reload, an
     assert.equal(await background(), light);
     assert.equal(await page.evaluate(() => localStorage.getItem('satori.theme')), null);
   }, { contextOptions: { colorScheme: 'light' } });
+});
+
+test('a reply\'s line: its model, time, tokens in and out, and the cost from the price table only for a model with a price', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    e2e.fake.reset();
+    await configure(page, {
+      baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-face', priceIn: '2', priceOut: '10', currency: 'usd',
+    });
+    const line = async () => {
+      const meta = (await lastAssistant(page)).locator('.meta');
+      return {
+        model: await meta.locator('.meta-model').innerText(),
+        time: await meta.locator('.meta-time').innerText(),
+        input: await meta.locator('.tokens-in').innerText(),
+        output: await meta.locator('.tokens').innerText(),
+        cost: (await meta.locator('.cost').count()) ? await meta.locator('.cost').innerText() : null,
+      };
+    };
+    // The server's counts: exact, and the cost is theirs times the price: (1000·2 + 500·10) / 10⁶.
+    e2e.fake.enqueue({ chunks: ['Counted.'], usage: { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 } });
+    await sendMessage(page, 'What does this cost?');
+    await waitIdle(page);
+    const counted = await line();
+    assert.equal(counted.model, 'fake-small');
+    assert.match(counted.time, /^\d{1,2}:\d{2}( [AP]M)?$/, 'the time of day, today');
+    assert.equal(counted.input, '1,000 in');
+    assert.equal(counted.output, '500 out');
+    assert.equal(counted.cost, '$0.007');
+    // No usage from the server: Satori's own counts, marked as estimates, and so is the cost.
+    await sendMessage(page, 'And without usage?');
+    await waitIdle(page);
+    const estimated = await line();
+    assert.match(estimated.input, /^≈\d+ in$/);
+    assert.match(estimated.output, /^≈\d+ out$/);
+    const [, sent] = estimated.input.match(/^≈(\d+)/);
+    const [, written] = estimated.output.match(/^≈(\d+)/);
+    const want = (Number(sent) * 2 + Number(written) * 10) / 1e6;
+    assert.equal(estimated.cost, `≈$${Number(want.toPrecision(2))}`);
+    // A model without a price: tokens, but no cost; the earlier replies keep theirs.
+    await configure(page, { model: 'fake-large', provider: null });
+    await sendMessage(page, 'And a model with no price?');
+    await waitIdle(page);
+    const unknown = await line();
+    assert.equal(unknown.model, 'fake-large');
+    assert.equal(unknown.cost, null);
+    assert.equal(await page.locator('.msg[data-role="assistant"] .cost').count(), 2);
+    // The price is kept for its model: back on fake-small, the fields show it again.
+    await page.getByRole('button', byName('Settings')).first().click();
+    const dialog = page.getByRole('dialog', byName('Settings'));
+    await dialog.getByLabel('Model', { exact: true }).fill('fake-small');
+    assert.equal(await dialog.getByLabel('Input price per 1M tokens').inputValue(), '2');
+    assert.equal(await dialog.getByLabel('Currency').inputValue(), 'USD');
+    // One price alone is refused, with a reason.
+    await dialog.getByLabel('Output price per 1M tokens').fill('');
+    await dialog.getByRole('button', byName('Save')).click();
+    await dialog.getByText('Enter both prices of the model').waitFor();
+  });
+});
+
+test('the keyboard: Ctrl+K finds a chat by a word and opens it, and runs actions; Ctrl+Shift+O, Ctrl+/ and ↑ work; none fires while an input method composes', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    const box = page.getByRole('textbox', byName('Message'));
+    await sendMessage(page, 'Planning a trip to Kraków in May');
+    await waitIdle(page);
+    // Ctrl+Shift+O: a new chat.
+    await box.focus();
+    await page.keyboard.press('Control+Shift+O');
+    await poll(async () => (await page.locator('.msg[data-role="user"]').count()) === 0, { message: 'a new, empty chat' });
+    await sendMessage(page, 'Something else entirely');
+    await waitIdle(page);
+    assert.equal((await chatList(page)).length, 2);
+
+    // A dialog's closing hides it at once and ends it a moment later, giving the focus back
+    // (here to the message box): keys wait for that, as a person's would.
+    const back = () => poll(() => box.evaluate((el) => el === document.activeElement), { message: 'the focus back in the message box' });
+    // Ctrl+K: "Command palette"; a word of a title (accents ignored) finds the chat; Enter opens it.
+    await box.focus();
+    await page.keyboard.press('Control+K');
+    const palette = page.getByRole('dialog', byName('Command palette'));
+    await palette.waitFor();
+    const search = palette.getByRole('combobox', byName('Search actions and chats'));
+    assert.ok(await search.evaluate((el) => el === document.activeElement), 'the search box has the focus');
+    await search.fill('krakow');
+    const options = palette.getByRole('option');
+    assert.deepEqual(await options.allInnerTexts(), ['Planning a trip to Kraków in May']);
+    await page.keyboard.press('Enter');
+    await palette.waitFor({ state: 'detached' });
+    await poll(async () => (await page.locator('.msg[data-role="user"]').first().innerText()).includes('Kraków'), { message: 'the chat opened' });
+    await back();
+    // An action: what its control does ("Settings" opens Settings).
+    await page.keyboard.press('Control+K');
+    await palette.waitFor();
+    await search.fill('settings');
+    await page.keyboard.press('Enter');
+    const settings = page.getByRole('dialog', byName('Settings'));
+    await settings.waitFor();
+    await settings.getByRole('button', byName('Cancel')).click();
+    await settings.waitFor({ state: 'detached' });
+    await back();
+    // The arrows move through the list; Esc closes the palette.
+    await page.keyboard.press('Control+K');
+    await search.fill('theme');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.locator('#' + await search.getAttribute('aria-activedescendant')).innerText(), 'Theme: Light');
+    await page.keyboard.press('Enter');
+    await palette.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
+    await back();
+
+    // Ctrl+/: "Keyboard shortcuts", closed by Esc.
+    await page.keyboard.press('Control+/');
+    const help = page.getByRole('dialog', byName('Keyboard shortcuts'));
+    await help.waitFor();
+    assert.ok((await help.innerText()).includes('Command palette'));
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+    await back();
+
+    // ↑ in the empty message box: the last question, open for editing, its text focused.
+    await page.keyboard.press('ArrowUp');
+    const edit = page.getByRole('textbox', byName('Edit message'));
+    await edit.waitFor();
+    await poll(() => edit.evaluate((el) => el === document.activeElement), { message: 'the edit box focused' });
+    assert.equal(await edit.inputValue(), 'Planning a trip to Kraków in May');
+    await page.getByRole('button', byName('Cancel')).click();
+
+    // While an input method composes (and Safari's key code 229 after it): nothing fires.
+    await box.fill('');
+    const keys = [
+      { key: 'k', ctrlKey: true }, { key: 'k', metaKey: true }, { key: '/', ctrlKey: true },
+      { key: 'O', ctrlKey: true, shiftKey: true }, { key: 'ArrowUp' },
+    ];
+    for (const key of keys) {
+      for (const ime of [{ isComposing: true }, { keyCode: 229 }]) {
+        const taken = await box.evaluate((el, init) => !el.dispatchEvent(new KeyboardEvent('keydown', { bubbles: true, cancelable: true, ...init })), { ...key, ...ime });
+        assert.equal(taken, false, `${JSON.stringify({ ...key, ...ime })} left alone`);
+      }
+    }
+    await page.waitForTimeout(300); // time for a wrongly opened dialog to show
+    assert.equal(await page.getByRole('dialog').count(), 0, 'no dialog opened');
+    assert.equal(await page.getByRole('textbox', byName('Edit message')).count(), 0, 'nothing opened for editing');
+    assert.equal((await chatList(page)).length, 2, 'no new chat');
+  });
 });

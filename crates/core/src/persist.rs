@@ -34,6 +34,8 @@ pub const KEY_LANGUAGE: &str = "satori.language";
 pub const KEY_THEME: &str = "satori.theme";
 /// The models chosen last with "Model for this chat" (a JSON list of `ChatModel`, newest first).
 pub const KEY_RECENT_MODELS: &str = "satori.recent_models";
+/// What models cost, as the user entered them in Settings ([`crate::settings::Prices`]).
+pub const KEY_PRICES: &str = "satori.prices";
 /// Key of the MCP bearer tokens record (the only place they are stored).
 pub const KEY_MCP_TOKENS: &str = "satori.mcp_tokens";
 /// The page folder whose shared-origin warning the user dismissed in Settings
@@ -463,6 +465,25 @@ pub fn encode_settings(settings: &Settings) -> String {
 /// Decode the settings record.
 pub fn decode_settings(text: &str) -> Result<Settings, DecodeError> {
     decode(text)
+}
+
+/// The prices record: `{"v":…,"prices":{MODEL:{"input","output","currency"}}}`.
+#[derive(Serialize, Deserialize)]
+struct PricesRecord {
+    #[serde(default)]
+    prices: crate::settings::Prices,
+}
+
+/// Encode the prices record.
+pub fn encode_prices(prices: &crate::settings::Prices) -> String {
+    encode(&PricesRecord {
+        prices: prices.clone(),
+    })
+}
+
+/// Decode the prices record.
+pub fn decode_prices(text: &str) -> Result<crate::settings::Prices, DecodeError> {
+    decode::<PricesRecord>(text).map(|r| r.prices)
 }
 
 /// Encode the user prompt templates record.
@@ -1071,5 +1092,23 @@ mod tests {
             settings_text.replace("\"model\"", "\"api_key\":\"sk-secret-4f2a\",\"model\"");
         let read = decode_settings(&tainted).expect("readable");
         assert_eq!(encode_settings(&read), settings_text);
+    }
+
+    #[test]
+    fn prices_record_round_trips_and_refuses_garbage() {
+        let prices: crate::settings::Prices = [(
+            "gpt-4o-mini".to_string(),
+            crate::settings::Price {
+                input: 0.15,
+                output: 0.6,
+                currency: "USD".into(),
+            },
+        )]
+        .into();
+        let text = encode_prices(&prices);
+        assert!(text.starts_with("{\"v\":"), "{text}");
+        assert_eq!(decode_prices(&text), Ok(prices));
+        assert!(decode_prices("{\"v\":1,\"prices\":{\"m\":{\"input\":\"x\"}}}").is_err());
+        assert!(decode_prices("not json").is_err());
     }
 }

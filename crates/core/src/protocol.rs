@@ -56,6 +56,8 @@ pub enum DialogEvent {
     Agent(String, AgentConfig),
     /// "Model for this chat" chose: the chat's id, its model (`None`: Settings').
     ChatModel(String, Option<ChatModel>),
+    /// "Keyboard shortcuts" asked for (from the command palette).
+    Shortcuts,
 }
 
 impl DialogEvent {
@@ -270,6 +272,10 @@ pub enum DialogsCall {
     /// "Model for this chat" of chat `id`: `state` is its settings and model as JSON
     /// (`[Settings, Option<ChatModel>]`).
     OpenModel { id: String, state: String },
+    /// "Command palette".
+    OpenPalette,
+    /// "Keyboard shortcuts".
+    OpenShortcuts,
 }
 
 impl Call for DialogsCall {
@@ -294,6 +300,8 @@ impl Call for DialogsCall {
             DialogsCall::OpenAgent { .. } => "open_agent",
             DialogsCall::OpenDelete { .. } => "open_delete",
             DialogsCall::OpenModel { .. } => "open_model",
+            DialogsCall::OpenPalette => "open_palette",
+            DialogsCall::OpenShortcuts => "open_shortcuts",
         }
     }
     fn args(&self) -> [Option<&str>; 2] {
@@ -316,7 +324,10 @@ impl Call for DialogsCall {
             | DialogsCall::OpenShare { session: one }
             | DialogsCall::OpenShared { fragment: one }
             | DialogsCall::OpenSearch { session: one } => [Some(one), None],
-            DialogsCall::HideInspector | DialogsCall::OpenImport => [None, None],
+            DialogsCall::HideInspector
+            | DialogsCall::OpenImport
+            | DialogsCall::OpenPalette
+            | DialogsCall::OpenShortcuts => [None, None],
         }
     }
     fn object(&self) -> Option<&'static str> {
@@ -509,6 +520,8 @@ pub fn every_call() -> Vec<(Module, &'static str, Vec<String>, Option<&'static s
             id: t("a"),
             state: t("b"),
         }),
+        row(DialogsCall::OpenPalette),
+        row(DialogsCall::OpenShortcuts),
         row(TurnsCall::Run { ask: t("a") }),
         row(TurnsCall::Inspect {
             session: t("a"),
@@ -593,6 +606,7 @@ mod tests {
                 }),
             ),
             DialogEvent::ChatModel("c7".into(), None),
+            DialogEvent::Shortcuts,
         ]
     }
 
@@ -614,6 +628,7 @@ mod tests {
             DialogEvent::Delete(_) => 11,
             DialogEvent::Agent(..) => 12,
             DialogEvent::ChatModel(..) => 13,
+            DialogEvent::Shortcuts => 14,
         }
     }
 
@@ -625,7 +640,7 @@ mod tests {
         seen.dedup();
         assert_eq!(
             seen,
-            (0..14).collect::<Vec<_>>(),
+            (0..15).collect::<Vec<_>>(),
             "a sample of every variant"
         );
         for e in events {

@@ -127,6 +127,11 @@ fn hits(text: &str, words: &[String]) -> Vec<(usize, usize)> {
     merged
 }
 
+/// Whether every word of a query (from [`words`]) occurs in `text`, folded alike.
+pub fn matches(text: &str, words: &[String]) -> bool {
+    all_in(&fold(text).0, words)
+}
+
 /// Whether every word occurs in `folded`.
 fn all_in(folded: &str, words: &[String]) -> bool {
     words.iter().all(|w| folded.contains(w.as_str()))

@@ -142,6 +142,23 @@ pub struct Message {
     /// Token counts the server reported for a reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// A reply's request, in tokens as Satori counted them, when the server reported none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u64>,
+    /// Whether `prompt_tokens` was counted with the model's own tokenizer (else estimated).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prompt_exact: bool,
+    /// A reply's own tokens, estimated from its text and reasoning when the server reported
+    /// none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_tokens: Option<u64>,
+    /// What a reply cost, in billionths of `currency`, at the model's price when it was written
+    /// (none when the price was unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_nanos: Option<u64>,
+    /// The currency of `cost_nanos` (ISO 4217).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub currency: String,
     /// Tool calls a reply asked for, in the order the server numbered them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
@@ -280,6 +297,11 @@ impl Message {
             created_at: at,
             example: false,
             usage: None,
+            prompt_tokens: None,
+            prompt_exact: false,
+            reply_tokens: None,
+            cost_nanos: None,
+            currency: String::new(),
             tool_calls: Vec::new(),
             tool_call_id: None,
             pinned: false,
@@ -510,6 +532,18 @@ pub enum Command {
         id: MessageId,
         /// The counts.
         usage: Usage,
+    },
+    /// Record what a streaming reply's request held in tokens as Satori counted them (when the
+    /// server reported none), and what the reply cost.
+    SetCounts {
+        /// The reply.
+        id: MessageId,
+        /// The request's tokens, and whether counted with the model's own tokenizer.
+        prompt: Option<(u64, bool)>,
+        /// The reply's tokens, estimated.
+        reply: Option<u64>,
+        /// The cost in billionths of the currency, and the currency.
+        cost: Option<(u64, String)>,
     },
     /// Replace the tool calls of a streaming reply with everything received so far, or give a
     /// finished reply without calls the call its ReAct text asks for (agent mode).
@@ -989,6 +1023,7 @@ impl Session {
             | Command::SetModel { .. } => self.messages.len(),
             Command::SetReply { id, .. }
             | Command::SetUsage { id, .. }
+            | Command::SetCounts { id, .. }
             | Command::SetToolCalls { id, .. }
             | Command::SetStructured { id, .. }
             | Command::FinishReply { id, .. }
@@ -1064,6 +1099,25 @@ impl Session {
             }
             Command::SetUsage { id, usage } => {
                 self.streaming_reply(&id)?.usage = Some(usage);
+            }
+            Command::SetCounts {
+                id,
+                prompt,
+                reply,
+                cost,
+            } => {
+                let m = self.streaming_reply(&id)?;
+                if reply.is_some() {
+                    m.reply_tokens = reply;
+                }
+                if let Some((tokens, exact)) = prompt {
+                    m.prompt_tokens = Some(tokens);
+                    m.prompt_exact = exact;
+                }
+                if let Some((nanos, currency)) = cost {
+                    m.cost_nanos = Some(nanos);
+                    m.currency = currency;
+                }
             }
             Command::SetToolCalls { id, tool_calls } => {
                 let m = self

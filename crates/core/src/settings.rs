@@ -235,6 +235,41 @@ pub enum SettingsError {
     /// Round counts outside 0–1000.
     #[error("round counts must be between 0 and 1000")]
     BadRounds,
+    /// A price below zero, or a currency that is not a three-letter code.
+    #[error("prices must be zero or more, in a three-letter currency code (USD, CNY, EUR)")]
+    BadPrice,
+}
+
+/// What a model costs: per million tokens sent (`input`) and written (`output`), in `currency`
+/// (an ISO 4217 code such as `USD` or `CNY`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    /// Per million prompt tokens.
+    pub input: f64,
+    /// Per million reply tokens.
+    pub output: f64,
+    /// ISO 4217 code.
+    pub currency: String,
+}
+
+/// What models cost, by model name, as the user entered them in Settings (the `satori.prices`
+/// record). No price is built in: a price list would go stale, and a stale cost is a guess.
+pub type Prices = BTreeMap<String, Price>;
+
+impl Price {
+    /// The price checked: amounts zero or more, the currency a three-letter code (upper-cased).
+    pub fn validated(mut self) -> Result<Price, SettingsError> {
+        self.currency = self.currency.trim().to_ascii_uppercase();
+        let amount = |a: f64| a.is_finite() && a >= 0.0;
+        if !amount(self.input)
+            || !amount(self.output)
+            || self.currency.len() != 3
+            || !self.currency.bytes().all(|b| b.is_ascii_uppercase())
+        {
+            return Err(SettingsError::BadPrice);
+        }
+        Ok(self)
+    }
 }
 
 impl Settings {
@@ -289,6 +324,7 @@ impl Settings {
         if self.windows.values().any(|w| *w < 256) {
             return Err(SettingsError::BadWindow);
         }
+
         let window = self.window_for(&self.model);
         if self
             .reply_reserve

@@ -84,6 +84,21 @@ impl Store {
             .unwrap_or_default()
     }
 
+    /// What models cost (none when the record is missing or unreadable: a cost is only shown
+    /// where a price is known).
+    pub fn prices(&self) -> crate::core::settings::Prices {
+        self.get(persist::KEY_PRICES)
+            .ok()
+            .flatten()
+            .and_then(|t| persist::decode_prices(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// Keep what models cost.
+    pub fn save_prices(&self, prices: &crate::core::settings::Prices) -> Result<(), StorageError> {
+        self.set(persist::KEY_PRICES, &persist::encode_prices(prices))
+    }
+
     /// The user's prompt templates.
     pub fn save_prompts(&self, prompts: &UserPrompts) -> Result<(), StorageError> {
         self.set(persist::KEY_PROMPTS, &persist::encode_prompts(prompts))

@@ -58,14 +58,23 @@ pub fn App() -> impl IntoView {
         let free = app.overlay.dialog.get_untracked().is_none()
             && !in_menu
             && !crate::ui::components::composer::composing(&ev);
-        let find =
-            (ev.ctrl_key() || ev.meta_key()) && !ev.alt_key() && ev.key().eq_ignore_ascii_case("f");
+        let ctrl = (ev.ctrl_key() || ev.meta_key()) && !ev.alt_key();
+        let key = ev.key().to_ascii_lowercase();
         if free && ev.key() == "Escape" && chat::is_streaming(&app) {
             ev.prevent_default();
             chat::stop();
-        } else if free && find && conversation::windowed() {
+        } else if free && ctrl && key == "f" && conversation::windowed() {
             ev.prevent_default();
             crate::ui::transfer::search(app);
+        } else if free && ctrl && !ev.shift_key() && key == "k" {
+            ev.prevent_default();
+            app.open_external("Command palette", DialogsCall::OpenPalette, None);
+        } else if free && ctrl && key == "/" {
+            ev.prevent_default();
+            shortcuts(app);
+        } else if free && ctrl && ev.shift_key() && key == "o" {
+            ev.prevent_default();
+            app.new_chat();
         }
     });
     let resized = window_event_listener(leptos::ev::resize, |_| conversation::resized());
@@ -153,14 +162,14 @@ pub fn App() -> impl IntoView {
                          inner_html=icon::GAUGE></button>
                         <button
                             type="button"
-                            class="icon-btn"
+                            class="icon-btn agent-btn"
                             class:on=move || app.chats.session.with(|s| s.agent.on)
                             aria-haspopup="dialog"
                             aria-label=move || if app.chats.session.with(|s| s.agent.on) { "Agent: on" } else { "Agent" }
                             on:click=move |_| agent_dialog(app)
                             inner_html=icon::BOT
                         ></button>
-                        <button type="button" class="icon-btn" aria-label="Settings" on:click=move |_| app.open_settings() inner_html=icon::SETTINGS></button>
+                        <button type="button" class="icon-btn settings-btn" aria-label="Settings" on:click=move |_| app.open_settings() inner_html=icon::SETTINGS></button>
                         <button type="button" class="icon-btn" aria-label="Chat actions" aria-haspopup="menu" popovertarget="chat-actions" inner_html=icon::ELLIPSIS></button>
                         // Its items are one piece of markup and one listener: each item names
                         // its action (`data-act`).
@@ -192,6 +201,11 @@ const CHAT_ACTIONS: &str = concat!(
     r##"<button type="button" role="menuitem" data-act="export"><svg class="icon" aria-hidden="true"><use href="#i-download"></use></svg>Export chat</button>"##,
     r##"<button type="button" role="menuitem" data-act="delete" class="danger-item"><svg class="icon" aria-hidden="true"><use href="#i-trash-2"></use></svg>Delete chat</button>"##,
 );
+
+/// Open "Keyboard shortcuts", in the dialogs module.
+fn shortcuts(app: AppState) {
+    app.open_external("Keyboard shortcuts", DialogsCall::OpenShortcuts, None);
+}
 
 /// Open "Model for this chat" for the open chat, in the dialogs module.
 fn model_dialog(app: AppState) {
@@ -247,6 +261,7 @@ fn on_dialog_event(app: AppState, event: DialogEvent, sidebar_open: RwSignal<boo
             app.set_dialog(None);
             crate::ui::transfer::open_link(app);
         }
+        DialogEvent::Shortcuts => shortcuts(app),
         DialogEvent::SummaryEdited(id, text) => {
             if let Err(err) = app.apply(Command::EditSummary { id, text }) {
                 app.show(crate::ui::state::Alert {

@@ -45,6 +45,12 @@ pub fn Composer() -> impl IntoView {
                         if !streaming() {
                             submit();
                         }
+                    } else if ev.key() == "ArrowUp"
+                        && !(composing(&ev) || ev.shift_key() || ev.ctrl_key() || ev.meta_key() || ev.alt_key())
+                        && app.chats.draft.with_untracked(String::is_empty)
+                    {
+                        // ↑ in an empty message box edits the last question (as in ChatGPT).
+                        edit_last(app);
                     }
                 }
             ></textarea>
@@ -58,6 +64,36 @@ pub fn Composer() -> impl IntoView {
                 }>"Stop"</button>
             </Show>
         </form>
+    }
+}
+
+/// Open the chat's last question for editing (its "Edit", clicked: it is drawn, the message
+/// box being at the end of the chat).
+fn edit_last(app: AppState) {
+    use wasm_bindgen::JsCast;
+    let last = app.chats.session.with_untracked(|s| {
+        s.path()
+            .iter()
+            .rev()
+            .find(|m| m.role == crate::core::session::Role::User && !m.example)
+            .map(|m| m.id.clone())
+    });
+    // (An id an imported file gave that a selector cannot hold as it is: no shortcut.)
+    let plain = |id: &String| {
+        id.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    };
+    if let Some(edit) = last
+        .filter(plain)
+        .and_then(|id| {
+            document()
+                .query_selector(&format!("[data-message=\"{id}\"] [data-act=\"edit\"]"))
+                .ok()
+                .flatten()
+        })
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        edit.click();
     }
 }
 

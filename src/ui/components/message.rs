@@ -3,6 +3,7 @@
 use crate::adapters::markdown_module;
 use crate::core::markdown;
 use crate::core::protocol::AgentCall;
+use crate::core::reply_meta;
 use crate::core::session::{Command, Message, Role, Status};
 use crate::ui::chat;
 use crate::ui::components::icon;
@@ -139,34 +140,80 @@ pub fn role_label(role: Role) -> &'static str {
     }
 }
 
-/// The token line of a reply and its tooltip: `N tokens` from the server's `usage`, else
-/// `≈N tokens` estimated from the text.
-fn reply_tokens(msg: &Message) -> (String, String) {
-    // Counts with the digit grouping of the interface language.
-    let number = crate::adapters::language::number;
-    let usage = msg.usage.as_ref();
-    match usage.and_then(|u| u.completion_tokens) {
-        Some(n) => {
-            let n = number(n);
-            let prompt = usage
-                .and_then(|u| u.prompt_tokens)
-                .map(|p| format!("; the request used {} tokens", number(p)))
-                .unwrap_or_default();
-            (
-                format!("{n} tokens"),
-                format!("Reply: {n} tokens, counted by the server{prompt}."),
-            )
-        }
-        None => {
-            let n = number(u64::from(crate::core::context::count::estimate(
-                &msg.content,
-            )));
-            (
-                format!("≈{n} tokens"),
-                "Estimated: the server did not report usage.".into(),
-            )
+/// A reply's quiet line as markup: the model that wrote it, when, tokens in and out ("≈" when
+/// estimated) and what it cost where the model's price is known (Settings); see
+/// [`crate::core::reply_meta`] (the cost was reckoned when the reply ended).
+fn meta_html(msg: &Message) -> String {
+    use crate::adapters::language::{money, number, time};
+    let Some(meta) = reply_meta::of(msg) else {
+        return String::new();
+    };
+    let mut out = String::from("<span class=\"meta\">");
+    if let Some(model) = &meta.model {
+        push_span(&mut out, "meta-model\" translate=\"no", model, model);
+    }
+    let (short, long) = time(msg.created_at as f64);
+    push_span(&mut out, "meta-time", &long, &short);
+    let about = |exact: bool| if exact { "" } else { "≈" };
+    let counts = [
+        ("tokens-in", meta.input, true),
+        ("tokens", meta.output, false),
+    ];
+    for (class, count, sent) in counts {
+        if let Some(c) = count {
+            let title = match (sent, c.exact) {
+                (true, true) => "Tokens sent, counted by the server or the model's tokenizer",
+                (true, false) => "Tokens sent, estimated",
+                (false, true) => "Tokens written, counted by the server or the model's tokenizer",
+                (false, false) => "Tokens written, estimated",
+            };
+            let text =
+                about(c.exact).to_string() + &number(c.tokens) + if sent { " in" } else { " out" };
+            push_span(&mut out, class, title, &text);
         }
     }
+    if let Some(cost) = meta.cost {
+        let text = about(cost.exact).to_string() + &money(cost.amount, &cost.currency);
+        push_span(&mut out, "cost", "Cost at the price set in Settings", &text);
+    }
+    out.push_str("</span>");
+    out
+}
+
+/// The lines under a message as markup: how a reply ended, in words, and how it matched its
+/// template's `output_schema`.
+fn notes_html(msg: &Message) -> String {
+    let mut out = String::new();
+    let mut line = |class: &str, text: &str| {
+        out.push_str("<p class=\"");
+        out.push_str(class);
+        out.push_str("\">");
+        markdown::push_escaped(&mut out, text);
+        out.push_str("</p>");
+    };
+    if let Some(note) = &msg.note {
+        line("msg-note", note);
+    }
+    if let Some(s) = &msg.structured {
+        let class = if s.failed() {
+            "msg-structured failed"
+        } else {
+            "msg-structured"
+        };
+        line(class, &s.line);
+    }
+    out
+}
+
+/// `<span class="CLASS" title="TITLE">TEXT</span>` (title and text escaped).
+fn push_span(out: &mut String, class: &str, title: &str, text: &str) {
+    out.push_str("<span class=\"");
+    out.push_str(class);
+    out.push_str("\" title=\"");
+    markdown::push_escaped(out, title);
+    out.push_str("\">");
+    markdown::push_escaped(out, text);
+    out.push_str("</span>");
 }
 
 /// A message row.
@@ -197,15 +244,14 @@ pub fn MessageView(
     } else {
         body(app, &msg)
     };
-    let tokens = (role == Role::Assistant && !live_now && !msg.content.is_empty())
-        .then(|| reply_tokens(&msg));
-    let head = head_html(&row, tokens);
+    let meta = if role == Role::Assistant && !live_now && !msg.content.is_empty() {
+        meta_html(&msg)
+    } else {
+        String::new()
+    };
+    let head = head_html(&row, &meta);
     let foot = actions_html(&row, live_now);
-    // How the reply matched its template's `output_schema`.
-    let structured = msg.structured.as_ref().map(|s| {
-        view! { <p class="msg-structured" class:failed=s.failed()>{s.line.clone()}</p> }
-    });
-    let note = msg.note.clone();
+    let notes = notes_html(&msg);
     let edit_id = id.clone();
     let act = Act {
         id: id.clone(),
@@ -228,8 +274,7 @@ pub fn MessageView(
                 {edit_box(app, edit_id.clone(), editing, edit_text)}
             </Show>
             <div class="msg-body" class:hidden=move || editing.get()>{body}</div>
-            {note.map(|n| view! { <p class="msg-note">{n}</p> })}
-            {structured}
+            <div class="msg-notes" inner_html=notes></div>
             <footer class="msg-actions" inner_html=foot></footer>
         </article>
     }
@@ -276,6 +321,13 @@ impl Act {
                 edit_text.set(self.content.clone());
                 editing.set(true);
                 set_edit(&id, Some(self.content.clone()));
+                // The text to edit takes the focus, once drawn.
+                let field = format!("edit-{id}");
+                request_animation_frame(move || {
+                    if let Some(el) = document().get_element_by_id(&field) {
+                        let _ = el.unchecked_into::<web_sys::HtmlElement>().focus();
+                    }
+                });
             }
             Some("copy") => {
                 if let Some(w) = web_sys::window() {
@@ -336,8 +388,8 @@ fn push_act(
 }
 
 /// The header of message `row` as markup: who wrote it, "‹ 2 / 3 ›" among its variants, its
-/// badges and (`tokens`: the line and its tooltip) a reply's tokens.
-fn head_html(row: &Row, tokens: Option<(String, String)>) -> String {
+/// badges and a reply's line (`meta`, markup).
+fn head_html(row: &Row, meta: &str) -> String {
     let msg = &row.msg;
     let mut out = String::from("<span class=\"who\">");
     out.push_str(role_label(msg.role));
@@ -363,13 +415,7 @@ fn head_html(row: &Row, tokens: Option<(String, String)>) -> String {
     if msg.excluded {
         out.push_str("<span class=\"badge excluded\">Excluded</span>");
     }
-    if let Some((text, title)) = tokens {
-        out.push_str("<span class=\"tokens\" title=\"");
-        markdown::push_escaped(&mut out, &title);
-        out.push_str("\">");
-        markdown::push_escaped(&mut out, &text);
-        out.push_str("</span>");
-    }
+    out.push_str(meta);
     out
 }
 

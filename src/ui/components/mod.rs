@@ -15,6 +15,7 @@ pub mod mcp_settings;
 pub mod message;
 pub mod modal;
 pub mod model_dialog;
+pub mod palette_dialog;
 pub mod prompts_dialog;
 pub mod search_dialog;
 pub mod settings_dialog;

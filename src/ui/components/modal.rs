@@ -45,7 +45,13 @@ pub fn Modal(
             node_ref=dialog
             class="modal"
             aria-labelledby=labelled_by
-            on:close=move |_| on_close.run(())
+            on:close=move |ev| {
+                // A dialog already taken off the page (closed and unmounted) says nothing: another
+                // may be open by now.
+                if event_target::<web_sys::Element>(&ev).is_connected() {
+                    on_close.run(());
+                }
+            }
         >
             <h2 id=heading_id>{title}</h2>
             {children()}

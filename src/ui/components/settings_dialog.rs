@@ -6,7 +6,7 @@ use crate::adapters::fetch::get_models;
 use crate::adapters::storage::Store;
 use crate::core::key_binding::{key_save, plain_http_remote, KeyField, KeySave, SettingsSaved};
 use crate::core::persist::{self, ApiKeyRecord};
-use crate::core::settings::{models_url, preset, Settings, IN_BROWSER_ID, PRESETS};
+use crate::core::settings::{models_url, preset, Price, Prices, Settings, IN_BROWSER_ID, PRESETS};
 use crate::shell::error_text::describe_storage;
 use crate::ui::components::form::{FilePicker, NumberField, SaveActions};
 use crate::ui::components::mcp_settings::{McpEdit, McpSection};
@@ -83,6 +83,12 @@ struct SettingsForm {
     summarizer: RwSignal<String>,
     /// The context window of each model (the field shows the one of the model typed).
     windows: StoredValue<BTreeMap<String, u32>>,
+    /// The model typed's price: per million tokens in and out, and the currency.
+    price_in: RwSignal<String>,
+    price_out: RwSignal<String>,
+    currency: RwSignal<String>,
+    /// The price of each model (the fields show the one of the model typed).
+    prices: StoredValue<Prices>,
     /// What went wrong, shown above the buttons.
     error: RwSignal<String>,
     /// The models the server offers, and a line about them.
@@ -96,6 +102,8 @@ impl SettingsForm {
     fn new(current: &Settings, stored: Option<ApiKeyRecord>) -> Self {
         let text = |n: Option<String>| RwSignal::new(n.unwrap_or_default());
         let stored_key = StoredValue::new(stored);
+        let prices = Store::local().prices();
+        let price = prices.get(&current.model);
         SettingsForm {
             provider: RwSignal::new(current.provider.clone()),
             base_url: RwSignal::new(current.base_url.clone()),
@@ -115,6 +123,10 @@ impl SettingsForm {
             summarize: RwSignal::new(current.summarize),
             summarizer: RwSignal::new(current.summarizer_model.clone()),
             windows: StoredValue::new(current.windows.clone()),
+            price_in: text(price.map(|p| p.input.to_string())),
+            price_out: text(price.map(|p| p.output.to_string())),
+            currency: text(price.map(|p| p.currency.clone())),
+            prices: StoredValue::new(prices.clone()),
             error: RwSignal::new(String::new()),
             models: RwSignal::new(Vec::new()),
             models_note: RwSignal::new(String::new()),
@@ -198,18 +210,34 @@ impl SettingsForm {
         self.load_models();
     }
 
-    /// The model name typed: the context window field shows the one kept for it.
+    /// The model name typed: the context window and price fields show the ones kept for it.
     fn model_typed(self, m: String) {
         self.window.set(
             self.windows
                 .with_value(|w| w.get(m.trim()).map(|v| v.to_string()))
                 .unwrap_or_default(),
         );
+        let price = self.prices.with_value(|p| p.get(m.trim()).cloned());
+        self.price_in.set(
+            price
+                .as_ref()
+                .map(|p| p.input.to_string())
+                .unwrap_or_default(),
+        );
+        self.price_out.set(
+            price
+                .as_ref()
+                .map(|p| p.output.to_string())
+                .unwrap_or_default(),
+        );
+        self.currency
+            .set(price.map(|p| p.currency).unwrap_or_default());
         self.model.set(m);
     }
 
-    /// The settings in the fields, validated; else what is wrong, in words.
-    fn settings(self) -> Result<Settings, String> {
+    /// The settings in the fields, validated, and the prices of models; else what is wrong, in
+    /// words.
+    fn settings(self) -> Result<(Settings, Prices), String> {
         let (
             Ok(temperature),
             Ok(max_tokens),
@@ -236,7 +264,33 @@ impl SettingsForm {
             Some(w) => windows.insert(model_name.clone(), w),
             None => windows.remove(&model_name),
         };
-        Settings {
+        let mut prices = self.prices.get_value();
+        match (
+            parse_opt::<f64>(&self.price_in.get_untracked()),
+            parse_opt::<f64>(&self.price_out.get_untracked()),
+        ) {
+            (Ok(None), Ok(None)) => {
+                prices.remove(&model_name);
+            }
+            (Ok(Some(input)), Ok(Some(output))) => {
+                let currency = self.currency.get_untracked();
+                let currency = if currency.trim().is_empty() {
+                    "USD".to_string()
+                } else {
+                    currency
+                };
+                let price = Price {
+                    input,
+                    output,
+                    currency,
+                }
+                .validated()
+                .map_err(|e| crate::shell::error_text::settings_invalid(&e))?;
+                prices.insert(model_name.clone(), price);
+            }
+            _ => return Err(PRICE_BOTH.into()),
+        }
+        let settings = Settings {
             provider: self.provider.get_untracked(),
             base_url: self.base_url.get_untracked(),
             model: model_name,
@@ -251,7 +305,8 @@ impl SettingsForm {
             summarizer_model: self.summarizer.get_untracked(),
         }
         .validated()
-        .map_err(|e| crate::shell::error_text::settings_invalid(&e))
+        .map_err(|e| crate::shell::error_text::settings_invalid(&e))?;
+        Ok((settings, prices))
     }
 }
 
@@ -277,7 +332,12 @@ pub fn SettingsDialog(
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         match form.settings() {
-            Ok(s) => {
+            Ok((s, prices)) => {
+                // The prices first: a full storage keeps the dialog open, saying so.
+                if let Err(e) = Store::local().save_prices(&prices) {
+                    error.set(describe_storage(&e));
+                    return;
+                }
                 let mcp = mcp_edit.get_value().map(|c| c.run(())).unwrap_or_default();
                 if let Err(e) = on_save.run((s, form.key.get_untracked(), mcp)) {
                     error.set(e);
@@ -295,6 +355,7 @@ pub fn SettingsDialog(
                 <ConnectionFields form=form />
                 <GenerationFields form=form />
                 <ContextFields form=form />
+                <PriceFields form=form />
                 <McpSection stored=mcp edit=mcp_edit />
                 <crate::ui::components::sync_settings::SyncSection />
                 <StorageSection />
@@ -478,6 +539,36 @@ fn GenerationFields(
             <NumberField label="Max reply tokens" value=form.max_tokens min="1" step="1" placeholder="server default" />
             <NumberField label="Stall timeout (seconds)" value=form.stall min="1" max="3600" step="1" />
         </div>
+    }
+}
+
+/// What the form says when only one of a model's two prices is a number.
+const PRICE_BOTH: &str =
+    "Enter both prices of the model (per million tokens sent and written), or neither.";
+
+/// What the model typed costs (kept per model, like its context window): each reply's cost
+/// is shown from it.
+#[component]
+fn PriceFields(
+    /// The form.
+    form: SettingsForm,
+) -> impl IntoView {
+    let currency = form.currency;
+    view! {
+        <fieldset class="price-settings">
+            <legend>"Price"</legend>
+            <div class="row">
+                <NumberField label="Input price per 1M tokens" value=form.price_in min="0" step="any" placeholder="unknown" />
+                <NumberField label="Output price per 1M tokens" value=form.price_out min="0" step="any" placeholder="unknown" />
+                <label>
+                    "Currency"
+                    <input type="text" maxlength="3" placeholder="USD" autocomplete="off"
+                        prop:value=move || currency.get()
+                        on:input=move |ev| currency.set(event_target_value(&ev)) />
+                </label>
+            </div>
+            <p class="hint">"The price is kept for this model; each reply then shows what it cost. Satori knows no prices of its own: take them from your provider's price page. Without a price, no cost is shown."</p>
+        </fieldset>
     }
 }
 

@@ -322,6 +322,7 @@ export async function configure(
   {
     provider = 'Custom', baseUrl, model, apiKey, temperature, maxTokens, stallSeconds,
     contextWindow, replyReserve, keepRecentRounds, minimumRounds, summarize, summarizerModel,
+    priceIn, priceOut, currency,
   } = {},
 ) {
   await page.getByRole('button', byName('Settings')).first().click();
@@ -345,6 +346,9 @@ export async function configure(
   await fill('Keep recent rounds', keepRecentRounds);
   await fill('Minimum rounds', minimumRounds);
   await fill('Summarizer model', summarizerModel);
+  await fill('Input price per 1M tokens', priceIn);
+  await fill('Output price per 1M tokens', priceOut);
+  await fill('Currency', currency);
   if (summarize !== undefined) {
     await dialog.getByRole('checkbox', byName('Summarize old turns')).setChecked(summarize);
   }

@@ -35,6 +35,8 @@
 //                'tool_calls' unless `finishReason` says otherwise
 //   finishReason finish_reason of the final chunk (default 'stop')
 //   model        model name echoed in the chunks (default: the request's model)
+//   usage        a `usage` object sent in a usage-only chunk after the finish (as OpenAI does with
+//                stream_options.include_usage); none by default
 //
 // Without a script: if the request asks for `stream: true`, the reply `Echo: <last user message>`
 // is streamed in word chunks (role delta first, then content, finish_reason 'stop', data: [DONE]);
@@ -207,6 +209,7 @@ export async function startFakeLlm() {
       if (!script.cut && !script.stall) {
         const finish = script.finishReason ?? (calls.length ? 'tool_calls' : 'stop');
         pieces.push(sseData(chunkObject({}, { model, id, finishReason: finish })));
+        if (script.usage) pieces.push(sseData({ id, object: 'chat.completion.chunk', model, choices: [], usage: script.usage }));
         pieces.push(sseData('[DONE]'));
       }
       delay = script.delayMs ?? 0;

@@ -171,6 +171,11 @@ pub fn elide(history: &[Message], elided: usize, through: Option<&str>) -> Vec<M
                 created_at: m.created_at,
                 example: m.example,
                 usage: None,
+                prompt_tokens: None,
+                prompt_exact: false,
+                reply_tokens: None,
+                cost_nanos: None,
+                currency: String::new(),
                 tool_calls: m
                     .tool_calls
                     .iter()

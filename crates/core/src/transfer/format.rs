@@ -152,6 +152,21 @@ pub struct ChatMessage {
     /// Tokens the server reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// A reply's request in tokens as Satori counted them, when the server reported none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u64>,
+    /// `prompt_tokens` counted with the model's own tokenizer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prompt_exact: bool,
+    /// A reply's tokens, estimated when the server reported none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_tokens: Option<u64>,
+    /// What a reply cost, in billionths of `currency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_nanos: Option<u64>,
+    /// The currency of `cost_nanos`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub currency: String,
     /// Tool calls of a reply.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
@@ -213,6 +228,11 @@ impl From<&Message> for ChatMessage {
             created_at: m.created_at,
             example: m.example,
             usage: m.usage.clone(),
+            prompt_tokens: m.prompt_tokens,
+            prompt_exact: m.prompt_exact,
+            reply_tokens: m.reply_tokens,
+            cost_nanos: m.cost_nanos,
+            currency: m.currency.clone(),
             tool_calls: m.tool_calls.clone(),
             tool_call_id: m.tool_call_id.clone(),
             pinned: m.pinned,
@@ -237,6 +257,11 @@ impl From<ChatMessage> for Message {
             created_at: m.created_at,
             example: m.example,
             usage: m.usage,
+            prompt_tokens: m.prompt_tokens,
+            prompt_exact: m.prompt_exact,
+            reply_tokens: m.reply_tokens,
+            cost_nanos: m.cost_nanos,
+            currency: m.currency,
             tool_calls: m.tool_calls,
             tool_call_id: m.tool_call_id,
             pinned: m.pinned,

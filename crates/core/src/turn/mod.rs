@@ -168,6 +168,22 @@ pub struct Outcome {
     /// The server's counts.
     #[serde(default)]
     pub usage: Option<Usage>,
+    /// The request's tokens as Satori counted them (recorded on the reply when the server
+    /// reports none), and whether exactly; see [`Outcome::counted`].
+    #[serde(default)]
+    pub prompt_tokens: Option<u64>,
+    /// Whether `prompt_tokens` is exact.
+    #[serde(default)]
+    pub prompt_exact: bool,
+    /// The reply's tokens, estimated (when the server reported none).
+    #[serde(default)]
+    pub reply_tokens: Option<u64>,
+    /// What the reply cost, in billionths of `currency`, where the price is known.
+    #[serde(default)]
+    pub cost_nanos: Option<u64>,
+    /// The currency of `cost_nanos`.
+    #[serde(default)]
+    pub currency: String,
     /// The server's finish reason.
     #[serde(default)]
     pub finish_reason: Option<String>,
@@ -203,6 +219,11 @@ impl Outcome {
             reasoning: String::new(),
             tool_calls: Vec::new(),
             usage: None,
+            prompt_tokens: None,
+            prompt_exact: false,
+            reply_tokens: None,
+            cost_nanos: None,
+            currency: String::new(),
             finish_reason: None,
             note: None,
             discard: alert.is_some(),
@@ -220,6 +241,11 @@ impl Outcome {
             reasoning: turn.reasoning.clone(),
             tool_calls: turn.tool_calls.clone(),
             usage: turn.usage.clone(),
+            prompt_tokens: None,
+            prompt_exact: false,
+            reply_tokens: None,
+            cost_nanos: None,
+            currency: String::new(),
             finish_reason: ending.finish_reason.clone(),
             note: if ending.discard { None } else { note },
             discard: ending.discard,
@@ -227,6 +253,35 @@ impl Outcome {
             refused_tools: false,
             refused_format: false,
         }
+    }
+
+    /// The ending with the request's size as Satori counted it (`prompt`: tokens, exact) and
+    /// the reply's cost at `price` (the model's, if known): the tokens the server reported, else
+    /// Satori's count and an estimate of the reply (kept: [`crate::reply_meta::counts`]).
+    pub fn counted(mut self, prompt: (u64, bool), price: Option<&crate::settings::Price>) -> Self {
+        self.prompt_tokens = Some(prompt.0);
+        self.prompt_exact = prompt.1;
+        if self
+            .usage
+            .as_ref()
+            .and_then(|u| u.completion_tokens)
+            .is_none()
+        {
+            let estimate = crate::context::count::estimate;
+            self.reply_tokens =
+                Some(u64::from(estimate(&self.content)) + u64::from(estimate(&self.reasoning)));
+        }
+        let (input, output) = crate::reply_meta::counts(
+            self.usage.as_ref(),
+            self.prompt_tokens,
+            self.prompt_exact,
+            self.reply_tokens,
+        );
+        if let (Some(price), Some(input), Some(output)) = (price, input, output) {
+            self.cost_nanos = Some(crate::reply_meta::cost_nanos(price, input, output));
+            self.currency = price.currency.clone();
+        }
+        self
     }
 
     /// The session commands that record it for reply `id` (as [`Ending::commands`]).
@@ -246,6 +301,19 @@ impl Outcome {
             cmds.push(Command::SetUsage {
                 id: id.clone(),
                 usage: usage.clone(),
+            });
+        }
+        let prompt = self
+            .prompt_tokens
+            .filter(|_| self.usage.as_ref().and_then(|u| u.prompt_tokens).is_none())
+            .map(|t| (t, self.prompt_exact));
+        let cost = self.cost_nanos.map(|n| (n, self.currency.clone()));
+        if prompt.is_some() || cost.is_some() || self.reply_tokens.is_some() {
+            cmds.push(Command::SetCounts {
+                id: id.clone(),
+                prompt,
+                reply: self.reply_tokens,
+                cost,
             });
         }
         cmds.push(Command::FinishReply {
