@@ -170,17 +170,17 @@ test('a reply\'s line: its model, time, tokens in and out, and the cost from the
     const counted = await line();
     assert.equal(counted.model, 'fake-small');
     assert.match(counted.time, /^\d{1,2}:\d{2}( [AP]M)?$/, 'the time of day, today');
-    assert.equal(counted.input, '1,000 in');
-    assert.equal(counted.output, '500 out');
+    assert.equal(counted.input, '↑1,000');
+    assert.equal(counted.output, '↓500');
     assert.equal(counted.cost, '$0.007');
     // No usage from the server: Satori's own counts, marked as estimates, and so is the cost.
     await sendMessage(page, 'And without usage?');
     await waitIdle(page);
     const estimated = await line();
-    assert.match(estimated.input, /^≈\d+ in$/);
-    assert.match(estimated.output, /^≈\d+ out$/);
-    const [, sent] = estimated.input.match(/^≈(\d+)/);
-    const [, written] = estimated.output.match(/^≈(\d+)/);
+    assert.match(estimated.input, /^↑≈\d+$/);
+    assert.match(estimated.output, /^↓≈\d+$/);
+    const [, sent] = estimated.input.match(/≈(\d+)/);
+    const [, written] = estimated.output.match(/≈(\d+)/);
     const want = (Number(sent) * 2 + Number(written) * 10) / 1e6;
     assert.equal(estimated.cost, `≈$${Number(want.toPrecision(2))}`);
     // A model without a price: tokens, but no cost; the earlier replies keep theirs.

@@ -71,6 +71,61 @@ pub fn follow_template(session: &Session, catalog: &Catalog) -> Option<(RoleRef,
     })
 }
 
+/// Where a chat's model runs, in words: in this browser, on this computer (a local server), or
+/// at a provider (its host).
+pub fn place(base_url: &str) -> String {
+    if crate::settings::in_browser(base_url) {
+        return "Runs in this browser".into();
+    }
+    if crate::key_binding::on_this_machine(base_url) {
+        return "Runs on this computer (a local server)".into();
+    }
+    let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+    let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    // The user's part of an address (`user:password@`) is never shown.
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    format!("Runs at {host}")
+}
+
+/// How many roles a new chat offers to start with.
+pub const STARTERS: usize = 4;
+
+/// The welcome of a chat not yet started, as markup: its model and where it runs, and
+/// [`STARTERS`] roles of the prompt library to start with instead of `current` (each button names
+/// its role, `data-role`). Every text from a record is escaped; the user's own never translated.
+pub fn welcome_html(model: &str, base_url: &str, catalog: &Catalog, current: &RoleRef) -> String {
+    use crate::markdown::push_escaped;
+    let mut out = String::from("<h2 class=\"welcome-title\">What can I help with?</h2><p class=\"welcome-model\"><span translate=\"no\">");
+    push_escaped(&mut out, model);
+    out += "</span> · <span>";
+    push_escaped(&mut out, &place(base_url));
+    out += "</span></p><div class=\"starters\" role=\"group\" aria-label=\"Start with a role\">";
+    let others = catalog
+        .roles
+        .iter()
+        .filter(|r| !(r.source == current.source && r.key == current.key))
+        .take(STARTERS);
+    for r in others {
+        let role = RoleRef {
+            source: r.source,
+            key: r.key.clone(),
+        };
+        out += "<button type=\"button\" class=\"starter\" data-role=\"";
+        push_escaped(&mut out, &role.encode());
+        out += "\"";
+        if r.source == PromptSource::User {
+            out += " translate=\"no\"";
+        }
+        out += "><strong>";
+        push_escaped(&mut out, &r.key);
+        out += "</strong><span>";
+        push_escaped(&mut out, &r.description);
+        out += "</span></button>";
+    }
+    out += "</div>";
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,5 +244,77 @@ mod tests {
             follow_template(&chat(B, "coder", false, false), &with_mine),
             None
         );
+    }
+
+    #[test]
+    fn where_a_model_runs() {
+        let cases = [
+            (crate::settings::IN_BROWSER_URL, "Runs in this browser"),
+            (
+                "http://127.0.0.1:8080/v1",
+                "Runs on this computer (a local server)",
+            ),
+            (
+                "http://localhost:11434/v1",
+                "Runs on this computer (a local server)",
+            ),
+            ("https://api.deepseek.com/v1", "Runs at api.deepseek.com"),
+            (
+                "https://user:secret@proxy.example.org:8443/v1?x=1",
+                "Runs at proxy.example.org:8443",
+            ),
+        ];
+        for (url, want) in cases {
+            assert_eq!(place(url), want, "{url}");
+        }
+    }
+
+    #[test]
+    fn the_welcome_offers_other_roles_escaped() {
+        let (catalog, _) = Catalog::load(Some(
+            r#"{"v":1,"templates":[{"template":{"key":"<b>mine</b>","version":1,"description":"x \" onclick=\"y"}}]}"#,
+        ));
+        let current = RoleRef {
+            source: PromptSource::Builtin,
+            key: DEFAULT_ROLE.into(),
+        };
+        let html = welcome_html("gpt<4>", "https://api.openai.com/v1", &catalog, &current);
+        assert!(html.contains("gpt&lt;4&gt;"), "{html}");
+        assert!(html.contains("Runs at api.openai.com"));
+        assert_eq!(html.matches("class=\"starter\"").count(), STARTERS);
+        assert!(
+            !html.contains(&format!("data-role=\"builtin:{DEFAULT_ROLE}\"")),
+            "not the current role"
+        );
+        // Five built-in roles: the four starters are built-in, the user's would come after them.
+        assert!(!html.contains("<b>"));
+        let all = welcome_html(
+            "m",
+            crate::settings::IN_BROWSER_URL,
+            &catalog,
+            &RoleRef {
+                source: PromptSource::Builtin,
+                key: "coder".into(),
+            },
+        );
+        assert!(all.contains("data-role=\"builtin:assistant\""), "{all}");
+        let theirs = welcome_html(
+            "m",
+            crate::settings::IN_BROWSER_URL,
+            &Catalog {
+                roles: catalog
+                    .roles
+                    .iter()
+                    .filter(|r| r.source == PromptSource::User)
+                    .cloned()
+                    .collect(),
+            },
+            &current,
+        );
+        assert!(
+            theirs.contains("translate=\"no\"><strong>&lt;b&gt;mine&lt;/b&gt;</strong>"),
+            "{theirs}"
+        );
+        assert!(!theirs.contains("onclick=\"y"), "{theirs}");
     }
 }

@@ -60,7 +60,39 @@ pub fn ChatSetup() -> impl IntoView {
         };
         Some(format!("{} — {vars}", o.key))
     };
+    // A chat not yet started: its model, where it runs, and roles to start with.
+    let welcome = move || {
+        if app.chats.session.with(|s| s.started()) {
+            return String::new();
+        }
+        let s = app
+            .conn
+            .settings
+            .with(|s| app.chats.session.with(|c| s.for_chat(c.model.as_ref())));
+        app.chats.catalog.with(|c| {
+            app.chats
+                .next_role
+                .with(|r| crate::core::chat_start::welcome_html(&s.model, &s.base_url, c, r))
+        })
+    };
+    let start_with = move |ev: leptos::ev::MouseEvent| {
+        use wasm_bindgen::JsCast;
+        let role = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("[data-role]").ok().flatten())
+            .and_then(|e| e.get_attribute("data-role"))
+            .and_then(|r| RoleRef::decode(&r));
+        if let Some(role) = role {
+            crate::ui::components::sidebar::pick_role(app, role);
+            if let Some(el) = document().get_element_by_id("composer-input") {
+                let _ = el.unchecked_into::<web_sys::HtmlElement>().focus();
+            }
+        }
+    };
     view! {
+        <section class="welcome" aria-label="Welcome" class:hidden=move || app.chats.session.with(|s| s.started())
+            on:click=start_with inner_html=welcome></section>
         <section class="chat-setup" aria-label="Chat setup" class:hidden=move || summary().is_none()>
             <span class="setup-summary">{summary}</span>
             <button type="button" class="link-btn" on:click=move |_| open_setup(app)>"Chat setup"</button>

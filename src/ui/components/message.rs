@@ -167,8 +167,9 @@ fn meta_html(msg: &Message) -> String {
                 (false, true) => "Tokens written, counted by the server or the model's tokenizer",
                 (false, false) => "Tokens written, estimated",
             };
+            // ↑ sent, ↓ written (the title says so in words).
             let text =
-                about(c.exact).to_string() + &number(c.tokens) + if sent { " in" } else { " out" };
+                (if sent { "↑" } else { "↓" }).to_string() + about(c.exact) + &number(c.tokens);
             push_span(&mut out, class, title, &text);
         }
     }
@@ -235,9 +236,7 @@ pub fn MessageView(
         }
     };
     let live_now = is_live();
-    let draft = edit_of(&id);
-    let editing = RwSignal::new(draft.is_some());
-    let edit_text = RwSignal::new(draft.unwrap_or_else(|| msg.content.clone()));
+    let editing = RwSignal::new(edit_of(&id).is_some());
 
     let body = if live_now {
         live_body(app, id.clone())
@@ -253,6 +252,7 @@ pub fn MessageView(
     let foot = actions_html(&row, live_now);
     let notes = notes_html(&msg);
     let edit_id = id.clone();
+    let box_id = id.clone();
     let act = Act {
         id: id.clone(),
         content: msg.content.clone(),
@@ -265,14 +265,10 @@ pub fn MessageView(
             move || is_live().then_some("true")
         } data-message=id.clone() data-role=role.as_str() data-example=msg.example.then_some("true")
           data-pinned=msg.pinned.then_some("true") data-excluded=msg.excluded.then_some("true") data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }
-          on:click=move |ev| act.run(app, &ev, editing, edit_text)>
+          on:click=move |ev| act.run(app, &ev, editing)
+          on:input=move |ev| set_edit(&edit_id, Some(event_target_value(&ev)))>
             <header class="msg-head" class:hidden=role == Role::System || msg.example inner_html=head></header>
-            <Show
-                when=move || editing.get()
-                fallback=move || ()
-            >
-                {edit_box(app, edit_id.clone(), editing, edit_text)}
-            </Show>
+            <div class="body-markup" inner_html=move || edit_box(app, &box_id, editing.get())></div>
             <div class="msg-body" class:hidden=move || editing.get()>{body}</div>
             <div class="msg-notes" inner_html=notes></div>
             <footer class="msg-actions" inner_html=foot></footer>
@@ -280,8 +276,8 @@ pub fn MessageView(
     }
 }
 
-/// What a click on a message's header or actions does (each control names its action,
-/// `data-act`; the message's body, drawn from the model's text, has none).
+/// What a click on a message's header, body or actions does (each control names its action,
+/// `data-act`; a reply's text, the model's, has none, and any there is ignored).
 struct Act {
     id: String,
     content: String,
@@ -290,19 +286,14 @@ struct Act {
 }
 
 impl Act {
-    fn run(
-        &self,
-        app: AppState,
-        ev: &leptos::ev::MouseEvent,
-        editing: RwSignal<bool>,
-        edit_text: RwSignal<String>,
-    ) {
+    fn run(&self, app: AppState, ev: &leptos::ev::MouseEvent, editing: RwSignal<bool>) {
         use wasm_bindgen::JsCast;
         let Some(el) = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
             .and_then(|e| e.closest("[data-act]").ok().flatten())
-            .filter(|e| e.closest(".msg-body").ok().flatten().is_none())
+            // Nothing in a reply's text is a control of Satori's.
+            .filter(|e| e.closest(".markdown").ok().flatten().is_none())
         else {
             return;
         };
@@ -318,9 +309,8 @@ impl Act {
         };
         match el.get_attribute("data-act").as_deref() {
             Some("edit") => {
-                edit_text.set(self.content.clone());
-                editing.set(true);
                 set_edit(&id, Some(self.content.clone()));
+                editing.set(true);
                 // The text to edit takes the focus, once drawn.
                 let field = format!("edit-{id}");
                 request_animation_frame(move || {
@@ -347,6 +337,19 @@ impl Act {
                     id,
                     excluded: !self.excluded,
                 });
+            }
+            Some("system") => crate::ui::components::system_dialog::open(app),
+            Some("save-edit") => {
+                let text = edit_of(&id).unwrap_or_default();
+                if !text.trim().is_empty() && !chat::is_streaming(&app) {
+                    set_edit(&id, None);
+                    editing.set(false);
+                    chat::edit(app, id, text);
+                }
+            }
+            Some("cancel-edit") => {
+                set_edit(&id, None);
+                editing.set(false);
             }
             Some("prev") => step(-1),
             Some("next") => step(1),
@@ -495,50 +498,64 @@ fn live_body(app: AppState, live_id: String) -> AnyView {
     .into_any()
 }
 
-/// The body of a message that is not arriving, by what it is.
+/// The body of a message that is not arriving, by what it is: markup (one listener, the
+/// message's) for a question, the system prompt, an example or a tool's result; views for a reply
+/// and a plan's checklist.
 fn body(app: AppState, msg: &Message) -> AnyView {
     let role = msg.role;
-    if role == Role::System {
-        let empty = msg.content.trim().is_empty();
-        view! {
-            <details class="system-prompt">
-                <summary>"System prompt"</summary>
-                <p class="hint">{crate::ui::components::system_dialog::origin_text(app)}</p>
-                <div class="content plain" translate=(!empty).then_some("no")>{if empty { "(empty: no system prompt is sent)".to_string() } else { msg.content.clone() }}</div>
-            </details>
-            <button type="button" class="link-btn" on:click=move |_| crate::ui::components::system_dialog::open(app)>"Edit system prompt"</button>
-        }
-        .into_any()
-    } else if msg.example {
-        let who = if role == Role::User {
-            "Example question"
+    // `text` in a `.content.plain` box: the user's or a tool's words, never translated (Satori's
+    // own, `ours`, are).
+    let plain = |out: &mut String, text: &str, ours: bool| {
+        out.push_str(if ours {
+            "<div class=\"content plain\">"
         } else {
-            "Example answer"
-        };
-        view! {
-            <details class="example">
-                <summary>{who}</summary>
-                <div class="content plain" translate="no">{msg.content.clone()}</div>
-            </details>
+            "<div class=\"content plain\" translate=\"no\">"
+        });
+        markdown::push_escaped(out, text);
+        out.push_str("</div>");
+    };
+    let mut out = String::new();
+    if role == Role::System {
+        out.push_str(
+            "<details class=\"system-prompt\"><summary>System prompt</summary><p class=\"hint\">",
+        );
+        markdown::push_escaped(
+            &mut out,
+            &crate::ui::components::system_dialog::origin_text(app),
+        );
+        out.push_str("</p>");
+        if msg.content.trim().is_empty() {
+            plain(&mut out, "(empty: no system prompt is sent)", true);
+        } else {
+            plain(&mut out, &msg.content, false);
         }
-        .into_any()
+        out.push_str("</details><button type=\"button\" class=\"link-btn\" data-act=\"system\">Edit system prompt</button>");
+    } else if msg.example {
+        out.push_str(if role == Role::User {
+            "<details class=\"example\"><summary>Example question</summary>"
+        } else {
+            "<details class=\"example\"><summary>Example answer</summary>"
+        });
+        plain(&mut out, &msg.content, false);
+        out.push_str("</details>");
     } else if role == Role::User {
-        view! { <div class="content plain" translate="no">{msg.content.clone()}</div> }.into_any()
+        plain(&mut out, &msg.content, false);
     } else if role == Role::Tool {
         // A plan from the planner: its checklist and "Run plan".
         let plan = (msg.content.starts_with("Plan (") && from_planner(app, msg))
             .then(|| view! { <PlanChecklist msg_id=msg.id.clone() /> });
-        view! {
+        out.push_str("<details class=\"tool-result\"><summary>Result</summary>");
+        plain(&mut out, &msg.content, false);
+        out.push_str("</details>");
+        return view! {
             {plan}
-            <details class="tool-result">
-                <summary>"Result"</summary>
-                <div class="content plain" translate="no">{msg.content.clone()}</div>
-            </details>
+            <div class="body-markup" inner_html=out></div>
         }
-        .into_any()
+        .into_any();
     } else {
-        reply_body(app, msg)
+        return reply_body(app, msg);
     }
+    view! { <div class="body-markup" inner_html=out></div> }.into_any()
 }
 
 /// A reply: its reasoning, its text as markdown, and the tools it called (agent mode).
@@ -579,45 +596,41 @@ fn reply_body(app: AppState, msg: &Message) -> AnyView {
     .into_any()
 }
 
-/// Editing a question: its text (kept across redraws, [`set_edit`]), "Save and send", "Cancel".
-fn edit_box(
-    app: AppState,
-    id: String,
-    editing: RwSignal<bool>,
-    edit_text: RwSignal<String>,
-) -> impl IntoView {
-    let end_edit = {
-        let id = id.clone();
-        move || {
-            editing.set(false);
-            set_edit(&id, None);
-        }
-    };
-    let label_id = format!("edit-{id}");
-    let of = id.clone();
-    view! {
-        <div class="edit-box">
-            <label for=label_id.clone() class="visually-hidden">"Edit message"</label>
-            <textarea id=label_id rows="3" prop:value=move || edit_text.get() on:input=move |ev| {
-                let text = event_target_value(&ev);
-                set_edit(&id, Some(text.clone()));
-                edit_text.set(text);
-            }></textarea>
-            <div class="edit-actions">
-                <button type="button" class="primary" disabled=move || chat::is_streaming(&app) on:click={
-                    let end_edit = end_edit.clone();
-                    move |_| {
-                        let text = edit_text.get_untracked();
-                        if !text.trim().is_empty() {
-                            end_edit();
-                            chat::edit(app, of.clone(), text);
-                        }
-                    }
-                }>"Save and send"</button>
-                <button type="button" on:click=move |_| end_edit()>"Cancel"</button>
-            </div>
-        </div>
+/// Editing question `id` (`editing`), as markup: its text (kept across redraws, [`set_edit`]),
+/// "Save and send" (not while a reply arrives: drawn again when that changes, the text and the
+/// focus kept), "Cancel"; the message's listeners act on them.
+fn edit_box(app: AppState, id: &str, editing: bool) -> String {
+    if !editing {
+        return String::new();
     }
+    let busy = chat::is_streaming(&app);
+    let field = format!("edit-{id}");
+    // Drawn again while its text has the focus: the focus and the caret go back to the end.
+    if document().active_element().is_some_and(|e| e.id() == field) {
+        let field = field.clone();
+        request_animation_frame(move || {
+            if let Some(el) = document().get_element_by_id(&field) {
+                use wasm_bindgen::JsCast;
+                let el: web_sys::HtmlTextAreaElement = el.unchecked_into();
+                let _ = el.focus();
+                let end = el.value().len() as u32;
+                let _ = el.set_selection_range(end, end);
+            }
+        });
+    }
+    let mut out = String::from("<div class=\"edit-box\"><label class=\"visually-hidden\" for=\"");
+    markdown::push_escaped(&mut out, &field);
+    out.push_str("\">Edit message</label><textarea rows=\"3\" id=\"");
+    markdown::push_escaped(&mut out, &field);
+    // (The page drops a newline right after `<textarea>`: one of the text's own is kept.)
+    out.push_str("\">\n");
+    markdown::push_escaped(&mut out, &edit_of(id).unwrap_or_default());
+    out.push_str("</textarea><div class=\"edit-actions\"><button type=\"button\" class=\"primary\" data-act=\"save-edit\"");
+    if busy {
+        out.push_str(" disabled");
+    }
+    out.push_str(">Save and send</button><button type=\"button\" data-act=\"cancel-edit\">Cancel</button></div></div>");
+    out
 }
 
 /// Whether tool result `msg` answers a call of the planner (no other tool's output gets "Run plan").

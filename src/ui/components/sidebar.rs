@@ -76,15 +76,21 @@ fn RoleSelect() -> impl IntoView {
                 id="role-select"
                 on:change=move |ev| {
                     if let Some(role) = RoleRef::decode(&event_target_value(&ev)) {
-                        app.choose_role(role.clone());
-                        if !app.chats.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
-                            app.start_chat(role, Vars::new(), true);
-                        }
+                        pick_role(app, role);
                     }
                 }
                 inner_html=move || app.chats.catalog.with(|c| app.chats.next_role.with(|r| c.options_html(r)))
             ></select>
         </div>
+    }
+}
+
+/// `role` chosen (the "Role" select, a starter of a new chat): new chats start with it, and the
+/// open chat too if nothing was sent in it yet.
+pub fn pick_role(app: AppState, role: RoleRef) {
+    app.choose_role(role.clone());
+    if !app.chats.session.with_untracked(|s| s.started()) && !chat::is_streaming(&app) {
+        app.start_chat(role, Vars::new(), true);
     }
 }
 
