@@ -668,7 +668,6 @@ impl satori::shell::sync::Local for Chats {
     }
 }
 
-/// A device: its chats, its sync state, its clock.
 /// Makes the test WebDAV server hold the next `count` listings of folder `url` until all have
 /// arrived (tests/e2e/support/dav-server.py), so passes started together read the same state.
 async fn barrier(url: &str, count: u32) {
@@ -690,6 +689,7 @@ async fn barrier(url: &str, count: u32) {
     assert_eq!(response.status(), 204, "the barrier is set");
 }
 
+/// A device: its chats, its sync state, its clock.
 struct Device {
     chats: Chats,
     state: satori::shell::sync::State,

@@ -85,15 +85,15 @@ fn close_then(then: impl FnOnce() + 'static) {
 fn close_with(then: Option<Box<dyn FnOnce()>>) {
     // Closing the native dialog fires its `close` event, which may close again: whichever
     // unmounts does what was asked.
-    if then.is_some() {
-        AFTER_CLOSE.set(then);
-    }
     // Close the native dialog at once, so the page is interactive again right away (a modal
     // dialog makes everything else inert), then unmount once the current event is done with the
     // dialog's nodes. Closing fires the dialog's `close` event, which calls this again: only the
     // first unmount tells the app.
     let host = SCREEN.with(|m| m.dialog.borrow().as_ref().map(|(_, host)| host.clone()));
     let Some(host) = host else { return };
+    if then.is_some() {
+        AFTER_CLOSE.set(then);
+    }
     if let Some(dialog) = host
         .query_selector("dialog")
         .ok()
@@ -129,6 +129,7 @@ fn mount<V: IntoView + 'static>(view: impl FnOnce() -> V + 'static) {
     if SCREEN.with(|m| m.dialog.borrow().is_some()) {
         return;
     }
+    AFTER_CLOSE.set(None);
     let Some(host) = document().create_element("div").ok() else {
         return;
     };

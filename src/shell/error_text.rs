@@ -363,6 +363,11 @@ pub fn settings_invalid(e: &SettingsError) -> String {
     format!("{text}.")
 }
 
+/// The prices record is unreadable: it is kept, and Settings leave it alone.
+pub fn prices_unreadable(e: &impl std::fmt::Display) -> String {
+    format!("The prices of models could not be read ({e}); they were left untouched in storage, and no cost is shown until this is fixed.")
+}
+
 /// The user templates record is unreadable, so the Prompts dialog cannot save.
 pub fn prompts_unsavable(e: &impl std::fmt::Display) -> String {
     format!("Your prompt templates could not be read ({e}); they were left untouched in storage, and changes cannot be saved until this is fixed.")

@@ -394,7 +394,8 @@ async fn drive(
                 // The reply's cost at the model's price now (kept on the reply).
                 let price = crate::adapters::storage::Store::local()
                     .prices()
-                    .remove(ask.model.trim());
+                    .ok()
+                    .and_then(|mut p| p.remove(ask.model.trim()));
                 let mut outcome =
                     Outcome::of(&turn, &ending, note, alert).counted(ask.prompt, price.as_ref());
                 outcome.refused_tools = refused;

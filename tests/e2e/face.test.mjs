@@ -3,6 +3,9 @@
 // reply's line with its cost, the command palette and the keyboard shortcuts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from './support/env.mjs';
 import { useApp } from './support/app.mjs';
 import { byName, configure, sendMessage, waitIdle, lastAssistant, reload, poll, chatList } from './support/browser.mjs';
 
@@ -245,7 +248,12 @@ test('the keyboard: Ctrl+K finds a chat by a word and opens it, and runs actions
     await settings.getByRole('button', byName('Cancel')).click();
     await settings.waitFor({ state: 'detached' });
     await back();
-    // The arrows move through the list; Esc closes the palette.
+    // Esc closes the palette; the arrows move through the list.
+    await page.keyboard.press('Control+K');
+    await palette.waitFor();
+    await page.keyboard.press('Escape');
+    await palette.waitFor({ state: 'detached' });
+    await back();
     await page.keyboard.press('Control+K');
     await search.fill('theme');
     await page.keyboard.press('ArrowDown');
@@ -254,6 +262,13 @@ test('the keyboard: Ctrl+K finds a chat by a word and opens it, and runs actions
     await palette.waitFor({ state: 'detached' });
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
     await back();
+
+    // Every control the palette's actions click is on the page.
+    const source = fs.readFileSync(path.join(repoRoot, 'crates', 'core', 'src', 'palette.rs'), 'utf8');
+    const selectors = [...source.matchAll(/Do::Click\("([^"]+)"\)/g)].map((m) => m[1]);
+    assert.ok(selectors.length >= 10, `${selectors.length} actions click a control`);
+    const missing = await page.evaluate((all) => all.filter((s) => !document.querySelector(s)), selectors);
+    assert.deepEqual(missing, [], 'controls the palette cannot find');
 
     // Ctrl+/: "Keyboard shortcuts", closed by Esc.
     await page.keyboard.press('Control+/');

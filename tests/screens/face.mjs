@@ -1,6 +1,6 @@
-// Screenshots of the everyday screens (not a test): a new chat, a chat with replies, the chat
-// list by date with a row's menu open, and "Model for this chat", in light and dark, desktop and
-// phone width.
+// Screenshots of the everyday screens (not a test): a new chat (its welcome), a chat with
+// replies (their lines), the chat list by date with a row's menu open, "Model for this chat" and
+// the command palette, in light and dark, desktop and phone width.
 // usage: node tests/screens/face.mjs [outdir]
 import { mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
@@ -44,6 +44,14 @@ try {
       await page.getByRole('button', { name: /^Model for this chat/ }).click();
       await page.getByRole('option', { name: /^fake-large/ }).waitFor();
       await page.screenshot({ path: `${out}/${scheme}-${label}-model.png` });
+      await page.keyboard.press('Escape');
+      await box.waitFor();
+      // The command palette, a word typed.
+      await page.waitForFunction(() => !document.querySelector('dialog[open]'));
+      await box.focus();
+      await page.keyboard.press('Control+K');
+      await page.getByRole('combobox', { name: 'Search actions and chats' }).fill('ex');
+      await page.screenshot({ path: `${out}/${scheme}-${label}-palette.png` });
       await page.keyboard.press('Escape');
       // Older chats, one pinned: the list by date, a row's menu open.
       await page.evaluate(() => {

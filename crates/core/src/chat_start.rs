@@ -81,9 +81,10 @@ pub fn place(base_url: &str) -> String {
         return "Runs on this computer (a local server)".into();
     }
     let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+    // The user's part of an address (`user:password@`, a password perhaps holding a `/`) is
+    // never shown.
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
     let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
-    // The user's part of an address (`user:password@`) is never shown.
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
     format!("Runs at {host}")
 }
 
@@ -262,6 +263,10 @@ mod tests {
             (
                 "https://user:secret@proxy.example.org:8443/v1?x=1",
                 "Runs at proxy.example.org:8443",
+            ),
+            (
+                "https://user:pa/ss@proxy.example.org/v1",
+                "Runs at proxy.example.org",
             ),
         ];
         for (url, want) in cases {

@@ -220,6 +220,9 @@ mod tests {
             set_counts(&unpriced),
             Some((Some((42, true)), Some(written), None))
         );
+        // Nothing received (a failed request): nothing counted, nothing priced.
+        let failed = Outcome::not_sent(None).counted((42, true), Some(&price()));
+        assert_eq!(set_counts(&failed), None);
         // A tiny cost is not rounded away: 12 tokens in at 0.15 per million is 1.8 millionths.
         let twelve = Count {
             tokens: 12,

@@ -84,14 +84,14 @@ impl Store {
             .unwrap_or_default()
     }
 
-    /// What models cost (none when the record is missing or unreadable: a cost is only shown
-    /// where a price is known).
-    pub fn prices(&self) -> crate::core::settings::Prices {
-        self.get(persist::KEY_PRICES)
-            .ok()
-            .flatten()
-            .and_then(|t| persist::decode_prices(&t).ok())
-            .unwrap_or_default()
+    /// What models cost (none when there is no record); an unreadable record is an error, in
+    /// words, and is left as it is.
+    pub fn prices(&self) -> Result<crate::core::settings::Prices, String> {
+        match self.get(persist::KEY_PRICES) {
+            Ok(Some(t)) => persist::decode_prices(&t).map_err(|e| e.to_string()),
+            Ok(None) => Ok(Default::default()),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     /// Keep what models cost.

@@ -243,7 +243,10 @@ pub fn MessageView(
     } else {
         body(app, &msg)
     };
-    let meta = if role == Role::Assistant && !live_now && !msg.content.is_empty() {
+    let meta = if role == Role::Assistant
+        && !live_now
+        && !(msg.content.is_empty() && msg.tool_calls.is_empty())
+    {
         meta_html(&msg)
     } else {
         String::new()
@@ -253,6 +256,9 @@ pub fn MessageView(
     let notes = notes_html(&msg);
     let edit_id = id.clone();
     let box_id = id.clone();
+    // Whether "Save and send" waits for a reply arriving: changes twice a reply, not per frame
+    // (the edit box is drawn again when it changes).
+    let busy = Memo::new(move |_| editing.get() && chat::is_streaming(&app));
     let act = Act {
         id: id.clone(),
         content: msg.content.clone(),
@@ -266,9 +272,14 @@ pub fn MessageView(
         } data-message=id.clone() data-role=role.as_str() data-example=msg.example.then_some("true")
           data-pinned=msg.pinned.then_some("true") data-excluded=msg.excluded.then_some("true") data-status=move || if is_live() { "streaming" } else { msg.status.as_str() }
           on:click=move |ev| act.run(app, &ev, editing)
-          on:input=move |ev| set_edit(&edit_id, Some(event_target_value(&ev)))>
+          on:input=move |ev| {
+              // The edit box's text (the only field of a message).
+              if event_target::<web_sys::Element>(&ev).id().starts_with("edit-") {
+                  set_edit(&edit_id, Some(event_target_value(&ev)));
+              }
+          }>
             <header class="msg-head" class:hidden=role == Role::System || msg.example inner_html=head></header>
-            <div class="body-markup" inner_html=move || edit_box(app, &box_id, editing.get())></div>
+            <div class="body-markup" inner_html=move || edit_box(&box_id, editing.get(), busy.get())></div>
             <div class="msg-body" class:hidden=move || editing.get()>{body}</div>
             <div class="msg-notes" inner_html=notes></div>
             <footer class="msg-actions" inner_html=foot></footer>
@@ -309,7 +320,10 @@ impl Act {
         };
         match el.get_attribute("data-act").as_deref() {
             Some("edit") => {
-                set_edit(&id, Some(self.content.clone()));
+                // Already open: its text is kept (↑ in the message box asks again).
+                if edit_of(&id).is_none() {
+                    set_edit(&id, Some(self.content.clone()));
+                }
                 editing.set(true);
                 // The text to edit takes the focus, once drawn.
                 let field = format!("edit-{id}");
@@ -599,11 +613,10 @@ fn reply_body(app: AppState, msg: &Message) -> AnyView {
 /// Editing question `id` (`editing`), as markup: its text (kept across redraws, [`set_edit`]),
 /// "Save and send" (not while a reply arrives: drawn again when that changes, the text and the
 /// focus kept), "Cancel"; the message's listeners act on them.
-fn edit_box(app: AppState, id: &str, editing: bool) -> String {
+fn edit_box(id: &str, editing: bool, busy: bool) -> String {
     if !editing {
         return String::new();
     }
-    let busy = chat::is_streaming(&app);
     let field = format!("edit-{id}");
     // Drawn again while its text has the focus: the focus and the caret go back to the end.
     if document().active_element().is_some_and(|e| e.id() == field) {

@@ -139,19 +139,21 @@ pub fn PaletteDialog(
                         .enumerate()
                         .map(|(i, item)| option(first_chat + i, on, item))
                         .collect_view();
+                    // A group with nothing in it is not drawn.
+                    let any_found = n > first_chat;
                     view! {
-                        <div role="group" aria-label="Actions">
+                        <div role="group" aria-label="Actions" class:hidden=first_chat == 0>
                             <div class="model-group" aria-hidden="true">"Actions"</div>
                             {actions}
                         </div>
-                        <div role="group" aria-label="Chats">
+                        <div role="group" aria-label="Chats" class:hidden=!any_found>
                             <div class="model-group" aria-hidden="true">"Chats"</div>
                             {found}
                         </div>
-                        {(n == 0).then(|| view! { <p class="hint">"Nothing matches."</p> })}
                     }
                 }}
             </div>
+            <p class="hint" role="status">{move || (flat().is_empty()).then_some("Nothing matches.")}</p>
         </Modal>
     }
 }

@@ -89,6 +89,8 @@ struct SettingsForm {
     currency: RwSignal<String>,
     /// The price of each model (the fields show the one of the model typed).
     prices: StoredValue<Prices>,
+    /// Why the prices record could not be read (it is then never written over).
+    prices_unreadable: StoredValue<Option<String>>,
     /// What went wrong, shown above the buttons.
     error: RwSignal<String>,
     /// The models the server offers, and a line about them.
@@ -102,7 +104,10 @@ impl SettingsForm {
     fn new(current: &Settings, stored: Option<ApiKeyRecord>) -> Self {
         let text = |n: Option<String>| RwSignal::new(n.unwrap_or_default());
         let stored_key = StoredValue::new(stored);
-        let prices = Store::local().prices();
+        let (prices, prices_unreadable) = match Store::local().prices() {
+            Ok(p) => (p, None),
+            Err(e) => (Prices::new(), Some(e)),
+        };
         let price = prices.get(&current.model);
         SettingsForm {
             provider: RwSignal::new(current.provider.clone()),
@@ -127,6 +132,7 @@ impl SettingsForm {
             price_out: text(price.map(|p| p.output.to_string())),
             currency: text(price.map(|p| p.currency.clone())),
             prices: StoredValue::new(prices.clone()),
+            prices_unreadable: StoredValue::new(prices_unreadable),
             error: RwSignal::new(String::new()),
             models: RwSignal::new(Vec::new()),
             models_note: RwSignal::new(String::new()),
@@ -333,10 +339,13 @@ pub fn SettingsDialog(
         ev.prevent_default();
         match form.settings() {
             Ok((s, prices)) => {
-                // The prices first: a full storage keeps the dialog open, saying so.
-                if let Err(e) = Store::local().save_prices(&prices) {
-                    error.set(describe_storage(&e));
-                    return;
+                // The prices first: a full storage keeps the dialog open, saying so. A record that
+                // could not be read is left as it is.
+                if form.prices_unreadable.with_value(Option::is_none) {
+                    if let Err(e) = Store::local().save_prices(&prices) {
+                        error.set(describe_storage(&e));
+                        return;
+                    }
                 }
                 let mcp = mcp_edit.get_value().map(|c| c.run(())).unwrap_or_default();
                 if let Err(e) = on_save.run((s, form.key.get_untracked(), mcp)) {
@@ -554,9 +563,14 @@ fn PriceFields(
     form: SettingsForm,
 ) -> impl IntoView {
     let currency = form.currency;
+    let unreadable = form
+        .prices_unreadable
+        .get_value()
+        .map(|e| crate::shell::error_text::prices_unreadable(&e));
     view! {
         <fieldset class="price-settings">
             <legend>"Price"</legend>
+            <p class="form-error">{unreadable}</p>
             <div class="row">
                 <NumberField label="Input price per 1M tokens" value=form.price_in min="0" step="any" placeholder="unknown" />
                 <NumberField label="Output price per 1M tokens" value=form.price_out min="0" step="any" placeholder="unknown" />

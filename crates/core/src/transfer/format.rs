@@ -244,6 +244,8 @@ impl From<&Message> for ChatMessage {
 
 impl From<ChatMessage> for Message {
     fn from(m: ChatMessage) -> Self {
+        // A cost is kept only in a currency's code (a file is anyone's: its text is not shown).
+        let priced = m.currency.len() == 3 && m.currency.bytes().all(|b| b.is_ascii_uppercase());
         Message {
             id: m.id,
             parent: m.parent,
@@ -260,8 +262,8 @@ impl From<ChatMessage> for Message {
             prompt_tokens: m.prompt_tokens,
             prompt_exact: m.prompt_exact,
             reply_tokens: m.reply_tokens,
-            cost_nanos: m.cost_nanos,
-            currency: m.currency,
+            cost_nanos: m.cost_nanos.filter(|_| priced),
+            currency: if priced { m.currency } else { String::new() },
             tool_calls: m.tool_calls,
             tool_call_id: m.tool_call_id,
             pinned: m.pinned,

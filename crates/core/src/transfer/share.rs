@@ -59,7 +59,8 @@ pub enum ShareError {
 
 /// What of `session` a link carries: the branch on screen, root to leaf (the newest leaf when
 /// it names none), with no summaries, context settings, pins or exclusions, agent settings,
-/// `output_schema`, the chat's pin or its model (which names the sharer's server). A link opened is read through this too, so a crafted link cannot bring in a
+/// `output_schema`, the chat's pin or its model (which names the sharer's server), or what replies
+/// cost. A link opened is read through this too, so a crafted link cannot bring in a
 /// hidden branch, a summary the reader never saw, agent mode or replies asked for as JSON.
 fn shared(session: &Session) -> Session {
     let mut chat = Session {
@@ -79,6 +80,12 @@ fn shared(session: &Session) -> Session {
         .map(|m| Message {
             pinned: false,
             excluded: false,
+            // What the sharer's replies cost, at their prices, is theirs.
+            prompt_tokens: None,
+            prompt_exact: false,
+            reply_tokens: None,
+            cost_nanos: None,
+            currency: String::new(),
             ..m.clone()
         })
         .collect();

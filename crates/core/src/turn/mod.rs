@@ -259,6 +259,15 @@ impl Outcome {
     /// the reply's cost at `price` (the model's, if known): the tokens the server reported, else
     /// Satori's count and an estimate of the reply (kept: [`crate::reply_meta::counts`]).
     pub fn counted(mut self, prompt: (u64, bool), price: Option<&crate::settings::Price>) -> Self {
+        // Nothing received (the request failed, or was stopped before a word): nothing to count
+        // or price.
+        let nothing = self.content.is_empty()
+            && self.reasoning.is_empty()
+            && self.tool_calls.is_empty()
+            && self.usage.is_none();
+        if nothing {
+            return self;
+        }
         self.prompt_tokens = Some(prompt.0);
         self.prompt_exact = prompt.1;
         if self
@@ -267,9 +276,14 @@ impl Outcome {
             .and_then(|u| u.completion_tokens)
             .is_none()
         {
-            let estimate = crate::context::count::estimate;
-            self.reply_tokens =
-                Some(u64::from(estimate(&self.content)) + u64::from(estimate(&self.reasoning)));
+            // Text, reasoning and the calls the reply asked for are all written tokens.
+            let estimate = |t: &str| u64::from(crate::context::count::estimate(t));
+            let calls: u64 = self
+                .tool_calls
+                .iter()
+                .map(|c| estimate(&c.name) + estimate(&c.arguments))
+                .sum();
+            self.reply_tokens = Some(estimate(&self.content) + estimate(&self.reasoning) + calls);
         }
         let (input, output) = crate::reply_meta::counts(
             self.usage.as_ref(),
