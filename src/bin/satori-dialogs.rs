@@ -35,12 +35,9 @@ struct Screen {
     inspector: RefCell<Option<(Mounted, WriteSignal<Reports>)>>,
     /// The dialog mounted, and its host element.
     dialog: RefCell<Option<(Mounted, web_sys::Element)>>,
-}
-
-thread_local! {
-    // Why a static: the dialog's `close` event closes it again, with nothing to do after.
-    /// What to do once the dialog closing now has closed (`close_then`).
-    static AFTER_CLOSE: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
+    /// What to do once the dialog closing now has closed (`close_then`; its `close` event
+    /// closes it again, with nothing to do after).
+    after_close: RefCell<Option<Box<dyn FnOnce()>>>,
 }
 
 thread_local! {
@@ -50,6 +47,7 @@ thread_local! {
         Screen {
             inspector: RefCell::new(None),
             dialog: RefCell::new(None),
+            after_close: RefCell::new(None),
         }
     };
 }
@@ -92,7 +90,7 @@ fn close_with(then: Option<Box<dyn FnOnce()>>) {
     let host = SCREEN.with(|m| m.dialog.borrow().as_ref().map(|(_, host)| host.clone()));
     let Some(host) = host else { return };
     if then.is_some() {
-        AFTER_CLOSE.set(then);
+        SCREEN.with(|m| *m.after_close.borrow_mut() = then);
     }
     if let Some(dialog) = host
         .query_selector("dialog")
@@ -115,7 +113,7 @@ fn close_with(then: Option<Box<dyn FnOnce()>>) {
                 drop(handle);
                 host.remove();
                 send(&DialogEvent::Closed);
-                if let Some(then) = AFTER_CLOSE.with_borrow_mut(Option::take) {
+                if let Some(then) = SCREEN.with(|m| m.after_close.borrow_mut().take()) {
                     then();
                 }
             }
@@ -129,7 +127,7 @@ fn mount<V: IntoView + 'static>(view: impl FnOnce() -> V + 'static) {
     if SCREEN.with(|m| m.dialog.borrow().is_some()) {
         return;
     }
-    AFTER_CLOSE.set(None);
+    SCREEN.with(|m| *m.after_close.borrow_mut() = None);
     let Some(host) = document().create_element("div").ok() else {
         return;
     };

@@ -104,7 +104,6 @@ pub fn of(msg: &Message) -> Option<Meta> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::turn::Outcome;
 
     fn count(tokens: u64, exact: bool) -> Option<Count> {
         Some(Count { tokens, exact })
@@ -116,14 +115,6 @@ mod tests {
             completion_tokens: c,
             total_tokens: None,
         })
-    }
-
-    fn price() -> Price {
-        Price {
-            input: 0.15,
-            output: 0.6,
-            currency: "USD".into(),
-        }
     }
 
     #[test]
@@ -169,70 +160,6 @@ mod tests {
         for (name, usage, (prompt, exact, reply), want) in cases {
             assert_eq!(counts(usage.as_ref(), prompt, exact, reply), want, "{name}");
         }
-    }
-
-    #[test]
-    fn the_cost_is_reckoned_at_the_end_and_kept() {
-        use crate::session::Command;
-        let set_counts = |o: &Outcome| {
-            o.commands(&"r".to_string(), 0)
-                .into_iter()
-                .find_map(|c| match c {
-                    Command::SetCounts {
-                        prompt,
-                        reply,
-                        cost,
-                        ..
-                    } => Some((prompt, reply, cost)),
-                    _ => None,
-                })
-        };
-        // A million tokens each way: 0.15 + 0.6 = 0.75 USD; the server's counts win, so Satori's
-        // are not recorded.
-        let mut outcome = Outcome::not_sent(None);
-        outcome.usage = usage(Some(1_000_000), Some(1_000_000));
-        let priced = outcome.clone().counted((5, true), Some(&price()));
-        assert_eq!(
-            set_counts(&priced),
-            Some((None, None, Some((750_000_000, "USD".to_string()))))
-        );
-        // No usage: Satori's count of the request, the reply (text and reasoning) estimated, and
-        // the cost from those.
-        outcome.usage = None;
-        outcome.content = "Hello there, this is a reply.".into();
-        outcome.reasoning = "Some thinking first.".into();
-        let estimate = crate::context::count::estimate;
-        let written =
-            u64::from(estimate(&outcome.content)) + u64::from(estimate(&outcome.reasoning));
-        let estimated = outcome.clone().counted((2_000, false), Some(&price()));
-        let want = ((2_000.0 * 0.15 + written as f64 * 0.6) * 1_000.0_f64).round() as u64;
-        assert_eq!(
-            set_counts(&estimated),
-            Some((
-                Some((2_000, false)),
-                Some(written),
-                Some((want, "USD".to_string()))
-            ))
-        );
-        // No price: no cost.
-        let unpriced = outcome.counted((42, true), None);
-        assert_eq!(
-            set_counts(&unpriced),
-            Some((Some((42, true)), Some(written), None))
-        );
-        // Nothing received (a failed request): nothing counted, nothing priced.
-        let failed = Outcome::not_sent(None).counted((42, true), Some(&price()));
-        assert_eq!(set_counts(&failed), None);
-        // A tiny cost is not rounded away: 12 tokens in at 0.15 per million is 1.8 millionths.
-        let twelve = Count {
-            tokens: 12,
-            exact: true,
-        };
-        let none = Count {
-            tokens: 0,
-            exact: true,
-        };
-        assert_eq!(cost_nanos(&price(), twelve, none), 1_800);
     }
 
     #[test]
