@@ -15,6 +15,8 @@ extern "C" {
     fn format_time(ms: f64, long: bool) -> String;
     #[wasm_bindgen(js_name = formatMoney)]
     fn format_money(amount: f64, currency: &str) -> String;
+    #[wasm_bindgen(js_name = inLanguage)]
+    fn in_language(text: &str) -> String;
 }
 
 /// Take the saved or the browser's language (loading its texts) before the app draws.
@@ -42,4 +44,9 @@ pub fn time(ms: f64) -> (String, String) {
 /// cent.
 pub fn money(amount: f64, currency: &str) -> String {
     format_money(amount, currency)
+}
+
+/// `text` as the page's language writes it; empty in English or when it has no translation.
+pub fn translated(text: &str) -> String {
+    in_language(text)
 }

@@ -10,6 +10,7 @@ pub mod fetch;
 pub mod idb;
 pub mod import_worker;
 pub mod js;
+pub mod keyboard;
 pub mod language;
 pub mod lock;
 pub mod markdown_module;

@@ -81,12 +81,11 @@ fn close_then(then: impl FnOnce() + 'static) {
 }
 
 fn close_with(then: Option<Box<dyn FnOnce()>>) {
-    // Closing the native dialog fires its `close` event, which may close again: whichever
-    // unmounts does what was asked.
     // Close the native dialog at once, so the page is interactive again right away (a modal
-    // dialog makes everything else inert), then unmount once the current event is done with the
-    // dialog's nodes. Closing fires the dialog's `close` event, which calls this again: only the
-    // first unmount tells the app.
+    // dialog makes everything else inert), and tell the app now, in the same event: the focus is
+    // back on the page, and a key pressed next (Ctrl+K again) finds no dialog open. Unmount once
+    // the current event is done with the dialog's nodes. Closing fires the dialog's `close` event
+    // later, which calls this again: a dialog already closing is told once only.
     let host = SCREEN.with(|m| m.dialog.borrow().as_ref().map(|(_, host)| host.clone()));
     let Some(host) = host else { return };
     if then.is_some() {
@@ -102,17 +101,15 @@ fn close_with(then: Option<Box<dyn FnOnce()>>) {
             dialog.close();
         }
     }
+    if host.has_attribute(CLOSING) {
+        return;
+    }
+    let _ = host.set_attribute(CLOSING, "");
+    send(&DialogEvent::Closed);
     let _ = leptos::prelude::set_timeout_with_handle(
         move || {
-            // This dialog only: the next one may be open by now.
-            let mounted = SCREEN.with(|m| {
-                let mut d = m.dialog.borrow_mut();
-                d.take_if(|(_, h)| *h == host)
-            });
-            if let Some((handle, host)) = mounted {
-                drop(handle);
-                host.remove();
-                send(&DialogEvent::Closed);
+            // This dialog only: the next one may be open by now (see `mount`).
+            if unmount_if(|h| *h == host) {
                 if let Some(then) = SCREEN.with(|m| m.after_close.borrow_mut().take()) {
                     then();
                 }
@@ -122,8 +119,26 @@ fn close_with(then: Option<Box<dyn FnOnce()>>) {
     );
 }
 
+/// The attribute of a dialog's host once it is closing (the app told, not yet unmounted).
+const CLOSING: &str = "data-closing";
+
+/// Unmount the dialog mounted if its host passes `which`; whether it did.
+fn unmount_if(which: impl FnOnce(&web_sys::Element) -> bool) -> bool {
+    let mounted = SCREEN.with(|m| m.dialog.borrow_mut().take_if(|(_, h)| which(h)));
+    let Some((handle, host)) = mounted else {
+        return false;
+    };
+    drop(handle);
+    host.remove();
+    true
+}
+
 /// Mount `view` in a new element at the end of `<body>` (one dialog at a time).
 fn mount<V: IntoView + 'static>(view: impl FnOnce() -> V + 'static) {
+    // A dialog closed a moment ago and not yet unmounted gives way; what was to follow its
+    // closing (a palette action) is dropped: something else opened first (the user's next
+    // shortcut, or a share link pasted while it was open, which the app opens on `Closed`).
+    unmount_if(|h| h.has_attribute(CLOSING));
     if SCREEN.with(|m| m.dialog.borrow().is_some()) {
         return;
     }

@@ -53,16 +53,23 @@ export function formatTime(ms, long) {
   return at.toLocaleString(lang, today ? clock : { ...clock, month: 'short', day: 'numeric' });
 }
 
-/** `amount` of `currency` (ISO 4217) for the page's language; a code Intl refuses is written out. */
+/** `text` as the page's language writes it; '' when that is English or it has no translation. */
+export function inLanguage(text) {
+  const name = globalThis.__satoriInLanguage;
+  return name ? name(text) : '';
+}
+
+/**
+ * `amount` of `currency` (ISO 4217) for the page's language; an amount below the currency's
+ * smallest unit (a cent, a yen) to two significant digits; a code Intl refuses is written out.
+ */
 export function formatMoney(amount, currency) {
   const lang = document.documentElement.lang || 'en';
   try {
-    const small = amount > 0 && amount < 0.01;
-    return new Intl.NumberFormat(lang, {
-      style: 'currency',
-      currency,
-      ...(small ? { maximumSignificantDigits: 2 } : {}),
-    }).format(amount);
+    const money = new Intl.NumberFormat(lang, { style: 'currency', currency });
+    const unit = 10 ** -money.resolvedOptions().maximumFractionDigits;
+    if (!(amount > 0 && amount < unit)) return money.format(amount);
+    return new Intl.NumberFormat(lang, { style: 'currency', currency, maximumSignificantDigits: 2 }).format(amount);
   } catch {
     return `${new Intl.NumberFormat(lang).format(amount)} ${currency}`;
   }

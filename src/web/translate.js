@@ -31,6 +31,9 @@ let generation = 0; // which table a translated text was made with
 let wanted = 'en'; // the language apply() draws, or is about to
 const whole = new Map(); // language -> its whole table, compiled, once the rest has arrived
 let asked = 0; // the latest request wins: one still loading its table is dropped
+// What the page's language calls `text`, '' in English or without a translation (src/web/i18n.js
+// `inLanguage`: the command palette searches its actions by the names the user reads).
+globalThis.__satoriInLanguage = (text) => (wanted !== 'en' && exact && translate(text)) || '';
 
 /**
  * Draw the page in `lang` from now on, the one asked for last winning (a table that cannot be

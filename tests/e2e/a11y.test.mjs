@@ -1,7 +1,8 @@
 // Accessibility audit with axe-core (WCAG 2.x A/AA rules) of the main states of the app, in light
 // and dark: empty chat, a conversation with markdown (code, table, link), an error alert, and the
-// Settings, Rename and Delete dialogs, and the prompt views (System prompt, Chat setup,
-// Prompts). Fails on any serious or critical violation.
+// Settings, Rename and Delete dialogs, the prompt views (System prompt, Chat setup, Prompts), the
+// model picker, a row's "Chat options", the command palette and "Keyboard shortcuts". Fails on any
+// serious or critical violation.
 //
 // axe-core runs under the page's Content-Security-Policy like everything else: its source is
 // served from a same-origin URL (a route of the test's browser context) and loaded with a
@@ -11,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { useApp } from './support/app.mjs';
-import { configure, sendMessage, waitIdle, byName, chatAction } from './support/browser.mjs';
+import { configure, sendMessage, waitIdle, byName, chatAction, poll } from './support/browser.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** Where the page loads axe-core from: same origin as the app, answered by a context route. */
@@ -97,12 +98,49 @@ for (const scheme of ['light', 'dark']) {
       const prompts = page.getByRole('dialog', byName('Prompts'));
       await prompts.waitFor();
       await audit(page, 'Prompts dialog');
+      // A file chooser dismissed: its input's `cancel` bubbles up to the dialog, which stays.
+      await prompts.getByLabel('Import prompts').dispatchEvent('cancel', { bubbles: true });
+      await page.waitForTimeout(100);
+      assert.equal(await prompts.isVisible(), true, 'Prompts still open after a dismissed file chooser');
       await prompts.getByLabel('Import prompts').setInputFiles({ name: 'bad.yaml', mimeType: 'application/yaml', buffer: Buffer.from('a: [1,\n') });
       await prompts.getByRole('alert').waitFor();
       await audit(page, 'Prompts dialog with an import error');
       await prompts.getByRole('button', byName('Copy')).click();
       await audit(page, 'Prompts editor');
       await prompts.getByRole('button', byName('Close')).click();
+      await prompts.waitFor({ state: 'detached' });
+
+      // The model picker, a row's "Chat options", the command palette (with an option active)
+      // and "Keyboard shortcuts".
+      await page.getByRole('button', { name: /^Model for this chat:/ }).click();
+      const models = page.getByRole('dialog', byName('Model for this chat'));
+      await models.waitFor();
+      await audit(page, 'Model for this chat dialog');
+      await page.keyboard.press('Escape');
+      await models.waitFor({ state: 'detached' });
+      await page.locator('.row-opts').first().click();
+      await page.getByRole('menu', byName('Chat options')).waitFor();
+      await audit(page, 'Chat options menu');
+      await page.keyboard.press('Escape');
+      await page.getByRole('menu', byName('Chat options')).waitFor({ state: 'hidden' });
+      const closed = () => poll(async () => (await page.getByRole('dialog').count()) === 0, { message: 'no dialog open' });
+      await closed();
+      await page.keyboard.press('Control+K');
+      const palette = page.getByRole('dialog', byName('Command palette'));
+      await palette.waitFor();
+      await audit(page, 'Command palette');
+      await page.keyboard.press('ArrowDown');
+      await palette.getByRole('combobox').fill('chat');
+      await audit(page, 'Command palette with a search');
+      await page.keyboard.press('Escape');
+      await palette.waitFor({ state: 'detached' });
+      await closed();
+      await page.keyboard.press('Control+/');
+      const shortcuts = page.getByRole('dialog', byName('Keyboard shortcuts'));
+      await shortcuts.waitFor();
+      await audit(page, 'Keyboard shortcuts');
+      await page.keyboard.press('Escape');
+      await shortcuts.waitFor({ state: 'detached' });
     }, { contextOptions: { colorScheme: scheme } });
   });
 }

@@ -29,6 +29,22 @@ async function headerRow(page) {
   });
 }
 
+/**
+ * What a part of the page shows: its `::before` text (with no alternative text for a screen
+ * reader, `"↑" / ""`, said as nothing) and its own text, without what only a screen reader is given.
+ */
+function drawn(locator) {
+  return locator.evaluate((e) => {
+    const before = getComputedStyle(e, '::before').content;
+    const shown = /^"([^"]*)" \/ ""$/.exec(before);
+    if (before !== 'none' && before !== 'normal' && !shown) throw new Error(`::before says ${before} to a screen reader`);
+    return (shown ? shown[1] : '') + [...e.childNodes]
+      .filter((n) => !n.classList?.contains('visually-hidden'))
+      .map((n) => n.textContent)
+      .join('');
+  });
+}
+
 test('the header is one row at 390 px and at 1280 px, every icon exists, "Chat actions" works by keyboard', async (t) => {
   await e2e.open(t, async ({ page }) => {
     await setup(page);
@@ -161,8 +177,9 @@ test('a reply\'s line: its model, time, tokens in and out, and the cost from the
       return {
         model: await meta.locator('.meta-model').innerText(),
         time: await meta.locator('.meta-time').innerText(),
-        input: await meta.locator('.tokens-in').innerText(),
-        output: await meta.locator('.tokens').innerText(),
+        input: await drawn(meta.locator('.tokens-in')),
+        output: await drawn(meta.locator('.tokens')),
+        said: [await meta.locator('.tokens-in .visually-hidden').textContent(), await meta.locator('.tokens .visually-hidden').textContent()],
         cost: (await meta.locator('.cost').count()) ? await meta.locator('.cost').innerText() : null,
       };
     };
@@ -176,12 +193,18 @@ test('a reply\'s line: its model, time, tokens in and out, and the cost from the
     assert.equal(counted.input, '↑1,000');
     assert.equal(counted.output, '↓500');
     assert.equal(counted.cost, '$0.007');
+    // A screen reader hears the arrows in words.
+    assert.deepEqual(counted.said, [
+      "Tokens sent, counted by the server or the model's tokenizer ",
+      "Tokens written, counted by the server or the model's tokenizer ",
+    ]);
     // No usage from the server: Satori's own counts, marked as estimates, and so is the cost.
     await sendMessage(page, 'And without usage?');
     await waitIdle(page);
     const estimated = await line();
     assert.match(estimated.input, /^↑≈\d+$/);
     assert.match(estimated.output, /^↓≈\d+$/);
+    assert.deepEqual(estimated.said, ['Tokens sent, estimated ', 'Tokens written, estimated ']);
     const [, sent] = estimated.input.match(/≈(\d+)/);
     const [, written] = estimated.output.match(/≈(\d+)/);
     const want = (Number(sent) * 2 + Number(written) * 10) / 1e6;
@@ -223,7 +246,8 @@ test('the keyboard: Ctrl+K finds a chat by a word and opens it, and runs actions
 
     // A dialog's closing hides it at once and ends it a moment later, giving the focus back
     // (here to the message box): keys wait for that, as a person's would.
-    const back = () => poll(() => box.evaluate((el) => el === document.activeElement), { message: 'the focus back in the message box' });
+    // (By its id: its name changes with the language.)
+    const back = () => poll(() => page.evaluate(() => document.activeElement?.id === 'composer-input'), { message: 'the focus back in the message box' });
     // Ctrl+K: "Command palette"; a word of a title (accents ignored) finds the chat; Enter opens it.
     await box.focus();
     await page.keyboard.press('Control+K');
@@ -248,11 +272,15 @@ test('the keyboard: Ctrl+K finds a chat by a word and opens it, and runs actions
     await settings.getByRole('button', byName('Cancel')).click();
     await settings.waitFor({ state: 'detached' });
     await back();
-    // Esc closes the palette; the arrows move through the list.
+    // Esc closes the palette, and a shortcut pressed straight after it works (nothing waits
+    // for the dialog to be gone); the arrows move through the list.
     await page.keyboard.press('Control+K');
     await palette.waitFor();
     await page.keyboard.press('Escape');
-    await palette.waitFor({ state: 'detached' });
+    await page.keyboard.press('Control+/');
+    await page.getByRole('dialog', byName('Keyboard shortcuts')).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', byName('Keyboard shortcuts')).waitFor({ state: 'detached' });
     await back();
     await page.keyboard.press('Control+K');
     await search.fill('theme');
@@ -303,5 +331,84 @@ test('the keyboard: Ctrl+K finds a chat by a word and opens it, and runs actions
     assert.equal(await page.getByRole('dialog').count(), 0, 'no dialog opened');
     assert.equal(await page.getByRole('textbox', byName('Edit message')).count(), 0, 'nothing opened for editing');
     assert.equal((await chatList(page)).length, 2, 'no new chat');
+
+    // A layout without Latin letters (Russian: "л" on the K key): the physical key counts.
+    const ru = await box.evaluate((el) => !el.dispatchEvent(new KeyboardEvent('keydown', { key: 'л', code: 'KeyK', ctrlKey: true, bubbles: true, cancelable: true })));
+    assert.equal(ru, true, 'Ctrl+K on a Russian layout taken');
+    await palette.waitFor();
+    // In Chinese, actions are found by the names shown: "简体中文" switches, "设置" is Settings.
+    await search.fill('简体中文');
+    await page.keyboard.press('Enter');
+    await palette.waitFor({ state: 'detached' });
+    await poll(async () => (await page.evaluate(() => document.documentElement.lang)) === 'zh-CN', { message: 'the page in Chinese' });
+    await back();
+    await page.keyboard.press('Control+K');
+    const 命令面板 = page.getByRole('dialog', byName('命令面板'));
+    await 命令面板.waitFor();
+    await 命令面板.getByRole('combobox').fill('设置');
+    await poll(async () => (await 命令面板.getByRole('option').allInnerTexts()).join('|') === '设置', { message: '"设置" finds Settings alone' });
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', byName('设置')).waitFor();
   });
+});
+
+test('a keyboard-only walk: the header, the chat list, a message\'s actions and the palette', async (t) => {
+  await e2e.open(t, async ({ page }) => {
+    await setup(page);
+    await sendMessage(page, 'The first chat');
+    await waitIdle(page);
+    await page.locator('button.new-chat').click();
+    await sendMessage(page, 'The second chat');
+    await waitIdle(page);
+    // Tab (or Shift+Tab) until `target` has the focus, as a person would: at most 60 presses.
+    const tabTo = async (target, key = 'Tab') => {
+      await target.waitFor({ state: 'attached' });
+      for (let i = 0; i < 60; i++) {
+        if (await target.evaluate((el) => el === document.activeElement)) return;
+        await page.keyboard.press(key);
+      }
+      assert.fail(`${key} never reached ${target}`);
+    };
+    const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent.trim());
+    await page.evaluate(() => document.activeElement?.blur());
+
+    // The header: "Chat actions" by Tab, opened by Enter, closed by Esc back onto the button.
+    const actions = page.getByRole('button', byName('Chat actions'));
+    await tabTo(actions);
+    await page.keyboard.press('Enter');
+    await poll(async () => (await focusedName()) === 'Rename chat', { message: 'the menu\'s first item focused' });
+    await page.keyboard.press('Escape');
+    assert.equal(await focusedName(), 'Chat actions');
+
+    // The chat list: the first chat's "Chat options", Pin chat chosen by the arrows; the pinned
+    // chat goes on top; Enter on its title opens it (marked as the current one).
+    const rowOptions = page.getByRole('button', byName('Chat options: The first chat'));
+    await tabTo(rowOptions, 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('menu', byName('Chat options')).waitFor();
+    for (let i = 0; i < 6 && (await focusedName()) !== 'Pin chat'; i++) await page.keyboard.press('ArrowDown');
+    assert.equal(await focusedName(), 'Pin chat');
+    await page.keyboard.press('Enter');
+    await poll(async () => (await chatList(page))[0]?.title === 'The first chat', { message: 'the pinned chat on top' });
+    const first = page.locator('.chat-link', { hasText: 'The first chat' });
+    await tabTo(first, 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await poll(async () => (await first.getAttribute('aria-current')) === 'page', { message: 'the first chat open' });
+
+    // A message's actions: Tab to the reply's "Pin", Enter pins it (pressed).
+    const pin = lastAssistant(page).getByRole('button', byName('Pin'));
+    await tabTo(pin);
+    assert.equal(await lastAssistant(page).locator('.msg-actions').evaluate((e) => getComputedStyle(e).opacity), '1', 'shown while focused');
+    await page.keyboard.press('Enter');
+    await poll(async () => (await lastAssistant(page).getByRole('button', byName('Pin')).getAttribute('aria-pressed')) === 'true', { message: 'the reply pinned' });
+
+    // The palette, from wherever the focus is: "new" and Enter start a new chat.
+    await page.keyboard.press('Control+K');
+    const palette = page.getByRole('dialog', byName('Command palette'));
+    await palette.waitFor();
+    await page.keyboard.type('new chat');
+    await page.keyboard.press('Enter');
+    await palette.waitFor({ state: 'detached' });
+    await poll(async () => (await page.locator('.msg[data-role="user"]').count()) === 0, { message: 'a new, empty chat' });
+  }, { contextOptions: { reducedMotion: 'reduce' } });
 });

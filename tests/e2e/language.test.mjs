@@ -151,6 +151,32 @@ async function configureInChinese(page) {
   await dialog.waitFor({ state: 'hidden' });
 }
 
+test('money for the page\'s language: below a currency\'s smallest unit to two significant digits, an unknown code written out', async () => {
+  const { formatMoney } = await import(path.join(repoRoot, 'src', 'web', 'i18n.js'));
+  const cases = [
+    // language, amount, currency, shown
+    ['en', 0.007, 'USD', '$0.007'],
+    ['en', 1234.5, 'USD', '$1,234.50'],
+    ['en', 0, 'USD', '$0.00'],
+    // A yen has no cents: 0.4 yen is below its unit, 12.3 yen is not.
+    ['en', 0.4, 'JPY', '¥0.4'],
+    ['en', 12.3, 'JPY', '¥12'],
+    ['en', 0.00123, 'CNY', 'CN¥0.0012'],
+    ['zh-CN', 0.007, 'CNY', '¥0.007'],
+    ['zh-CN', 3.5, 'USD', 'US$3.50'],
+    ['en', 0.5, 'XYZ1', '0.5 XYZ1'],
+  ];
+  const was = globalThis.document;
+  try {
+    for (const [lang, amount, currency, want] of cases) {
+      globalThis.document = { documentElement: { lang } };
+      assert.equal(formatMoney(amount, currency), want, `${amount} ${currency} in ${lang}`);
+    }
+  } finally {
+    globalThis.document = was;
+  }
+});
+
 test('a browser in Chinese: the first visit is in Chinese; the main flows by their Chinese names; no English left', async (t) => {
   await withApp(
     e2e.browser,

@@ -14,6 +14,7 @@ pub mod chat_start;
 pub mod context;
 pub mod hidden;
 pub mod key_binding;
+pub mod keys;
 pub mod llm;
 pub mod markdown;
 pub mod model_pick;

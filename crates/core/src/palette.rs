@@ -150,12 +150,20 @@ pub const RECENT_CHATS: usize = 5;
 /// The items for `query`: the actions whose name holds every word of it, then the chats whose
 /// title does (newest first, at most [`MAX_CHATS`]). Before anything is typed: every action, then
 /// the [`RECENT_CHATS`] newest chats. Words match as "Search chats" matches them: any case, Latin
-/// accents ignored.
-pub fn find(query: &str, chats: &[IndexEntry]) -> (Vec<Item>, Vec<Item>) {
+/// accents ignored. An action is found by its English name and by `names[i]`, its name in the
+/// interface language (empty, or shorter than [`ACTIONS`], in English).
+pub fn find(query: &str, chats: &[IndexEntry], names: &[String]) -> (Vec<Item>, Vec<Item>) {
     let w = words(query);
+    let named = |i: usize| {
+        names
+            .get(i)
+            .is_some_and(|n| !n.is_empty() && matches(n, &w))
+    };
     let actions = ACTIONS
         .iter()
-        .filter(|a| matches(a.label, &w))
+        .enumerate()
+        .filter(|(i, a)| matches(a.label, &w) || named(*i))
+        .map(|(_, a)| a)
         .map(|a| Item::Action(*a))
         .collect();
     let mut newest: Vec<&IndexEntry> = chats.iter().collect();
@@ -229,7 +237,7 @@ mod tests {
             ("nothing like this", &[], &[]),
         ];
         for (query, want_actions, want_chats) in cases {
-            let (actions, found) = find(query, &chats);
+            let (actions, found) = find(query, &chats, &[]);
             if !query.is_empty() {
                 assert_eq!(labels(&actions), *want_actions, "{query:?}");
             } else {
@@ -240,16 +248,51 @@ mod tests {
     }
 
     #[test]
+    fn finds_actions_by_their_names_in_the_interface_language() {
+        let zh: &[(&str, &str)] = &[
+            ("New chat", "新对话"),
+            ("Settings", "设置"),
+            ("Export chat", "导出对话"),
+            ("Export all", "全部导出"),
+            ("Theme: Dark", "主题：深色"),
+        ];
+        let names: Vec<String> = ACTIONS
+            .iter()
+            .map(|a| {
+                let hit = zh.iter().find(|(en, _)| *en == a.label);
+                hit.map_or(String::new(), |(_, local)| local.to_string())
+            })
+            .collect();
+        let chats = [entry("a", "导出 CSV 的脚本", 1)];
+        let cases: &[(&str, &[&str], &[&str])] = &[
+            ("设置", &["Settings"], &[]),
+            ("导出", &["Export chat", "Export all"], &["导出 CSV 的脚本"]),
+            ("对话", &["New chat", "Export chat"], &[]),
+            ("深色", &["Theme: Dark"], &[]),
+            // English still finds them in Chinese.
+            ("settings", &["Settings"], &[]),
+            ("设置 dark", &[], &[]),
+        ];
+        for (query, want_actions, want_chats) in cases {
+            let (actions, found) = find(query, &chats, &names);
+            assert_eq!(labels(&actions), *want_actions, "{query:?}");
+            assert_eq!(labels(&found), *want_chats, "{query:?}");
+        }
+        // Without names (English), a Chinese word finds no action.
+        assert!(find("设置", &chats, &[]).0.is_empty());
+    }
+
+    #[test]
     fn shows_few_chats_before_a_query_and_caps_matches() {
         let chats: Vec<IndexEntry> = (0..120)
             .map(|i| entry(&format!("c{i}"), &format!("Chat number {i}"), i))
             .collect();
-        let (_, recent) = find("", &chats);
+        let (_, recent) = find("", &chats, &[]);
         assert_eq!(recent.len(), RECENT_CHATS);
         assert_eq!(labels(&recent)[0], "Chat number 119");
-        let (_, found) = find("number", &chats);
+        let (_, found) = find("number", &chats, &[]);
         assert_eq!(found.len(), MAX_CHATS);
-        let (_, one) = find("number 7", &chats);
+        let (_, one) = find("number 7", &chats, &[]);
         assert!(labels(&one).iter().all(|t| t.contains('7')));
         assert_eq!(labels(&one)[0], "Chat number 117");
     }

@@ -49,6 +49,7 @@ pub fn App() -> impl IntoView {
     // the menu). Find in page cannot see messages of a long chat that are not drawn: Ctrl+F
     // offers "Search chats" then.
     use crate::ui::components::conversation;
+    let mac = crate::adapters::keyboard::on_mac();
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         let in_menu = document()
             .query_selector("[popover]:popover-open")
@@ -58,24 +59,31 @@ pub fn App() -> impl IntoView {
         let free = app.overlay.dialog.get_untracked().is_none()
             && !in_menu
             && !crate::ui::components::composer::composing(&ev);
-        let ctrl = (ev.ctrl_key() || ev.meta_key()) && !ev.alt_key();
-        let key = ev.key().to_ascii_lowercase();
-        if free && ev.key() == "Escape" && chat::is_streaming(&app) {
-            ev.prevent_default();
-            chat::stop();
-        } else if free && ctrl && key == "f" && conversation::windowed() {
-            ev.prevent_default();
-            crate::ui::transfer::search(app);
-        } else if free && ctrl && !ev.shift_key() && key == "k" {
-            ev.prevent_default();
-            app.open_external("Command palette", DialogsCall::OpenPalette, None);
-        } else if free && ctrl && key == "/" {
-            ev.prevent_default();
-            shortcuts(app);
-        } else if free && ctrl && ev.shift_key() && key == "o" {
-            ev.prevent_default();
-            app.new_chat();
+        use crate::core::keys::{shortcut, Press, Shortcut};
+        let (key, code) = (ev.key(), ev.code());
+        let press = Press {
+            key: &key,
+            code: &code,
+            ctrl: ev.ctrl_key(),
+            meta: ev.meta_key(),
+            shift: ev.shift_key(),
+            alt: ev.alt_key(),
+            mac,
+        };
+        let Some(does) = shortcut(press).filter(|_| free) else {
+            return;
+        };
+        match does {
+            Shortcut::Stop if chat::is_streaming(&app) => chat::stop(),
+            Shortcut::Find if conversation::windowed() => crate::ui::transfer::search(app),
+            Shortcut::Palette => {
+                app.open_external("Command palette", DialogsCall::OpenPalette, None)
+            }
+            Shortcut::Shortcuts => shortcuts(app),
+            Shortcut::NewChat => app.new_chat(),
+            _ => return,
         }
+        ev.prevent_default();
     });
     let resized = window_event_listener(leptos::ev::resize, |_| conversation::resized());
     // A share link: opened with the page, or pasted into this tab's address bar.
@@ -255,8 +263,8 @@ fn on_dialog_event(app: AppState, event: DialogEvent, sidebar_open: RwSignal<boo
         }
         DialogEvent::SystemPrompt(text) => crate::ui::components::system_dialog::save(app, text),
         DialogEvent::Settings(saved) => app.apply_settings(saved),
-        // The dialog gave focus back to the element that opened it; a share link pasted while
-        // it was open is opened now.
+        // The dialog is closed (the browser gave the focus back to where it was; the dialog
+        // is unmounted a moment later); a share link pasted while it was open is opened now.
         DialogEvent::Closed => {
             app.set_dialog(None);
             crate::ui::transfer::open_link(app);

@@ -150,10 +150,10 @@ fn meta_html(msg: &Message) -> String {
     };
     let mut out = String::from("<span class=\"meta\">");
     if let Some(model) = &meta.model {
-        push_span(&mut out, "meta-model\" translate=\"no", model, model);
+        push_span(&mut out, "meta-model\" translate=\"no", model, None, model);
     }
     let (short, long) = time(msg.created_at as f64);
-    push_span(&mut out, "meta-time", &long, &short);
+    push_span(&mut out, "meta-time", &long, None, &short);
     let about = |exact: bool| if exact { "" } else { "≈" };
     let counts = [
         ("tokens-in", meta.input, true),
@@ -167,15 +167,21 @@ fn meta_html(msg: &Message) -> String {
                 (false, true) => "Tokens written, counted by the server or the model's tokenizer",
                 (false, false) => "Tokens written, estimated",
             };
-            // ↑ sent, ↓ written (the title says so in words).
-            let text =
-                (if sent { "↑" } else { "↓" }).to_string() + about(c.exact) + &number(c.tokens);
-            push_span(&mut out, class, title, &text);
+            // ↑ sent, ↓ written: the arrow drawn by the style sheet (silent), said in words
+            // (the title, which a screen reader reads inconsistently on a span).
+            let text = about(c.exact).to_string() + &number(c.tokens);
+            push_span(&mut out, class, title, Some(title), &text);
         }
     }
     if let Some(cost) = meta.cost {
         let text = about(cost.exact).to_string() + &money(cost.amount, &cost.currency);
-        push_span(&mut out, "cost", "Cost at the price set in Settings", &text);
+        push_span(
+            &mut out,
+            "cost",
+            "Cost at the price set in Settings",
+            None,
+            &text,
+        );
     }
     out.push_str("</span>");
     out
@@ -207,12 +213,17 @@ fn notes_html(msg: &Message) -> String {
 }
 
 /// `<span class="CLASS" title="TITLE">TEXT</span>` (title and text escaped).
-fn push_span(out: &mut String, class: &str, title: &str, text: &str) {
+fn push_span(out: &mut String, class: &str, title: &str, said: Option<&str>, text: &str) {
     out.push_str("<span class=\"");
     out.push_str(class);
     out.push_str("\" title=\"");
     markdown::push_escaped(out, title);
     out.push_str("\">");
+    if let Some(said) = said {
+        out.push_str("<span class=\"visually-hidden\">");
+        markdown::push_escaped(out, said);
+        out.push_str(" </span>");
+    }
     markdown::push_escaped(out, text);
     out.push_str("</span>");
 }

@@ -45,6 +45,15 @@ pub fn Modal(
             node_ref=dialog
             class="modal"
             aria-labelledby=labelled_by
+            // Esc: closed by its owner at once, in this event, rather than when the browser's
+            // `close` event comes a task later (the app knows it is closed when the focus is
+            // back, before the next key). The dialog's own `cancel` only: a file input's, when
+            // its chooser is dismissed, bubbles up here too.
+            on:cancel=move |ev: web_sys::Event| {
+                if ev.target() == ev.current_target() {
+                    on_close.run(());
+                }
+            }
             on:close=move |ev| {
                 // A dialog already taken off the page (closed and unmounted) says nothing: another
                 // may be open by now.

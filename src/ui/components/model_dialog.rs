@@ -100,25 +100,22 @@ pub fn ModelDialog(
         on_pick.run(c.model);
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        if ev.is_composing() {
+        if crate::ui::components::composer::composing(&ev) {
             return;
         }
         let list = flat();
         let n = list.len();
         let i = untrack(|| at(&list));
-        let to = match ev.key().as_str() {
-            "ArrowDown" if n > 0 => (i + 1) % n,
-            "ArrowUp" if n > 0 => (i + n - 1) % n,
-            "Home" if n > 0 => 0,
-            "End" if n > 0 => n - 1,
-            "Enter" => {
-                ev.prevent_default();
-                if let Some(c) = list.into_iter().nth(i) {
-                    pick(c);
-                }
-                return;
+        let pressed = ev.key();
+        if pressed == "Enter" {
+            ev.prevent_default();
+            if let Some(c) = list.into_iter().nth(i) {
+                pick(c);
             }
-            _ => return,
+            return;
+        }
+        let Some(to) = crate::core::keys::step(&pressed, i, n) else {
+            return;
         };
         ev.prevent_default();
         active.set(Some(key(&list[to])));

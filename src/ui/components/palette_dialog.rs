@@ -3,18 +3,14 @@
 //! ([`crate::core::palette`]); choosing an action does what its control does, choosing a chat
 //! opens it.
 
-use crate::core::palette::{find, Do, Item};
+use crate::core::palette::{find, Do, Item, ACTIONS};
 use crate::core::persist::IndexEntry;
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
 
 /// `keys` as this computer writes them: ⌘ for Ctrl on a Mac.
 pub fn keys_here(keys: &str) -> String {
-    let mac = window()
-        .navigator()
-        .platform()
-        .is_ok_and(|p| p.starts_with("Mac") || p.starts_with("iP"));
-    if mac {
+    if crate::adapters::keyboard::on_mac() {
         keys.replace("Ctrl+", "⌘")
     } else {
         keys.to_string()
@@ -46,7 +42,14 @@ pub fn PaletteDialog(
     // The option the arrows are on, by position in the list shown (reset as the user types).
     let active = RwSignal::new(0usize);
     let chats = StoredValue::new(chats);
-    let shown = move || query.with(|q| chats.with_value(|c| find(q, c)));
+    // The actions' names as the user reads them (Chinese), searched as well as the English.
+    let names = StoredValue::new(
+        ACTIONS
+            .iter()
+            .map(|a| crate::adapters::language::translated(a.label))
+            .collect::<Vec<_>>(),
+    );
+    let shown = move || query.with(|q| chats.with_value(|c| names.with_value(|n| find(q, c, n))));
     let flat = move || -> Vec<Item> {
         let (a, c) = shown();
         a.into_iter().chain(c).collect()
@@ -58,19 +61,16 @@ pub fn PaletteDialog(
         let list = flat();
         let n = list.len();
         let i = active.get_untracked().min(n.saturating_sub(1));
-        let to = match ev.key().as_str() {
-            "ArrowDown" if n > 0 => (i + 1) % n,
-            "ArrowUp" if n > 0 => (i + n - 1) % n,
-            "Home" if n > 0 => 0,
-            "End" if n > 0 => n - 1,
-            "Enter" => {
-                ev.prevent_default();
-                if let Some(item) = list.into_iter().nth(i) {
-                    on_pick.run(item);
-                }
-                return;
+        let pressed = ev.key();
+        if pressed == "Enter" {
+            ev.prevent_default();
+            if let Some(item) = list.into_iter().nth(i) {
+                on_pick.run(item);
             }
-            _ => return,
+            return;
+        }
+        let Some(to) = crate::core::keys::step(&pressed, i, n) else {
+            return;
         };
         ev.prevent_default();
         active.set(to);
