@@ -65,6 +65,19 @@ NAMED+=("pack=$MODULE_PATH")
 # worker in <meta name="satori-module:import"> (src/adapters/import_worker.rs starts it).
 build_module satori-import import "" src/web/import-worker.js
 NAMED+=("import=$MODULE_PATH")
+# The math module (src/web/math.js with temml from npm, bundled by esbuild), into
+# dist/math-<hash>/; the page names it in <meta name="satori-module:math"> and the markdown module
+# (src/web/math-watch.js) loads it the first time a formula is drawn.
+MATH_STAGE="$ROOT/target/module-math"
+rm -rf "$MATH_STAGE" && mkdir -p "$MATH_STAGE"
+esbuild "$ROOT/src/web/math.js" --bundle --format=esm --minify --legal-comments=none \
+  --log-level=warning --outfile="$MATH_STAGE/math.js"
+MATH_HASH="$(sha256sum "$MATH_STAGE/math.js" | cut -c1-16)"
+rm -rf "$ROOT"/dist/math-*
+cp -r "$MATH_STAGE" "$ROOT/dist/math-$MATH_HASH"
+NAMED+=("math=math-$MATH_HASH/math.js")
+# The page a code block's "Preview" draws in (sandboxed; src/web/rendered.js opens it).
+cp "$ROOT/src/web/preview.html" "$ROOT/dist/preview.html"
 # The in-browser model (src/bin/satori-llm.rs): built with SIMD128 in a target folder of its own
 # (the other modules keep theirs), with the worker that runs it (src/web/llm-worker.js) and the
 # page side that answers the app's requests like a server (src/web/llm-local.js), into

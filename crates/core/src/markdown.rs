@@ -32,14 +32,20 @@
 //! - A link whose text names a host (`https://good.example`, `good.example/path`) other than
 //!   the host it goes to is followed by that host, `<span class="md-real-host" title="This link
 //!   goes to HOST">(HOST)</span>`, so its text cannot lie about where it leads (see #37).
+//! - Formulas (`$…$`, `$$…$$`, and `\(…\)`, `\[…\]` outside code) render as their TeX source,
+//!   escaped, in `<span class="md-math">` (`md-math md-display` for display math), which the
+//!   page typesets as MathML (`src/web/math.js`). A closing `$` right before a digit ends no
+//!   formula ("$5-$10" is text, as Pandoc reads it); a formula over [`MAX_TEX_BYTES`] or with
+//!   hidden characters is shown as code.
 //! - Output size is linear in input size: inputs over [`MAX_MARKDOWN_BYTES`] are shown as
 //!   escaped plain text, and inputs whose tables could be padded into a huge number of empty
 //!   cells are parsed with tables disabled.
 //!
 //! Classes the stylesheet can target: `code-block`, `code-head`, `code-lang`, `copy-code` (the UI
-//! copies the sibling `<code>` text), `md-hidden`, `md-real-host`, `md-image-blocked`, `md-task`/`md-task-done` (task list
+//! copies the sibling `<code>` text), `preview-code` ("Preview" on an `html` or `svg` block, with
+//! `aria-expanded`; the page draws the block in a sandboxed frame), `md-hidden`, `md-real-host`, `md-image-blocked`, `md-task`/`md-task-done` (task list
 //! markers, shown as ☑/☐ instead of `<input>`), `md-align-left|center|right` (table cells),
-//! `md-raw-html` (a `<p>` holding an input HTML block as text; its newlines are kept in the text,
+//! `md-math`/`md-display` (formulas), `md-raw-html` (a `<p>` holding an input HTML block as text; its newlines are kept in the text,
 //! so `white-space: pre-wrap` shows them) and `md-plain` (the oversized-input fallback `<pre>`).
 //!
 //! Pure: no IO, clock, randomness or browser APIs.
@@ -48,6 +54,7 @@ use crate::hidden::{self, Piece};
 use pulldown_cmark::{
     html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
 };
+use std::borrow::Cow;
 
 /// Largest input, in bytes, that is parsed as markdown. Longer input is rendered as escaped plain
 /// text in a `<pre class="md-plain">`, which bounds parse time and memory for pathological input.
@@ -75,14 +82,197 @@ pub fn render(markdown: &str) -> String {
     if markdown.len() > MAX_MARKDOWN_BYTES {
         return render_plain(markdown);
     }
-    let mut options = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let mut options =
+        Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS | Options::ENABLE_MATH;
     if table_padding_bound(markdown) <= MAX_TABLE_PADDING {
         options |= Options::ENABLE_TABLES;
     }
+    let text = tex_delimiters(markdown);
     let mut filter = Filter::default();
-    let events = Parser::new_ext(markdown, options).filter_map(|event| filter.map(event));
+    let events = Parser::new_ext(&text, options)
+        .into_offset_iter()
+        .filter_map(|(event, at)| match event {
+            // A price, not a formula: "$5-$10" (a closing `$` right before a digit, as Pandoc
+            // reads it) stays text.
+            Event::InlineMath(_) if text[at.end..].starts_with(|c: char| c.is_ascii_digit()) => {
+                filter.map(Event::Text(text[at].into()))
+            }
+            event => filter.map(event),
+        });
     let mut out = String::with_capacity(markdown.len() + markdown.len() / 2 + 64);
     html::push_html(&mut out, events);
+    out
+}
+
+/// Longest formula, in bytes, that is marked for typesetting; a longer one is shown as its
+/// source, as code.
+const MAX_TEX_BYTES: usize = 4_000;
+
+/// `markdown` with LaTeX's own delimiters written as the markdown parser's: `\(…\)` as `$…$`
+/// and `\[…\]` as `$$…$$` (what models trained on LaTeX write), outside code blocks and code
+/// spans. A delimiter pair does not span a blank line; `\\(` is an escaped backslash, not a
+/// delimiter. Inline math is trimmed, since `$ x $` is not math for the parser.
+fn tex_delimiters(markdown: &str) -> Cow<'_, str> {
+    if !markdown.contains("\\(") && !markdown.contains("\\[") {
+        return Cow::Borrowed(markdown);
+    }
+    let mut out = String::with_capacity(markdown.len());
+    let mut fence: Option<(u8, usize)> = None;
+    let mut after_blank = true;
+    // Where the prose not yet written starts: runs of prose lines are rewritten whole, so a
+    // pair may span the lines of a paragraph.
+    let mut prose = 0;
+    let mut at = 0;
+    while at < markdown.len() {
+        let end = markdown[at..]
+            .find('\n')
+            .map_or(markdown.len(), |i| at + i + 1);
+        let line = markdown[at..end].trim_end_matches(['\n', '\r']);
+        let fence_run = fence_of(line);
+        // An indented line after a blank line (or after such a line) is code.
+        let indented = fence.is_none()
+            && after_blank
+            && !blank(line)
+            && (line.starts_with('\t') || line.starts_with("    "));
+        let code = if let Some((ch, len)) = fence {
+            if fence_run.is_some_and(|(c, l, tail)| c == ch && l >= len && blank(tail)) {
+                fence = None;
+            }
+            true
+        } else if let Some((c, l, _)) = fence_run {
+            fence = Some((c, l));
+            true
+        } else {
+            indented
+        };
+        if code {
+            push_tex_prose(&mut out, &markdown[prose..at]);
+            out.push_str(&markdown[at..end]);
+            prose = end;
+        }
+        after_blank = blank(line) || indented;
+        at = end;
+    }
+    push_tex_prose(&mut out, &markdown[prose..]);
+    Cow::Owned(out)
+}
+
+/// Appends `prose` (text outside code blocks) with its `\\(…\\)` and `\\[…\\]` pairs written
+/// as `$…$` and `$$…$$`, leaving code spans and escaped backslashes as they are.
+fn push_tex_prose(out: &mut String, prose: &str) {
+    let b = prose.as_bytes();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'`' => {
+                let run = b[i..].iter().take_while(|c| **c == b'`').count();
+                i += run + code_span_end(&prose[i + run..], run).unwrap_or(0);
+            }
+            b'\\' if matches!(b.get(i + 1), Some(b'(' | b'[')) => {
+                let display = b[i + 1] == b'[';
+                let closing = if display { "\\]" } else { "\\)" };
+                let body = &prose[i + 2..];
+                match tex_close(body, closing) {
+                    Some(len) if !body[..len].trim().is_empty() => {
+                        out.push_str(&prose[copied..i]);
+                        let (fence, tex) = match display {
+                            true => ("$$", &body[..len]),
+                            false => ("$", body[..len].trim()),
+                        };
+                        out.push_str(fence);
+                        out.push_str(tex);
+                        out.push_str(fence);
+                        i += 2 + len + 2;
+                        copied = i;
+                    }
+                    _ => i += 2,
+                }
+            }
+            // An escaped character (`\\\\` too) is never a delimiter.
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    out.push_str(&prose[copied.min(prose.len())..]);
+}
+
+/// Where a code span opened by `run` backticks ends in `text` (just after its closing run), if
+/// it closes before a blank line.
+fn code_span_end(text: &str, run: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\n'
+            && text[i + 1..]
+                .trim_start_matches([' ', '\t', '\r'])
+                .starts_with('\n')
+        {
+            return None;
+        }
+        if b[i] == b'`' {
+            let len = b[i..].iter().take_while(|c| **c == b'`').count();
+            if len == run {
+                return Some(i + len);
+            }
+            i += len;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+/// The length of the formula in `text` up to its `closing` delimiter (`\\)` or `\\]`), if the
+/// delimiter comes before a blank line; `\\\\` (a TeX line break) is skipped whole.
+fn tex_close(text: &str, closing: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if text[i..].starts_with(closing) => return Some(i),
+            b'\\' => i += 2,
+            b'\n'
+                if text[i + 1..]
+                    .trim_start_matches([' ', '\t', '\r'])
+                    .starts_with('\n') =>
+            {
+                return None
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// A message shown as typed (the user's words are not markdown), as HTML: `text` escaped, with
+/// its formulas marked for typesetting as [`render`] marks them (`$…$`, `$$…$$`, `\\(…\\)`,
+/// `\\[…\\]`; never inside a code span, a price stays text). Only the delimiters of a formula
+/// are not shown as typed: the page draws the formula instead.
+pub fn plain_with_math(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 32);
+    if text.len() > MAX_MARKDOWN_BYTES || !(text.contains('$') || text.contains('\\')) {
+        push_escaped(&mut out, text);
+        return out;
+    }
+    let src = tex_delimiters(text);
+    let mut at = 0;
+    for (event, range) in Parser::new_ext(&src, Options::ENABLE_MATH).into_offset_iter() {
+        let (tex, display) = match event {
+            Event::InlineMath(tex) => (tex, false),
+            Event::DisplayMath(tex) => (tex, true),
+            _ => continue,
+        };
+        if range.start < at
+            || !display && src[range.end..].starts_with(|c: char| c.is_ascii_digit())
+        {
+            continue;
+        }
+        push_escaped(&mut out, &src[at..range.start]);
+        out.push_str(&math_html(&tex, display));
+        at = range.end;
+    }
+    push_escaped(&mut out, &src[at..]);
     out
 }
 
@@ -258,6 +448,8 @@ impl Filter {
             Event::SoftBreak => Some(Event::HardBreak),
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
+            Event::InlineMath(tex) => Some(Event::Html(math_html(&tex, false).into())),
+            Event::DisplayMath(tex) => Some(Event::Html(math_html(&tex, true).into())),
             // Footnotes are not enabled; if they ever were, push_html would emit `href="#…"`.
             Event::FootnoteReference(name) => Some(Event::Text(format!("[^{name}]").into())),
             // push_html would emit an <input>.
@@ -607,6 +799,27 @@ fn misnamed(text: &str, host: &str) -> bool {
     })
 }
 
+/// A formula's markup: its TeX source, escaped, in a `md-math` span (`md-display` for display
+/// math) that the page typesets (`src/web/math-watch.js`). A formula over [`MAX_TEX_BYTES`] or
+/// with hidden characters is shown as its source, as code, with its delimiters.
+fn math_html(tex: &str, display: bool) -> String {
+    let mut html = String::with_capacity(tex.len() + 64);
+    if tex.len() > MAX_TEX_BYTES || hidden::any(tex) {
+        let fence = if display { "$$" } else { "$" };
+        html.push_str("<code>");
+        push_marked(&mut html, &[fence, tex, fence].concat());
+        html.push_str("</code>");
+        return html;
+    }
+    html.push_str(match display {
+        true => r#"<span class="md-math md-display">"#,
+        false => r#"<span class="md-math">"#,
+    });
+    push_escaped(&mut html, tex);
+    html.push_str("</span>");
+    html
+}
+
 /// Appends `text` escaped for HTML text or a quoted attribute value (`& < > " '`).
 pub fn push_escaped(out: &mut String, text: &str) {
     for c in text.chars() {
@@ -631,8 +844,15 @@ fn code_block_open(kind: &CodeBlockKind<'_>) -> String {
     let mut html =
         String::from(r#"<div class="code-block"><div class="code-head"><span class="code-lang">"#);
     push_escaped(&mut html, lang);
+    html.push_str("</span>");
+    // An html or svg block can be drawn in a sandboxed frame (src/web/rendered.js).
+    if ["html", "svg"].iter().any(|l| lang.eq_ignore_ascii_case(l)) {
+        html.push_str(
+            r#"<button type="button" class="preview-code" aria-expanded="false">Preview</button>"#,
+        );
+    }
     html.push_str(
-        r#"</span><button type="button" class="copy-code" aria-label="Copy code">Copy</button></div><pre><code"#,
+        r#"<button type="button" class="copy-code" aria-label="Copy code">Copy</button></div><pre><code"#,
     );
     if !lang.is_empty() {
         html.push_str(r#" class="language-"#);
@@ -885,6 +1105,7 @@ mod tests {
         "aria-label",
         "role",
         "start",
+        "aria-expanded",
     ];
 
     /// Attributes whose value is a URL the browser may load or navigate to.
@@ -1040,6 +1261,95 @@ mod tests {
 
     const COPY: &str =
         r#"<button type="button" class="copy-code" aria-label="Copy code">Copy</button>"#;
+
+    #[test]
+    fn formulas_in_a_message_shown_as_typed_are_marked_and_nothing_else_changes() {
+        const M: &str = r#"<span class="md-math">"#;
+        const D: &str = r#"<span class="md-math md-display">"#;
+        let cases = [
+            (
+                "What is \\(\\frac{a}{b}\\)?",
+                format!("What is {M}\\frac{{a}}{{b}}</span>?"),
+            ),
+            ("$x$ and $$y$$", format!("{M}x</span> and {D}y</span>")),
+            ("\\[\na\n\\]", format!("{D}\na\n</span>")),
+            // Markdown is not rendered; markup is text.
+            (
+                "**$5** and *$10* <b>x</b>",
+                "**$5** and *$10* &lt;b&gt;x&lt;/b&gt;".to_string(),
+            ),
+            ("From $5-$10", "From $5-$10".to_string()),
+            ("`$x$` stays", "`$x$` stays".to_string()),
+            ("no formula", "no formula".to_string()),
+            ("# Title\n\n- $x$", format!("# Title\n\n- {M}x</span>")),
+        ];
+        for (text, want) in cases {
+            assert_eq!(plain_with_math(text), want, "{text:?}");
+            assert_safe(&plain_with_math(text));
+        }
+    }
+
+    #[test]
+    fn html_and_svg_code_blocks_offer_a_preview() {
+        const P: &str =
+            r#"<button type="button" class="preview-code" aria-expanded="false">Preview</button>"#;
+        for (lang, preview) in [
+            ("html", true),
+            ("SVG", true),
+            ("js", false),
+            ("", false),
+            ("xhtml", false),
+        ] {
+            let html = render(&format!("```{lang}\n<p>x</p>\n```"));
+            assert_eq!(html.contains(P), preview, "{lang}: {html}");
+            assert_safe(&html);
+        }
+    }
+
+    #[test]
+    fn formulas_are_marked_for_typesetting_and_nothing_else_is() {
+        const M: &str = r#"<span class="md-math">"#;
+        const D: &str = r#"<span class="md-math md-display">"#;
+        // (markdown, the rendered HTML)
+        let cases = [
+            ("$x^2$", format!("<p>{M}x^2</span></p>\n")),
+            ("$$\\int_0^1 x\\,dx$$", format!("<p>{D}\\int_0^1 x\\,dx</span></p>\n")),
+            // LaTeX's own delimiters, as models write them.
+            ("\\(a_1 * b_2\\)", format!("<p>{M}a_1 * b_2</span></p>\n")),
+            ("\\( \\frac{1}{2} \\)", format!("<p>{M}\\frac{{1}}{{2}}</span></p>\n")),
+            ("\\[\nx = \\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}\n\\]", format!("<p>{D}\nx = \\begin{{pmatrix}}1&amp;2\\\\3&amp;4\\end{{pmatrix}}\n</span></p>\n")),
+            ("面积是\\(\\pi r^2\\)。", format!("<p>面积是{M}\\pi r^2</span>。</p>\n")),
+            // Escaped markup stays text inside a formula.
+            ("$a<b>c$", format!("<p>{M}a&lt;b&gt;c</span></p>\n")),
+            // Prices stay text.
+            ("It costs $5 and $10.", "<p>It costs $5 and $10.</p>\n".to_string()),
+            ("From $5-$10 a month", "<p>From $5-$10 a month</p>\n".to_string()),
+            ("价格是$5，另一个是$10。", "<p>价格是$5，另一个是$10。</p>\n".to_string()),
+            ("$5,000 to $6,000", "<p>$5,000 to $6,000</p>\n".to_string()),
+            // Never inside code.
+            ("`$x$` and `\\(y\\)`", "<p><code>$x$</code> and <code>\\(y\\)</code></p>\n".to_string()),
+            ("```\n\\(y\\) $x$\n```", format!("<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\"></span>{COPY}</div><pre><code>\\(y\\) $x$\n</code></pre></div>\n")),
+            ("Text\n\n    \\(y\\)\n", format!("<p>Text</p>\n<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\"></span>{COPY}</div><pre><code>\\(y\\)\n</code></pre></div>\n")),
+            // An escaped backslash, an unclosed pair, an empty one and one across a blank line
+            // are not formulas.
+            ("\\\\(x\\)", "<p>\\(x)</p>\n".to_string()),
+            ("\\(x", "<p>(x</p>\n".to_string()),
+            ("\\( \\)", "<p>( )</p>\n".to_string()),
+            ("\\(x\n\ny\\)", "<p>(x</p>\n<p>y)</p>\n".to_string()),
+            // Hidden characters: shown as the source, marked.
+            ("$a\u{202E}b$", "<p><code>$a<span class=\"md-hidden\" role=\"img\" aria-label=\"U+202E\" title=\"Hidden character U+202E (right-to-left override)\">\u{202E}</span>b$</code></p>\n".to_string()),
+        ];
+        for (markdown, want) in cases {
+            check(markdown, &want);
+        }
+        // A formula too long to typeset is shown as code.
+        let long = format!("${}$", "x+".repeat(2_500) + "x");
+        assert!(
+            render(&long).starts_with("<p><code>$x+x+"),
+            "{}",
+            &render(&long)[..40]
+        );
+    }
     const REL: &str = r#"rel="noopener noreferrer nofollow" target="_blank""#;
 
     #[test]
@@ -1470,6 +1780,14 @@ mod tests {
         "- [x] <input type=checkbox onclick=alert(1)>",
         "# <h1 id=x onclick=alert(1)>",
         "Setext <b onclick=alert(1)>\n===",
+        // Formulas: their source is text until the page typesets it (src/web/math.js).
+        "$<script>alert(1)</script>$",
+        "$$<img src=x onerror=alert(1)>$$",
+        "\\(\\href{javascript:alert(1)}{x}\\)",
+        "\\[\\url{javascript:alert(1)}\\]",
+        "$\"><svg onload=alert(1)>$",
+        "[$x$](javascript:alert(1))",
+        "`$x$`<script>alert(1)</script>$y$",
     ];
 
     #[test]

@@ -214,6 +214,9 @@ pub enum MarkdownCall<'a> {
     Render(&'a str),
     /// Where a reply still arriving can be cut: the blocks before are finished.
     StreamCut(&'a str),
+    /// A message shown as typed, as HTML with its formulas marked. Made by the page's script
+    /// that typesets formulas (`src/web/rendered.js`), for the user's messages as they are drawn.
+    PlainWithMath(&'a str),
 }
 
 impl Call for MarkdownCall<'_> {
@@ -222,11 +225,14 @@ impl Call for MarkdownCall<'_> {
         match self {
             MarkdownCall::Render(_) => "render",
             MarkdownCall::StreamCut(_) => "stream_cut",
+            MarkdownCall::PlainWithMath(_) => "plain_with_math",
         }
     }
     fn args(&self) -> [Option<&str>; 2] {
         match self {
-            MarkdownCall::Render(text) | MarkdownCall::StreamCut(text) => [Some(text), None],
+            MarkdownCall::Render(text)
+            | MarkdownCall::StreamCut(text)
+            | MarkdownCall::PlainWithMath(text) => [Some(text), None],
         }
     }
 }
@@ -475,6 +481,7 @@ pub fn every_call() -> Vec<(Module, &'static str, Vec<String>, Option<&'static s
     vec![
         row(MarkdownCall::Render("a")),
         row(MarkdownCall::StreamCut("a")),
+        row(MarkdownCall::PlainWithMath("a")),
         row(DialogsCall::Start {
             role: t("a"),
             vars: t("b"),

@@ -1,0 +1,139 @@
+// What the page does with rendered markdown (crates/core/src/markdown.rs) wherever it appears —
+// replies, the user's messages, the share preview. Started by the markdown module
+// (src/bin/satori-markdown.rs), so nothing of this is on the first-load path.
+//
+// - Formulas: the renderer marks each as <span class="md-math">TeX source</span>; they are
+//   typeset as they are drawn by the math module (src/web/math.js: temml, about 60 KB gzip),
+//   loaded the first time a formula appears. Until it has loaded, and if it cannot load, the TeX
+//   source shows.
+// - Previews: "Preview" on an html or svg code block draws the code in a sandboxed frame
+//   (src/web/preview.html: scripts run, but in an origin of their own, with nothing to fetch).
+const PENDING = '.md-math:not([data-typeset])';
+// The user's messages, shown as typed: their formulas are marked here (the renderer's
+// plain_with_math), the rest of the text stays as it was.
+const TYPED = 'article[data-role="user"] .content.plain:not([data-math])';
+
+/** Marks the formulas of the user's messages in `els` (when the markdown module is ready). */
+function markTyped(els, modules) {
+  const md = modules.ready.get('markdown');
+  if (!md) return;
+  for (const el of els) {
+    el.dataset.math = '';
+    const text = el.textContent;
+    if (/\$|\\[([]/.test(text)) el.innerHTML = md.plain_with_math(text);
+  }
+}
+
+export function watchRendered() {
+  const modules = globalThis.__satoriModules;
+  if (!modules || !globalThis.document) return;
+  const typeset = (found) => {
+    const math = modules.ready.get('math');
+    if (math) {
+      for (const el of found) math.typeset(el);
+      return;
+    }
+    // Loaded once; a failed load is tried again when the next formula appears.
+    modules.load('math').then(
+      () => typeset(document.querySelectorAll(PENDING)),
+      () => {},
+    );
+  };
+  // Mutation callbacks run before the page is painted again, so a formula redrawn while a reply
+  // arrives never flashes its source once the module has loaded.
+  const within = (records, selector) => {
+    const found = [];
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.nodeType !== 1) continue;
+        if (node.matches(selector)) found.push(node);
+        else if (node.firstElementChild) found.push(...node.querySelectorAll(selector));
+      }
+    }
+    return found;
+  };
+  new MutationObserver((records) => {
+    markTyped(within(records, TYPED), modules);
+    const found = within(records, PENDING);
+    if (found.length) typeset(found);
+  }).observe(document.body, { childList: true, subtree: true });
+  // What was drawn before: once this module is ready (this runs while it starts).
+  modules.load('markdown').then(() => {
+    markTyped(document.querySelectorAll(TYPED), modules);
+    const now = document.querySelectorAll(PENDING);
+    if (now.length) typeset(now);
+  }, () => {});
+  document.addEventListener('click', preview);
+  document.addEventListener('copy', copyTex);
+}
+
+// A formula's TeX source with its delimiters.
+const source = (el) => {
+  const fence = el.classList.contains('md-display') ? '$$' : '$';
+  return fence + el.dataset.tex + fence;
+};
+
+// Copying a selection with typeset formulas in it copies their TeX source in their place (the
+// MathML's own text would be a jumble of glyphs).
+function copyTex(event) {
+  const selection = getSelection();
+  if (!selection || selection.isCollapsed || !selection.rangeCount || !event.clipboardData) return;
+  const range = selection.getRangeAt(0);
+  const common = range.commonAncestorContainer;
+  const within = (common.nodeType === 1 ? common : common.parentElement)?.closest('.md-math[data-tex]');
+  let text;
+  let html;
+  if (within) {
+    text = source(within);
+    html = text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  } else {
+    const copy = range.cloneContents();
+    const found = copy.querySelectorAll('.md-math[data-tex]');
+    if (!found.length) return;
+    for (const el of found) el.replaceWith(source(el));
+    // Laid out (off screen) for its text to keep the lines and paragraphs the reader saw.
+    const box = document.createElement('div');
+    box.style.position = 'fixed';
+    box.style.left = '-10000px';
+    box.style.whiteSpace = 'pre-wrap';
+    box.append(copy);
+    document.body.append(box);
+    text = box.innerText;
+    html = box.innerHTML;
+    box.remove();
+  }
+  event.clipboardData.setData('text/plain', text);
+  event.clipboardData.setData('text/html', html);
+  event.preventDefault();
+}
+
+// "Preview" shows the code block's frame, or hides it.
+function preview(event) {
+  const button = event.target instanceof Element && event.target.closest('.preview-code');
+  const block = button && button.closest('.code-block');
+  const code = block && block.querySelector('code');
+  if (!code) return;
+  const shown = block.nextElementSibling;
+  if (shown && shown.classList.contains('code-preview')) {
+    shown.remove();
+    button.setAttribute('aria-expanded', 'false');
+    return;
+  }
+  const frame = document.createElement('iframe');
+  // Before the address: the frame never exists without its sandbox.
+  frame.setAttribute('sandbox', 'allow-scripts');
+  frame.className = 'code-preview';
+  frame.title = 'Preview';
+  frame.referrerPolicy = 'no-referrer';
+  const source = code.textContent;
+  // The frame says when it listens; only then, and only to it, the code goes.
+  const ready = (e) => {
+    if (e.source !== frame.contentWindow || e.data !== 'satori-preview-ready') return;
+    removeEventListener('message', ready);
+    frame.contentWindow.postMessage(source, '*');
+  };
+  addEventListener('message', ready);
+  frame.src = new URL('preview.html', document.baseURI).href;
+  block.after(frame);
+  button.setAttribute('aria-expanded', 'true');
+}

@@ -1,0 +1,243 @@
+// Formulas in replies and in the user's messages are drawn as MathML (src/web/math.js, temml),
+// loaded only once a formula appears; code, prices and formulas that do not parse stay text;
+// copying gives the TeX source; hostile TeX stays inert. "Preview" draws an html or svg code block
+// in a sandboxed frame that can reach neither Satori nor the network.
+import { test } from 'node:test';
+import http from 'node:http';
+import assert from 'node:assert/strict';
+import { useApp } from './support/app.mjs';
+import {
+  configure,
+  waitIdle,
+  sendMessage,
+  conversation,
+  lastAssistant,
+  waitForStatus,
+  poll,
+  reload,
+  sleep,
+} from './support/browser.mjs';
+
+const e2e = useApp();
+
+const REPLY = [
+  'Fraction: $\\frac{1}{2}$ of it.\n\n',
+  'The sum:\n\n$$\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}$$\n\n',
+  'A matrix: \\[\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}\\]\n\n',
+  'Code: `$x$` and\n\n```\n$$y$$ \\(z\\)\n```\n\n',
+  'Prices: $5 and $10, from $5-$10.\n\n',
+  'Broken: $\\frac{1}$ stays.',
+];
+
+/** Where the formulas of `scope` stand: how each was typeset and the MathML drawn. */
+function formulas(scope) {
+  return scope.locator('.md-math').evaluateAll((els) =>
+    els.map((el) => ({
+      state: el.dataset.typeset ?? 'waiting',
+      text: el.dataset.typeset === 'done' ? null : el.textContent,
+      title: el.getAttribute('title'),
+      display: el.querySelector('math')?.getAttribute('display') ?? null,
+      tags: [...el.querySelectorAll('math *')].map((e) => e.localName).join(' '),
+    })),
+  );
+}
+
+test('formulas are drawn as MathML in replies and messages; code, prices and a formula that does not parse stay text; a selection copies as TeX', async (t) => {
+  await e2e.open(t, async (app) => {
+    const { page } = app;
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-math' });
+    await sleep(300);
+    const mathLoaded = () => page.evaluate(() => globalThis.__satoriModules.ready.has('math'));
+    assert.equal(await mathLoaded(), false, 'the math module is not loaded before a formula appears');
+
+    e2e.fake.enqueue({ chunks: REPLY });
+    await sendMessage(page, 'What is \\(\\frac{a}{b}\\)?');
+    await waitIdle(page);
+    const reply = lastAssistant(page);
+    await waitForStatus(reply, 'complete');
+    await poll(async () => (await formulas(reply)).every((f) => f.state !== 'waiting'), { message: 'every formula typeset or refused' });
+    assert.equal(await mathLoaded(), true, 'the math module was loaded');
+
+    const [fraction, sum, matrix, broken, ...more] = await formulas(reply);
+    assert.deepEqual(more, [], 'four formulas: no code span, code block or price became one');
+    assert.equal(fraction.state, 'done');
+    assert.equal(fraction.display, null, 'inline');
+    assert.match(fraction.tags, /^mfrac mn mn/, 'a fraction of 1 over 2');
+    assert.equal(sum.display, 'block');
+    assert.match(sum.tags, /munderover mo mrow mi mo mn mi/, 'a sum with limits under and over');
+    assert.match(sum.tags, /mfrac/);
+    assert.equal(matrix.display, 'block', '\\[…\\] is display math');
+    assert.match(matrix.tags, /mtable mtr mtd mn mtd mn mtr mtd mn mtd mn/, 'a 2×2 matrix');
+    assert.deepEqual(
+      { state: broken.state, text: broken.text, title: broken.title },
+      { state: 'error', text: '$\\frac{1}$', title: 'Formula not typeset' },
+      'a formula that does not parse shows its source',
+    );
+    const texts = await reply.locator('.content').evaluate((el) => ({
+      code: [...el.querySelectorAll('code')].map((c) => c.textContent),
+      prices: [...el.querySelectorAll('p')].find((p) => p.textContent.startsWith('Prices'))?.textContent,
+    }));
+    assert.deepEqual(texts.code, ['$x$', '$$y$$ \\(z\\)\n'], 'code keeps its dollars and backslashes');
+    assert.equal(texts.prices, 'Prices: $5 and $10, from $5-$10.');
+
+    // The user's own message.
+    const mine = conversation(page).locator('article[data-role="user"]').last();
+    await poll(async () => (await formulas(mine))[0]?.state === 'done', { message: 'the message typeset' });
+    assert.match((await formulas(mine))[0].tags, /^mfrac mi mi/);
+
+    // A selection copies the TeX, not the glyphs.
+    await page.bringToFront();
+    await reply.locator('.content p').first().evaluate((p) => {
+      const range = document.createRange();
+      range.selectNodeContents(p);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      document.execCommand('copy');
+    });
+    const copied = await poll(
+      async () => {
+        const text = await page.evaluate(() => navigator.clipboard.readText());
+        return text.includes('Fraction') ? text : false;
+      },
+      { timeout: 5_000, message: 'the selection in the clipboard' },
+    );
+    assert.equal(copied.trim(), 'Fraction: $\\frac{1}{2}$ of it.');
+
+    // Drawn again after a reload, from storage.
+    await reload(page);
+    await poll(async () => (await formulas(lastAssistant(page))).filter((f) => f.state === 'done').length === 3, {
+      message: 'the formulas typeset after a reload',
+    });
+    assert.deepEqual(app.pageErrors, []);
+  });
+});
+
+// 127.0.0.2 is loopback that nobody serves: a request there would mean a formula fetched something.
+const HOSTILE = [
+  '$\\href{javascript:window.__xss=1}{click}$',
+  '\\(\\url{http://127.0.0.2:9/u}\\)',
+  '$$\\includegraphics{http://127.0.0.2:9/i.png}$$',
+  '$<script>window.__xss=1</script>$',
+  '$\\text{<img src="http://127.0.0.2:9/t.png" onerror="window.__xss=1">}$',
+  '$\\class{x}{y}\\style{background:url(http://127.0.0.2:9/s.png)}{z}$',
+  '$\\color{red;background:url(http://127.0.0.2:9/c.png)}{w}$',
+  '$\\ref{x}\\label{x}$',
+  '$\\kern{10000em}\\rule{9999em}{9999em}$',
+  '$\\def\\a{\\a\\a}\\a$',
+].join('\n\n');
+
+test('hostile TeX stays inert: no link, no HTML, no request, no script, no huge box', async (t) => {
+  await e2e.open(t, async (app) => {
+    const { page } = app;
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-math' });
+    e2e.fake.enqueue({ chunks: [HOSTILE.slice(0, 90), HOSTILE.slice(90)] });
+    await sendMessage(page, '$\\href{javascript:window.__xss=1}{mine}$');
+    await waitIdle(page);
+    const reply = lastAssistant(page);
+    await waitForStatus(reply, 'complete');
+    await poll(async () => (await formulas(reply)).every((f) => f.state !== 'waiting'), { message: 'every formula settled' });
+    await sleep(300);
+    const found = await conversation(page).evaluate((log) => ({
+      outside: [...log.querySelectorAll('.md-math *')]
+        .filter((e) => e.namespaceURI !== 'http://www.w3.org/1998/Math/MathML')
+        .map((e) => e.localName),
+      links: [...log.querySelectorAll('.md-math [href], .md-math a, .md-math [src]')].length,
+      widest: Math.max(...[...log.querySelectorAll('.md-math')].map((e) => e.getBoundingClientRect().width)),
+      logWidth: log.getBoundingClientRect().width,
+    }));
+    assert.deepEqual(found.outside, [], 'only MathML inside a formula');
+    assert.equal(found.links, 0, 'no link and no source inside a formula');
+    assert.ok(found.widest <= found.logWidth, `no formula wider than the chat (${found.widest} > ${found.logWidth})`);
+    assert.equal(await page.evaluate(() => window.__xss), undefined);
+    assert.deepEqual(app.dialogAlerts, []);
+    assert.deepEqual(app.requests.filter((u) => u.includes('127.0.0.2')), [], 'nothing fetched');
+    const states = (await formulas(reply)).map((f) => f.state);
+    assert.equal(states.length, 10);
+    assert.ok(states.filter((s) => s === 'error').length >= 5, `refused: ${states}`);
+    assert.deepEqual(app.pageErrors, []);
+  });
+});
+
+/** A loopback server counting the requests that reach it. */
+async function counter() {
+  const hits = [];
+  const server = http.createServer((req, res) => {
+    hits.push(req.url);
+    res.writeHead(200, { 'access-control-allow-origin': '*', 'content-type': 'image/png' });
+    res.end();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { hits, origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+test('"Preview" draws an html or svg block in a sandbox: its script runs, but it reaches neither Satori nor the network', async (t) => {
+  const sink = await counter();
+  t.after(() => sink.close());
+  await e2e.open(t, async (app) => {
+    const { page } = app;
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-preview' });
+    // What the page tries, it writes into itself, so the test can read what was refused.
+    const html = `<!doctype html><p id="out">drawn</p><img src="${sink.origin}/img.png">
+<script>
+const said = [];
+const tryIt = (name, f) => { try { f(); said.push(name + ': reached'); } catch (e) { said.push(name + ': refused'); } };
+tryIt('parent storage', () => parent.localStorage.getItem('x'));
+tryIt('own storage', () => localStorage.getItem('x'));
+tryIt('parent page', () => parent.document.body);
+tryIt('top navigation', () => { top.location = '${sink.origin}/top'; });
+fetch('${sink.origin}/fetch').then(() => said.push('fetch: reached'), () => said.push('fetch: refused'))
+  .finally(() => { document.getElementById('out').textContent = 'script ran; ' + said.join('; '); });
+window.open('${sink.origin}/popup');
+</script>`;
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><rect width="120" height="60" fill="#5b4bd1"/><text x="10" y="35" fill="#fff">svg drawn</text></svg>';
+    e2e.fake.enqueue({ chunks: ['A page:\n\n```html\n', html, '\n```\n\nA drawing:\n\n```svg\n', svg, '\n```\n\nAnd code:\n\n```js\nlet x = 1;\n```\n'] });
+    await sendMessage(page, 'Draw something');
+    await waitIdle(page);
+    const reply = lastAssistant(page);
+    await waitForStatus(reply, 'complete');
+    const storage = () => page.evaluate(() => ({ keys: Object.keys(localStorage).sort(), key: localStorage.getItem('satori.api_key'), url: location.href }));
+    const before = await storage();
+    const buttons = reply.getByRole('button', { name: 'Preview', exact: true });
+    assert.equal(await buttons.count(), 2, 'html and svg blocks have "Preview", the js block has not');
+    assert.equal(await buttons.first().getAttribute('aria-expanded'), 'false');
+
+    await buttons.first().click();
+    assert.equal(await buttons.first().getAttribute('aria-expanded'), 'true');
+    const frame = reply.locator('iframe.code-preview').first();
+    assert.equal(await frame.getAttribute('sandbox'), 'allow-scripts', 'scripts, nothing else: no same origin, popups, forms or top navigation');
+    const out = page.frameLocator('article[data-role="assistant"] iframe.code-preview >> nth=0').locator('#out');
+    await poll(async () => (await out.textContent().catch(() => '')).startsWith('script ran'), { message: 'the preview ran its script' });
+    const said = await out.textContent();
+    for (const line of ['parent storage: refused', 'own storage: refused', 'parent page: refused', 'fetch: refused']) {
+      assert.ok(said.includes(line), `${line} (the preview said: ${said})`);
+    }
+    await sleep(500);
+    assert.deepEqual(sink.hits, [], 'nothing reached the loopback server (image, fetch, navigation, popup)');
+    const after = await storage();
+    assert.equal(after.url, before.url, 'the page was not navigated');
+    assert.deepEqual([after.keys, after.key], [before.keys, before.key], 'storage as it was');
+    assert.equal(page.context().pages().length, 1, 'no popup opened');
+    // The preview's image and fetch were refused by its policy, and nothing else was: these
+    // violations are the preview's, as intended (the harness fails a test on any other).
+    const refused = app.consoleMessages.filter((m) => /Content Security Policy/i.test(m.text));
+    assert.ok(refused.some((m) => m.text.includes(`${sink.origin}/img.png`)), 'the image refused by the preview\'s policy');
+    assert.ok(refused.some((m) => m.text.includes(`${sink.origin}/fetch`)), 'the fetch refused by the preview\'s policy');
+    assert.deepEqual(refused.filter((m) => !m.text.includes(sink.origin)), [], 'no other policy violation');
+
+    await buttons.nth(1).click();
+    const drawn = page.frameLocator('article[data-role="assistant"] iframe.code-preview >> nth=1').locator('text');
+    await poll(async () => (await drawn.textContent().catch(() => '')) === 'svg drawn', { message: 'the svg drawn' });
+
+    // "Preview" again hides it; the source stayed in view all along.
+    await buttons.first().click();
+    assert.equal(await buttons.first().getAttribute('aria-expanded'), 'false');
+    assert.equal(await reply.locator('iframe.code-preview').count(), 1);
+    assert.ok((await reply.locator('pre code').first().textContent()).includes('tryIt'));
+    assert.deepEqual(app.pageErrors, []);
+    const mine = app.consoleMessages.filter((m) => /Content Security Policy/i.test(m.text) && !m.text.includes(sink.origin));
+    app.consoleMessages.splice(0, app.consoleMessages.length, ...mine);
+  });
+});
