@@ -135,5 +135,6 @@ function preview(event) {
   addEventListener('message', ready);
   frame.src = new URL('preview.html', document.baseURI).href;
   block.after(frame);
+  frame.scrollIntoView({ block: 'nearest' });
   button.setAttribute('aria-expanded', 'true');
 }

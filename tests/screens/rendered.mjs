@@ -1,0 +1,60 @@
+// Screenshots of rendered replies (not a test): formulas typeset as MathML (inline, display, a
+// matrix, one that does not parse) and an html code block's "Preview" open, in light and dark,
+// desktop and phone width.
+// usage: node tests/screens/rendered.mjs [outdir]
+import { mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { startStatic } from '../e2e/support/static-server.mjs';
+import { startFakeLlm } from '../e2e/support/fake-llm.mjs';
+import { configure } from '../e2e/support/browser.mjs';
+
+const out = process.argv[2] || 'tests/e2e/artifacts/screens';
+mkdirSync(out, { recursive: true });
+const web = await startStatic({ root: 'dist', prefix: '/' });
+const fake = await startFakeLlm();
+const browser = await chromium.launch({
+  executablePath: process.env.SATORI_CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const MATH = [
+  'The integral is $\\int_0^1 x\\,dx = \\frac{1}{2}$, and the sum of the first $n$ numbers:\n\n',
+  '$$\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}$$\n\n',
+  'A rotation by \\(\\theta\\):\n\n\\[R(\\theta) = \\begin{pmatrix}\\cos\\theta & -\\sin\\theta \\\\ \\sin\\theta & \\cos\\theta\\end{pmatrix}\\]\n\n',
+  'Prices stay prices: $5 and $10. This one does not parse: $\\frac{1}$.',
+];
+const PAGE = ['Here is a card:\n\n```html\n',
+  '<!doctype html><style>body{font:16px system-ui;margin:16px}.card{padding:16px;border-radius:12px;background:#eef;color:#223}</style>',
+  '<div class="card"><h3>Hello</h3><p id="t">…</p></div><script>document.getElementById("t").textContent = "Drawn by its own script at " + new Date().toLocaleTimeString();</script>',
+  '\n```\n'];
+try {
+  for (const scheme of ['light', 'dark']) {
+    for (const [label, viewport] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 800 }]]) {
+      const ctx = await browser.newContext({ colorScheme: scheme, viewport, hasTouch: label === 'phone' });
+      const page = await ctx.newPage();
+      await page.goto(web.url);
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.waitFor();
+      await configure(page, { baseUrl: fake.baseUrl, model: 'fake-small', apiKey: 'sk-demo' });
+      fake.enqueue({ chunks: MATH });
+      await box.fill('What is \\(\\int_0^1 x\\,dx\\)?');
+      await box.press('Enter');
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await page.waitForFunction(() => document.querySelectorAll('.md-math[data-typeset]').length >= 5);
+      await page.screenshot({ path: `${out}/${scheme}-${label}-math.png` });
+      fake.enqueue({ chunks: PAGE });
+      await box.fill('Make me a card');
+      await box.press('Enter');
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Preview', exact: true }).last().click();
+      await page.frameLocator('iframe.code-preview').locator('.card').waitFor();
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: `${out}/${scheme}-${label}-preview.png` });
+      await ctx.close();
+    }
+  }
+} finally {
+  await browser.close();
+  await web.close();
+  await fake.close();
+}
