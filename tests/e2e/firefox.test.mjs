@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { startStatic } from './support/static-server.mjs';
 import { freePort, requireDist } from './support/env.mjs';
 import { smollm2Gguf } from './support/llama.mjs';
-import { ask, refusedAfterOffer } from './support/in-page.mjs';
+import { ask, refusedAfterOffer, typesets } from './support/in-page.mjs';
 
 const { ws: WebSocket } = createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
 const FIREFOX = process.env.SATORI_FIREFOX ?? 'firefox-esr';
@@ -118,6 +118,14 @@ test('Firefox ESR, no server, not cross-origin isolated: the in-browser model is
   assert.ok(second.text.trim().length > 0);
   assert.deepEqual(second.alerts, []);
   assert.deepEqual(pieces().slice(fetched.length), [], 'no model bytes on the second visit');
+
+  // Formulas are typeset, and Firefox draws the MathML (a fraction stacked).
+  const math = await run(context, typesets());
+  assert.deepEqual(math.states, ['done', 'done', 'done'], JSON.stringify(math));
+  assert.match(math.tags[0], /^mfrac mrow mi mo mn mi/);
+  assert.match(math.tags[1], /munderover/);
+  assert.match(math.tags[2], /mtable mtr mtd/);
+  assert.equal(math.stacked, true, 'the fraction is laid out as a fraction');
 });
 
 test('Firefox ESR: on a host without the model, a GGUF file picked in Settings is checked, kept and answers, with nothing fetched from model/', async () => {

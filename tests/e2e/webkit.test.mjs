@@ -13,7 +13,7 @@ import { startStatic } from './support/static-server.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { artifactsDir, freePort, requireDist } from './support/env.mjs';
-import { ask, refusedAfterOffer, stopEarly } from './support/in-page.mjs';
+import { ask, refusedAfterOffer, stopEarly, typesets } from './support/in-page.mjs';
 
 // Debian installs MiniBrowser under the architecture's library directory.
 const MINIBROWSER = process.env.SATORI_MINIBROWSER ?? (() => {
@@ -185,6 +185,14 @@ test('WebKit (WebKitGTK), no server, not cross-origin isolated: the in-browser m
   assert.ok(second.text.trim().length > 0);
   assert.deepEqual(second.alerts, []);
   assert.deepEqual(pieces().slice(fetched.length), [], 'no model bytes on the second visit');
+
+  // Formulas are typeset, and WebKit draws the MathML (a fraction stacked).
+  const math = await run(typesets());
+  assert.deepEqual(math.states, ['done', 'done', 'done'], JSON.stringify(math));
+  assert.match(math.tags[0], /^mfrac mrow mi mo mn mi/);
+  assert.match(math.tags[1], /munderover/);
+  assert.match(math.tags[2], /mtable mtr mtd/);
+  assert.equal(math.stacked, true, 'the fraction is laid out as a fraction');
 
   // Stop, as soon as the answer has text: it ends as stopped, and what came stays.
   const stopped = await run(stopEarly('Write a long story about a dragon who learns to bake bread.'));

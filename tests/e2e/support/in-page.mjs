@@ -80,3 +80,26 @@ export const stopEarly = (text) => `async () => {${HELPERS}
   await sleep(1500);
   return { status: last().dataset.status, words: then, later: words() };
 }`;
+
+// Formulas as the markdown renderer marks them, put in the page: once the page has typeset them
+// (src/web/rendered.js, src/web/math.js), how each came out — its state, its MathML elements,
+// and whether the engine laid the fraction out (taller than its numerator: stacked).
+export const typesets = () => `async () => {${HELPERS}
+  await until(() => globalThis.__satoriModules?.ready.has('markdown'), 'the markdown module', 60000);
+  const box = document.createElement('div');
+  box.className = 'markdown';
+  box.innerHTML = '<p><span class="md-math">\\\\frac{a+1}{b}</span></p>'
+    + '<span class="md-math md-display">\\\\sum_{i=1}^{n} i</span>'
+    + '<span class="md-math md-display">\\\\begin{pmatrix}1&amp;2\\\\\\\\3&amp;4\\\\end{pmatrix}</span>';
+  document.body.append(box);
+  const spans = [...box.querySelectorAll('.md-math')];
+  await until(() => spans.every((s) => s.dataset.typeset), 'the formulas typeset', 30000);
+  const frac = box.querySelector('mfrac');
+  const result = {
+    states: spans.map((s) => s.dataset.typeset),
+    tags: spans.map((s) => [...s.querySelectorAll('math *')].map((e) => e.localName).join(' ')),
+    stacked: !!frac && frac.getBoundingClientRect().height > 1.6 * frac.firstElementChild.getBoundingClientRect().height,
+  };
+  box.remove();
+  return result;
+}`;
