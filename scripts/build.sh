@@ -67,7 +67,7 @@ build_module satori-import import "" src/web/import-worker.js
 NAMED+=("import=$MODULE_PATH")
 # The math module (src/web/math.js with temml from npm, bundled by esbuild), into
 # dist/math-<hash>/; the page names it in <meta name="satori-module:math"> and the markdown module
-# (src/web/math-watch.js) loads it the first time a formula is drawn.
+# (src/web/rendered.js) loads it the first time a formula is drawn.
 MATH_STAGE="$ROOT/target/module-math"
 rm -rf "$MATH_STAGE" && mkdir -p "$MATH_STAGE"
 esbuild "$ROOT/src/web/math.js" --bundle --format=esm --minify --legal-comments=none \

@@ -1,7 +1,7 @@
 // The math module: typesets one formula the markdown renderer marked (<span class="md-math">,
 // `md-display` for display math) as MathML, which Chromium, Firefox and Safari draw themselves
 // with the system's math font (nothing to download). Bundled with temml (npm) by
-// scripts/build.sh into dist/math-<hash>/math.js; loaded by src/web/math-watch.js the first time a
+// scripts/build.sh into dist/math-<hash>/math.js; loaded by src/web/rendered.js the first time a
 // formula appears.
 //
 // The TeX comes from model output or a pasted message: untrusted. temml runs with `trust: false`
@@ -41,7 +41,8 @@ export function typeset(span) {
     clean(out);
   } catch (e) {
     span.dataset.typeset = 'error';
-    span.title = 'Formula not typeset';
+    // Satori's words in a reply, which the translator leaves alone: said in the page's language.
+    span.title = globalThis.__satoriInLanguage?.('Formula not typeset') || 'Formula not typeset';
     span.textContent = fence + tex + fence;
     return;
   }

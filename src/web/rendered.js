@@ -7,7 +7,9 @@
 //   loaded the first time a formula appears. Until it has loaded, and if it cannot load, the TeX
 //   source shows.
 // - Previews: "Preview" on an html or svg code block draws the code in a sandboxed frame
-//   (src/web/preview.html: scripts run, but in an origin of their own, with nothing to fetch).
+//   (src/web/preview.html: an origin of its own, a policy that fetches nothing), without its
+//   scripts until the user chooses "Run scripts" (scripts could still reach the network
+//   through WebRTC, which no policy closes).
 const PENDING = '.md-math:not([data-typeset])';
 // The user's messages, shown as typed: their formulas are marked here (the renderer's
 // plain_with_math), the rest of the text stays as it was.
@@ -91,50 +93,95 @@ function copyTex(event) {
     const found = copy.querySelectorAll('.md-math[data-tex]');
     if (!found.length) return;
     for (const el of found) el.replaceWith(source(el));
-    // Laid out (off screen) for its text to keep the lines and paragraphs the reader saw.
+    // Laid out (off screen) for its text to keep the lines and paragraphs the reader saw; in a
+    // shadow root, where the page's observers do not see it.
+    const host = document.createElement('div');
+    host.style.position = 'fixed';
+    host.style.left = '-10000px';
     const box = document.createElement('div');
-    box.style.position = 'fixed';
-    box.style.left = '-10000px';
-    box.style.whiteSpace = 'pre-wrap';
     box.append(copy);
-    document.body.append(box);
+    host.attachShadow({ mode: 'open' }).append(box);
+    document.body.append(host);
     text = box.innerText;
     html = box.innerHTML;
-    box.remove();
+    host.remove();
   }
   event.clipboardData.setData('text/plain', text);
   event.clipboardData.setData('text/html', html);
   event.preventDefault();
 }
 
-// "Preview" shows the code block's frame, or hides it.
+// The code each open preview draws, and the listener waiting for its frame.
+const sources = new WeakMap(); // .code-preview -> the code block's text
+const waiting = new WeakMap(); // iframe -> its 'message' listener
+
+// "Preview" shows the code block's preview, or hides it; "Run scripts" draws it again with or
+// without the page's scripts (without, at first).
 function preview(event) {
-  const button = event.target instanceof Element && event.target.closest('.preview-code');
+  const target = event.target instanceof Element ? event.target : null;
+  const run = target && target.closest('.preview-run');
+  if (run) {
+    draw(run.closest('.code-preview'), run.getAttribute('aria-pressed') !== 'true');
+    return;
+  }
+  const button = target && target.closest('.preview-code');
   const block = button && button.closest('.code-block');
   const code = block && block.querySelector('code');
   if (!code) return;
   const shown = block.nextElementSibling;
   if (shown && shown.classList.contains('code-preview')) {
+    stop(shown.querySelector('iframe'));
     shown.remove();
     button.setAttribute('aria-expanded', 'false');
     return;
   }
+  const box = document.createElement('div');
+  box.className = 'code-preview';
+  const bar = document.createElement('div');
+  bar.className = 'preview-bar';
+  const toggle = document.createElement('button');
+  toggle.type = 'button';
+  toggle.className = 'preview-run';
+  toggle.textContent = 'Run scripts';
+  bar.append(toggle);
+  box.append(bar);
+  sources.set(box, code.textContent);
+  block.after(box);
+  draw(box, false);
+  box.scrollIntoView({ block: 'nearest' });
+  button.setAttribute('aria-expanded', 'true');
+}
+
+// Draws the preview `box` in a new sandboxed frame, with the page's scripts or without.
+function draw(box, scripts) {
+  const old = box && box.querySelector('iframe');
+  if (old) {
+    stop(old);
+    old.remove();
+  }
+  if (!box) return;
   const frame = document.createElement('iframe');
   // Before the address: the frame never exists without its sandbox.
   frame.setAttribute('sandbox', 'allow-scripts');
-  frame.className = 'code-preview';
   frame.title = 'Preview';
   frame.referrerPolicy = 'no-referrer';
-  const source = code.textContent;
+  const html = sources.get(box) ?? '';
   // The frame says when it listens; only then, and only to it, the code goes.
   const ready = (e) => {
     if (e.source !== frame.contentWindow || e.data !== 'satori-preview-ready') return;
-    removeEventListener('message', ready);
-    frame.contentWindow.postMessage(source, '*');
+    stop(frame);
+    frame.contentWindow.postMessage({ html, scripts }, '*');
   };
+  waiting.set(frame, ready);
   addEventListener('message', ready);
   frame.src = new URL('preview.html', document.baseURI).href;
-  block.after(frame);
-  frame.scrollIntoView({ block: 'nearest' });
-  button.setAttribute('aria-expanded', 'true');
+  box.append(frame);
+  box.querySelector('.preview-run').setAttribute('aria-pressed', String(scripts));
+}
+
+// The frame's listener, if it is still waiting, removed.
+function stop(frame) {
+  const ready = frame && waiting.get(frame);
+  if (ready) removeEventListener('message', ready);
+  if (frame) waiting.delete(frame);
 }

@@ -67,6 +67,11 @@ async function check(t, url, { headers = true, compressed = true } = {}) {
   if (headers) {
     assert.equal(page.headers.get('content-security-policy'), "frame-ancestors 'none'");
     assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+    const preview = await fetch(new URL('preview.html', url));
+    assert.equal(preview.status, 200);
+    assert.match(preview.headers.get('content-type'), /^text\/html/);
+    assert.equal(preview.headers.get('content-security-policy'), "sandbox allow-scripts; frame-ancestors 'self'", 'preview.html: sandboxed, framed by Satori only');
+    await preview.text();
   }
   const html = await page.text();
   const wasm = /href="\.\/([^"]+_bg\.wasm)"/.exec(html)[1];
@@ -85,6 +90,16 @@ async function check(t, url, { headers = true, compressed = true } = {}) {
       () => tab.evaluate(async () => !!navigator.serviceWorker.controller && (await caches.keys()).some((k) => k.startsWith('satori:'))),
       { message: 'the service worker in charge with every file kept', timeout: 30_000 },
     );
+    // A code block's "Preview" draws through this server's headers.
+    await poll(() => tab.evaluate(() => !!globalThis.__satoriModules?.ready.has('markdown')), { message: 'the markdown module' });
+    await tab.evaluate(() =>
+      document.body.insertAdjacentHTML(
+        'beforeend',
+        '<div class="code-block"><div class="code-head"><button type="button" class="preview-code" aria-expanded="false">Preview</button></div><pre><code>&lt;p id="drawn"&gt;drawn here&lt;/p&gt;</code></pre></div>',
+      ),
+    );
+    await tab.locator('.preview-code').last().click();
+    await tab.frameLocator('.code-preview iframe').locator('#drawn').waitFor({ timeout: 10_000 });
     const failed = responses.filter((r) => r.url.startsWith(url) && r.status >= 400);
     assert.deepEqual(failed, [], 'nothing failed to load');
   });
@@ -94,7 +109,7 @@ test('nginx, with the README recipe: headers, brotli and gzip copies, the app at
   const dir = distCopy();
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const port = await freePort();
-  const location = recipe('nginx').replace('/srv/satori/dist', `${dir}/dist`);
+  const location = recipe('nginx').replaceAll('/srv/satori/dist', `${dir}/dist`);
   const conf = path.join(dir, 'nginx.conf');
   fs.writeFileSync(
     conf,

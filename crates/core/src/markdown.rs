@@ -87,18 +87,11 @@ pub fn render(markdown: &str) -> String {
     if table_padding_bound(markdown) <= MAX_TABLE_PADDING {
         options |= Options::ENABLE_TABLES;
     }
-    let text = tex_delimiters(markdown);
+    // Prices ("$5-$10") and shell variables ("$PATH:$HOME") are never formulas: the parser's
+    // rule for a closing `$` (vendor/pulldown-cmark, `closes_no_math`).
+    let text = tex_delimiters(markdown).text;
     let mut filter = Filter::default();
-    let events = Parser::new_ext(&text, options)
-        .into_offset_iter()
-        .filter_map(|(event, at)| match event {
-            // A price, not a formula: "$5-$10" (a closing `$` right before a digit, as Pandoc
-            // reads it) stays text.
-            Event::InlineMath(_) if text[at.end..].starts_with(|c: char| c.is_ascii_digit()) => {
-                filter.map(Event::Text(text[at].into()))
-            }
-            event => filter.map(event),
-        });
+    let events = Parser::new_ext(&text, options).filter_map(|event| filter.map(event));
     let mut out = String::with_capacity(markdown.len() + markdown.len() / 2 + 64);
     html::push_html(&mut out, events);
     out
@@ -108,17 +101,35 @@ pub fn render(markdown: &str) -> String {
 /// source, as code.
 const MAX_TEX_BYTES: usize = 4_000;
 
-/// `markdown` with LaTeX's own delimiters written as the markdown parser's: `\(…\)` as `$…$`
-/// and `\[…\]` as `$$…$$` (what models trained on LaTeX write), outside code blocks and code
-/// spans. A delimiter pair does not span a blank line; `\\(` is an escaped backslash, not a
-/// delimiter. Inline math is trimmed, since `$ x $` is not math for the parser.
-fn tex_delimiters(markdown: &str) -> Cow<'_, str> {
+/// `markdown` with LaTeX's own delimiters written as the markdown parser's, and where each pair
+/// was (see [`tex_delimiters`]).
+struct TexRewrite<'a> {
+    /// The text with `\(…\)` as `$…$` and `\[…\]` as `$$…$$`.
+    text: Cow<'a, str>,
+    /// Each rewritten pair: its range in `text` and in the original.
+    pairs: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
+}
+
+/// `markdown` with LaTeX's own delimiters written as the markdown parser's: `\(…\)` as `$…$` and
+/// `\[…\]` as `$$…$$` (what models trained on LaTeX write). Only in prose: never in code blocks
+/// (fenced, also in a quote or a list, or indented), code spans, link targets, autolinks or
+/// lines of raw HTML. A pair does not span a blank line or a code span; `\\(` is an escaped
+/// backslash; `\(x\)5` (a digit right after) stays as written. Inline math is trimmed, since
+/// `$ x $` is not math for the parser. Linear in the length of `markdown`.
+fn tex_delimiters(markdown: &str) -> TexRewrite<'_> {
     if !markdown.contains("\\(") && !markdown.contains("\\[") {
-        return Cow::Borrowed(markdown);
+        return TexRewrite {
+            text: Cow::Borrowed(markdown),
+            pairs: Vec::new(),
+        };
     }
-    let mut out = String::with_capacity(markdown.len());
+    let mut out = TexRewrite {
+        text: Cow::Owned(String::with_capacity(markdown.len())),
+        pairs: Vec::new(),
+    };
     let mut fence: Option<(u8, usize)> = None;
     let mut after_blank = true;
+    let mut in_list = false;
     // Where the prose not yet written starts: runs of prose lines are rewritten whole, so a
     // pair may span the lines of a paragraph.
     let mut prose = 0;
@@ -128,13 +139,24 @@ fn tex_delimiters(markdown: &str) -> Cow<'_, str> {
             .find('\n')
             .map_or(markdown.len(), |i| at + i + 1);
         let line = markdown[at..end].trim_end_matches(['\n', '\r']);
-        let fence_run = fence_of(line);
-        // An indented line after a blank line (or after such a line) is code.
+        // A fence may open inside a quote or a list item.
+        let inner = line
+            .trim_start_matches(['>', ' '])
+            .trim_start_matches(['-', '*', '+'])
+            .trim_start_matches(' ');
+        let fence_run = fence_of(line).or_else(|| fence_of(inner));
         let indented = fence.is_none()
             && after_blank
+            && !in_list
             && !blank(line)
             && (line.starts_with('\t') || line.starts_with("    "));
-        let code = if let Some((ch, len)) = fence {
+        // A line of raw HTML (a block the parser shows as text) is left as it is.
+        let html = {
+            let t = line.trim_start_matches(' ');
+            t.starts_with('<')
+                && t[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!')
+        };
+        let verbatim = if let Some((ch, len)) = fence {
             if fence_run.is_some_and(|(c, l, tail)| c == ch && l >= len && blank(tail)) {
                 fence = None;
             }
@@ -143,58 +165,122 @@ fn tex_delimiters(markdown: &str) -> Cow<'_, str> {
             fence = Some((c, l));
             true
         } else {
-            indented
+            indented || html
         };
-        if code {
-            push_tex_prose(&mut out, &markdown[prose..at]);
-            out.push_str(&markdown[at..end]);
+        if verbatim {
+            push_tex_prose(&mut out, markdown, prose..at);
+            push_out(&mut out, &markdown[at..end]);
             prose = end;
+        }
+        if is_list_item(line.trim_start_matches(' ')) {
+            in_list = true;
+        } else if !blank(line) && !line.starts_with([' ', '\t']) {
+            in_list = false;
         }
         after_blank = blank(line) || indented;
         at = end;
     }
-    push_tex_prose(&mut out, &markdown[prose..]);
-    Cow::Owned(out)
+    push_tex_prose(&mut out, markdown, prose..markdown.len());
+    out
 }
 
-/// Appends `prose` (text outside code blocks) with its `\\(…\\)` and `\\[…\\]` pairs written
-/// as `$…$` and `$$…$$`, leaving code spans and escaped backslashes as they are.
-fn push_tex_prose(out: &mut String, prose: &str) {
+/// Appends `text` to the rewritten text.
+fn push_out(out: &mut TexRewrite<'_>, text: &str) {
+    out.text.to_mut().push_str(text);
+}
+
+/// Appends the prose `markdown[range]` (outside code blocks) with its `\(…\)` and `\[…\]` pairs
+/// written as `$…$` and `$$…$$`, leaving code spans, link targets, autolinks and escaped
+/// backslashes as they are.
+fn push_tex_prose(out: &mut TexRewrite<'_>, markdown: &str, range: std::ops::Range<usize>) {
+    let prose = &markdown[range.clone()];
     let b = prose.as_bytes();
     let mut copied = 0;
     let mut i = 0;
+    // Where the paragraph of a delimiter found unclosed ends: no closer before it, so later
+    // delimiters of the same kind before it are not searched again (linear time).
+    let mut unclosed = [0usize; 2];
     while i < b.len() {
         match b[i] {
             b'`' => {
                 let run = b[i..].iter().take_while(|c| **c == b'`').count();
                 i += run + code_span_end(&prose[i + run..], run).unwrap_or(0);
             }
+            // A link's target: `](…)`, with its parentheses balanced.
+            b']' if b.get(i + 1) == Some(&b'(') => i = link_target_end(b, i + 1),
+            // An autolink: `<scheme:…>`.
+            b'<' if prose[i + 1..]
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '+' && c != '.' && c != '-')
+                .next()
+                .is_some_and(|s| s.len() >= 2 && prose[i + 1 + s.len()..].starts_with(':')) =>
+            {
+                i += prose[i..].find(['>', '\n']).map_or(1, |n| n + 1);
+            }
             b'\\' if matches!(b.get(i + 1), Some(b'(' | b'[')) => {
                 let display = b[i + 1] == b'[';
+                let kind = usize::from(display);
+                if i < unclosed[kind] {
+                    i += 2;
+                    continue;
+                }
                 let closing = if display { "\\]" } else { "\\)" };
                 let body = &prose[i + 2..];
                 match tex_close(body, closing) {
-                    Some(len) if !body[..len].trim().is_empty() => {
-                        out.push_str(&prose[copied..i]);
+                    Ok(len)
+                        if !body[..len].trim().is_empty()
+                            && (display
+                                || !body[len + 2..].starts_with(|c: char| c.is_ascii_digit())) =>
+                    {
+                        push_out(out, &prose[copied..i]);
                         let (fence, tex) = match display {
                             true => ("$$", &body[..len]),
                             false => ("$", body[..len].trim()),
                         };
-                        out.push_str(fence);
-                        out.push_str(tex);
-                        out.push_str(fence);
+                        let from = out.text.len();
+                        push_out(out, fence);
+                        push_out(out, tex);
+                        push_out(out, fence);
+                        let was = range.start + i..range.start + i + 2 + len + 2;
+                        out.pairs.push((from..out.text.len(), was));
                         i += 2 + len + 2;
                         copied = i;
                     }
-                    _ => i += 2,
+                    Ok(_) => i += 2,
+                    Err(end) => {
+                        unclosed[kind] = i + 2 + end;
+                        i += 2;
+                    }
                 }
             }
-            // An escaped character (`\\\\` too) is never a delimiter.
+            // An escaped character (`\\` too) is never a delimiter.
             b'\\' => i += 2,
             _ => i += 1,
         }
     }
-    out.push_str(&prose[copied.min(prose.len())..]);
+    push_out(out, &prose[copied.min(prose.len())..]);
+}
+
+/// Where a link target opened by the `(` at `open` ends (just after its `)`, parentheses
+/// balanced, escapes skipped), or the line's end.
+fn link_target_end(b: &[u8], open: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            b'\n' => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
 }
 
 /// Where a code span opened by `run` backticks ends in `text` (just after its closing run), if
@@ -223,32 +309,34 @@ fn code_span_end(text: &str, run: usize) -> Option<usize> {
     None
 }
 
-/// The length of the formula in `text` up to its `closing` delimiter (`\\)` or `\\]`), if the
-/// delimiter comes before a blank line; `\\\\` (a TeX line break) is skipped whole.
-fn tex_close(text: &str, closing: &str) -> Option<usize> {
+/// The length of the formula in `text` up to its `closing` delimiter (`\)` or `\]`), or, if there
+/// is none before a blank line or a code span, where the paragraph ends. `\\` (a TeX line break)
+/// is skipped whole.
+fn tex_close(text: &str, closing: &str) -> Result<usize, usize> {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'\\' if text[i..].starts_with(closing) => return Some(i),
+            b'\\' if text[i..].starts_with(closing) => return Ok(i),
             b'\\' => i += 2,
+            b'`' => return Err(i),
             b'\n'
                 if text[i + 1..]
                     .trim_start_matches([' ', '\t', '\r'])
                     .starts_with('\n') =>
             {
-                return None
+                return Err(i)
             }
             _ => i += 1,
         }
     }
-    None
+    Err(b.len())
 }
 
 /// A message shown as typed (the user's words are not markdown), as HTML: `text` escaped, with
-/// its formulas marked for typesetting as [`render`] marks them (`$…$`, `$$…$$`, `\\(…\\)`,
-/// `\\[…\\]`; never inside a code span, a price stays text). Only the delimiters of a formula
-/// are not shown as typed: the page draws the formula instead.
+/// its formulas marked for typesetting as [`render`] marks them (`$…$`, `$$…$$`, `\(…\)`,
+/// `\[…\]`; never inside a code span, a price stays text). Everything else is shown exactly as
+/// typed; a formula's delimiters are not shown: the page draws the formula instead.
 pub fn plain_with_math(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 32);
     if text.len() > MAX_MARKDOWN_BYTES || !(text.contains('$') || text.contains('\\')) {
@@ -256,23 +344,38 @@ pub fn plain_with_math(text: &str) -> String {
         return out;
     }
     let src = tex_delimiters(text);
+    // A position in the rewritten text, in `text`: shifted by the pairs rewritten before it.
+    let original = |at: usize| {
+        let mut shift = 0isize;
+        for (new, was) in &src.pairs {
+            if new.start >= at {
+                break;
+            }
+            if at < new.end {
+                return None; // inside a rewritten pair: not a formula's edge
+            }
+            shift = was.end as isize - new.end as isize;
+        }
+        Some((at as isize + shift) as usize)
+    };
     let mut at = 0;
-    for (event, range) in Parser::new_ext(&src, Options::ENABLE_MATH).into_offset_iter() {
+    for (event, range) in Parser::new_ext(&src.text, Options::ENABLE_MATH).into_offset_iter() {
         let (tex, display) = match event {
             Event::InlineMath(tex) => (tex, false),
             Event::DisplayMath(tex) => (tex, true),
             _ => continue,
         };
-        if range.start < at
-            || !display && src[range.end..].starts_with(|c: char| c.is_ascii_digit())
-        {
+        let (Some(start), Some(end)) = (original(range.start), original(range.end)) else {
+            continue;
+        };
+        if start < at {
             continue;
         }
-        push_escaped(&mut out, &src[at..range.start]);
+        push_escaped(&mut out, &text[at..start]);
         out.push_str(&math_html(&tex, display));
-        at = range.end;
+        at = end;
     }
-    push_escaped(&mut out, &src[at..]);
+    push_escaped(&mut out, &text[at..]);
     out
 }
 
@@ -800,7 +903,7 @@ fn misnamed(text: &str, host: &str) -> bool {
 }
 
 /// A formula's markup: its TeX source, escaped, in a `md-math` span (`md-display` for display
-/// math) that the page typesets (`src/web/math-watch.js`). A formula over [`MAX_TEX_BYTES`] or
+/// math) that the page typesets (`src/web/rendered.js`). A formula over [`MAX_TEX_BYTES`] or
 /// with hidden characters is shown as its source, as code, with its delimiters.
 fn math_html(tex: &str, display: bool) -> String {
     let mut html = String::with_capacity(tex.len() + 64);
@@ -1282,6 +1385,20 @@ mod tests {
             ("`$x$` stays", "`$x$` stays".to_string()),
             ("no formula", "no formula".to_string()),
             ("# Title\n\n- $x$", format!("# Title\n\n- {M}x</span>")),
+            // Everything but a formula exactly as typed.
+            (
+                "<div>\\(x\\)</div>",
+                "&lt;div&gt;\\(x\\)&lt;/div&gt;".to_string(),
+            ),
+            (
+                "see <http://x/\\(a\\)>",
+                "see &lt;http://x/\\(a\\)&gt;".to_string(),
+            ),
+            (
+                "\\(a\\) then `\\(b\\)` then \\( c \\) and $d$",
+                format!("{M}a</span> then `\\(b\\)` then {M}c</span> and {M}d</span>"),
+            ),
+            ("PATH=$PATH:$HOME/bin", "PATH=$PATH:$HOME/bin".to_string()),
         ];
         for (text, want) in cases {
             assert_eq!(plain_with_math(text), want, "{text:?}");
@@ -1326,6 +1443,32 @@ mod tests {
             ("From $5-$10 a month", "<p>From $5-$10 a month</p>\n".to_string()),
             ("价格是$5，另一个是$10。", "<p>价格是$5，另一个是$10。</p>\n".to_string()),
             ("$5,000 to $6,000", "<p>$5,000 to $6,000</p>\n".to_string()),
+            // Markup between two prices is still markup.
+            (
+                "Basic is $5 a month, **Pro** is more ($10).",
+                "<p>Basic is $5 a month, <strong>Pro</strong> is more ($10).</p>\n".to_string(),
+            ),
+            ("Was $5 &amp; now *cheap* ($4)", "<p>Was $5 &amp; now <em>cheap</em> ($4)</p>\n".to_string()),
+            // Shell variables are not formulas; `$n$th` is.
+            ("PATH=$PATH:$HOME/bin", "<p>PATH=$PATH:$HOME/bin</p>\n".to_string()),
+            ("Copy $SRC/$DST now", "<p>Copy $SRC/$DST now</p>\n".to_string()),
+            ("the $n$th term", format!("<p>the {M}n</span>th term</p>\n")),
+            // `\(x\)5` stays as written.
+            ("\\(x\\)5 apples", "<p>(x)5 apples</p>\n".to_string()),
+            // Not in link targets, autolinks, raw HTML or code in a quote.
+            (
+                "[Foo](https://en.wikipedia.org/wiki/Foo_\\(bar\\))",
+                format!("<p><a href=\"https://en.wikipedia.org/wiki/Foo_(bar)\" {REL}>Foo</a></p>\n"),
+            ),
+            ("<div>\\(x\\)</div>", "<p class=\"md-raw-html\">&lt;div&gt;\\(x\\)&lt;/div&gt;</p>\n".to_string()),
+            (
+                "> ~~~\n> echo \\(x\\)\n> ~~~",
+                format!("<blockquote>\n<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\"></span>{COPY}</div><pre><code>echo \\(x\\)\n</code></pre></div>\n</blockquote>\n"),
+            ),
+            // A code span ends a pair's search.
+            ("Use \\( to open and `\\)` to close.", "<p>Use ( to open and <code>\\)</code> to close.</p>\n".to_string()),
+            // A list item's second paragraph is prose, not code.
+            ("- \\(x\\)\n\n    \\(y\\)", format!("<ul>\n<li>\n<p>{M}x</span></p>\n<p>{M}y</span></p>\n</li>\n</ul>\n")),
             // Never inside code.
             ("`$x$` and `\\(y\\)`", "<p><code>$x$</code> and <code>\\(y\\)</code></p>\n".to_string()),
             ("```\n\\(y\\) $x$\n```", format!("<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\"></span>{COPY}</div><pre><code>\\(y\\) $x$\n</code></pre></div>\n")),
@@ -1342,6 +1485,11 @@ mod tests {
         for (markdown, want) in cases {
             check(markdown, &want);
         }
+        // Many unclosed delimiters: each paragraph is searched once (this took seconds when
+        // every `\(` searched to the paragraph's end).
+        let unclosed = "\\( ".repeat(45_000);
+        assert!(render(&unclosed).starts_with("<p>( ( ("));
+        assert!(plain_with_math(&unclosed).starts_with("\\( \\( "));
         // A formula too long to typeset is shown as code.
         let long = format!("${}$", "x+".repeat(2_500) + "x");
         assert!(

@@ -965,7 +965,8 @@ impl<'a, 'b> FirstPass<'a, 'b> {
                         && !bytes[..ix]
                             .last()
                             .copied()
-                            .map_or(true, is_ascii_whitespace);
+                            .map_or(true, is_ascii_whitespace)
+                        && !closes_no_math(bytes[..ix].last().copied(), byte_suffix.get(1).copied());
 
                     // 0xFFFF_FFFF... represents the root brace context. Using None would require
                     // storing Option<u8>, which is bigger than u8.
@@ -2845,5 +2846,18 @@ mod simd {
                 }
             }
         }
+    }
+}
+
+/// Satori: a `$` that cannot close inline math although the parser's own rule would let it —
+/// a price ("$5-$10": a `$` right before a digit, as Pandoc reads it) or a shell variable
+/// ("$PATH:$HOME": after `/`, `:` or `=` and right before a name).
+fn closes_no_math(before: Option<u8>, after: Option<u8>) -> bool {
+    match after {
+        Some(c) if c.is_ascii_digit() => true,
+        Some(c) if c.is_ascii_alphabetic() || c == b'_' || c == b'{' => {
+            matches!(before, Some(b'/' | b':' | b'='))
+        }
+        _ => false,
     }
 }
