@@ -126,6 +126,8 @@ const HOSTILE = [
   '$\\ref{x}\\label{x}$',
   '$\\kern{10000em}\\rule{9999em}{9999em}$',
   '$\\def\\a{\\a\\a}\\a$',
+  '$<b onclick="alert(1)">bold</b>$',
+  '$\\text{<img src="http://127.0.0.2:9/t.png">}$',
 ].join('\n\n');
 
 test('hostile TeX stays inert: no link, no HTML, no request, no script, no huge box', async (t) => {
@@ -154,10 +156,11 @@ test('hostile TeX stays inert: no link, no HTML, no request, no script, no huge 
     assert.equal(await page.evaluate(() => window.__xss), undefined);
     assert.deepEqual(app.dialogAlerts, []);
     assert.deepEqual(app.requests.filter((u) => u.includes('127.0.0.2')), [], 'nothing fetched');
-    // temml refuses the untrusted commands and the endless macro; the rest is drawn, filtered.
+    // temml refuses the untrusted commands, the endless macro and `__` (a double subscript, in
+    // `window.__xss`); the rest is drawn, filtered: markup in a formula is symbols, not markup.
     assert.deepEqual(
       (await formulas(reply)).map((f) => f.state),
-      ['error', 'error', 'error', 'done', 'done', 'error', 'error', 'done', 'done', 'error'],
+      ['error', 'error', 'error', 'error', 'error', 'error', 'error', 'done', 'done', 'error', 'done', 'done'],
     );
     assert.deepEqual(app.pageErrors, []);
   });
@@ -194,10 +197,12 @@ test('"Preview" draws an html or svg block in a sandbox, without its scripts unt
   t.after(() => sink.close());
   await e2e.open(t, async (app) => {
     const { page } = app;
-    // What the preview's page says in the console, by its address (its refusals are expected).
+    // What the preview says in the console (its refusals are expected): from its address, or
+    // (its own scripts have none) naming the loopback server or preview.html.
     const fromPreview = [];
     page.on('console', (m) => {
-      if (/\/preview\.html$/.test(m.location().url)) fromPreview.push(m.text());
+      const text = m.text();
+      if (/\/preview\.html$/.test(m.location().url) || text.includes(sink.origin) || text.includes('/preview.html')) fromPreview.push(text);
     });
     e2e.fake.reset();
     await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-preview' });
@@ -277,8 +282,9 @@ test('preview.html draws nothing for a page that frames it outside its sandbox',
   await e2e.open(t, async (app) => {
     const target = new URL('preview.html', app.page.url()).href;
     const evil = await counter(`<!doctype html><iframe src="${target}"></iframe><script>
-      onmessage = () => frames[0].postMessage({ html: '<p id="x">taken</p><script>parent.postMessage(localStorage.length, "*")<\/script>', scripts: true }, '*');
-      setTimeout(() => frames[0].postMessage({ html: '<p id="x">taken</p>', scripts: true }, '*'), 300);
+      const take = () => frames[0].postMessage({ html: '<p id="x">taken</p>', scripts: true }, '*');
+      onmessage = take;
+      setTimeout(take, 300);
     </script>`);
     t.after(() => evil.close());
     const page = await app.page.context().newPage();
