@@ -1,5 +1,5 @@
 // Screenshots of rendered replies (not a test): formulas typeset as MathML (inline, display, a
-// matrix, one that does not parse) and an html code block's "Preview" open, in light and dark,
+// matrix, one that does not parse) and an html code block's "Preview" open with its scripts run, in light and dark,
 // desktop and phone width.
 // usage: node tests/screens/rendered.mjs [outdir]
 import { mkdirSync } from 'node:fs';
@@ -47,7 +47,8 @@ try {
       await box.press('Enter');
       await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
       await page.getByRole('button', { name: 'Preview', exact: true }).last().click();
-      await page.frameLocator('iframe.code-preview').locator('.card').waitFor();
+      await page.getByRole('button', { name: 'Run scripts', exact: true }).last().click();
+      await page.frameLocator('.code-preview iframe').locator('.card').waitFor();
       await page.waitForTimeout(300);
       await page.screenshot({ path: `${out}/${scheme}-${label}-preview.png` });
       await ctx.close();
