@@ -3,7 +3,8 @@
 # composer, against a baseline page measured in the same browser; how much more history packed
 # chat records fit than JSON ones, and what packing costs; a long reply streaming (main-thread
 # time as it grows, long tasks); saving in a long chat; long chats (load, DOM, typing); sync through
-# a real WebDAV server (requests and bytes of a first and an incremental sync).
+# a real WebDAV server (requests and bytes of a first and an incremental sync); what formulas and
+# diagrams add after a reply ends.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -13,6 +14,7 @@ node tests/bench/first-load.mjs --dist dist "$@"
 node tests/bench/storage.mjs
 node tests/bench/stream.mjs
 node tests/bench/save.mjs
+node tests/bench/rendered.mjs --runs 3
 node tests/bench/sync.mjs --chats 200 --messages 100
 node tests/bench/sync.mjs --chats 1000 --messages 20
 # The model in the tab: the engine alone, then inside the app.

@@ -76,6 +76,17 @@ MATH_HASH="$(sha256sum "$MATH_STAGE/math.js" | cut -c1-16)"
 rm -rf "$ROOT"/dist/math-*
 cp -r "$MATH_STAGE" "$ROOT/dist/math-$MATH_HASH"
 NAMED+=("math=math-$MATH_HASH/math.js")
+# mermaid (npm, its single-file build) into dist/mermaid-<hash>/, named in
+# <meta name="satori-module:mermaid">: src/web/rendered.js fetches it the first time a chat shows a
+# diagram and hands it to the diagram's sandboxed frame; the service worker keeps it then, not
+# before (1.7 MB gzip).
+MERMAID_STAGE="$ROOT/target/module-mermaid"
+rm -rf "$MERMAID_STAGE" && mkdir -p "$MERMAID_STAGE"
+cp "$ROOT/node_modules/mermaid/dist/mermaid.min.js" "$MERMAID_STAGE/mermaid.js"
+MERMAID_HASH="$(sha256sum "$MERMAID_STAGE/mermaid.js" | cut -c1-16)"
+rm -rf "$ROOT"/dist/mermaid-*
+cp -r "$MERMAID_STAGE" "$ROOT/dist/mermaid-$MERMAID_HASH"
+NAMED+=("mermaid=mermaid-$MERMAID_HASH/mermaid.js")
 # The page a code block's "Preview" draws in (sandboxed; src/web/rendered.js opens it).
 cp "$ROOT/src/web/preview.html" "$ROOT/dist/preview.html"
 # The in-browser model (src/bin/satori-llm.rs): built with SIMD128 in a target folder of its own

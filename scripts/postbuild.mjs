@@ -105,8 +105,9 @@ let before = 0;
 let after = 0;
 for (const file of files(dist)) {
   const loader = file.endsWith('.js') ? 'js' : file.endsWith('.css') ? 'css' : null;
-  // (The bundle is minified already, and named after exactly these bytes.)
-  if (!loader || file === join(dist, bundled)) continue;
+  // (The bundle is minified already, and named after exactly these bytes; mermaid's build is
+  // minified already and is a classic script, which a module transform would break.)
+  if (!loader || file === join(dist, bundled) || file.startsWith(join(dist, 'mermaid-'))) continue;
   const source = readFileSync(file, 'utf8');
   const { code } = transformSync(source, { loader, minify: true, format: loader === 'js' ? 'esm' : undefined, target: 'es2022', legalComments: 'none' });
   writeFileSync(file, code);
@@ -125,7 +126,7 @@ writeFileSync(indexPath, html);
 // of their contents, so a changed build is a changed worker, which the browser installs.
 const kept = files(dist)
   .map((f) => f.slice(dist.length).replace(/^\/+/, ''))
-  .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith('tokens/') && !f.startsWith('model/') && f !== 'sw.js' && f !== 'index.html')
+  .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith('tokens/') && !f.startsWith('model/') && !f.startsWith('mermaid-') && f !== 'sw.js' && f !== 'index.html')
   .sort();
 const version = createHash('sha256');
 const sri = (f) => `sha256-${createHash('sha256').update(readFileSync(join(dist, f))).digest('base64')}`;

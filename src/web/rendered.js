@@ -10,10 +10,16 @@
 //   (src/web/preview.html: an origin of its own, a policy that fetches nothing), without its
 //   scripts until the user chooses "Run scripts" (scripts could still reach the network
 //   through WebRTC, which no policy closes).
+// - Diagrams: a mermaid block, once its reply has arrived, is drawn by mermaid (npm, fetched the
+//   first time a chat shows one) in such a frame, in mermaid's strict mode; "Source" shows the
+//   block's source again.
 const PENDING = '.md-math:not([data-typeset])';
 // The user's messages, shown as typed: their formulas are marked here (the renderer's
 // plain_with_math), the rest of the text stays as it was.
 const TYPED = 'article[data-role="user"] .content.plain:not([data-math])';
+
+// A mermaid block not drawn yet.
+const DIAGRAM = '.md-mermaid:not([data-drawn])';
 
 /** Marks the formulas of the user's messages in `els` (when the markdown module is ready). */
 function markTyped(els, modules) {
@@ -58,15 +64,102 @@ export function watchRendered() {
     markTyped(within(records, TYPED), modules);
     const found = within(records, PENDING);
     if (found.length) typeset(found);
+    for (const block of within(records, DIAGRAM)) diagram(block);
   }).observe(document.body, { childList: true, subtree: true });
   // What was drawn before: once this module is ready (this runs while it starts).
   modules.load('markdown').then(() => {
     markTyped(document.querySelectorAll(TYPED), modules);
     const now = document.querySelectorAll(PENDING);
     if (now.length) typeset(now);
+    for (const block of document.querySelectorAll(DIAGRAM)) diagram(block);
   }, () => {});
+  addEventListener('message', sized);
   document.addEventListener('click', preview);
   document.addEventListener('copy', copyTex);
+}
+
+// mermaid's script, fetched once (the first time a chat shows a diagram).
+let mermaid = null;
+const mermaidScript = () => {
+  const meta = document.querySelector('meta[name="satori-module:mermaid"]');
+  if (!meta) return Promise.reject(new Error('this copy of Satori was built without mermaid'));
+  mermaid ??= fetch(new URL(meta.getAttribute('content'), document.baseURI)).then((r) => {
+    if (!r.ok) throw new Error(`HTTP ${r.status}`);
+    return r.text();
+  });
+  mermaid.catch(() => (mermaid = null));
+  return mermaid;
+};
+// Each diagram's frame -> its box.
+const diagrams = new WeakMap();
+
+// Draws a mermaid block as a diagram in a sandboxed frame after it, once its reply has arrived
+// (a block still growing would be drawn again and again); its source hides, one click away
+// ("Source"). If it cannot be drawn, the source stays and a line says why.
+function diagram(block) {
+  if (block.closest('article[data-status="streaming"]')) return;
+  const code = block.querySelector('code');
+  if (!code) return;
+  block.dataset.drawn = '';
+  const box = document.createElement('div');
+  box.className = 'code-preview code-diagram';
+  const frame = document.createElement('iframe');
+  frame.setAttribute('sandbox', 'allow-scripts');
+  frame.title = 'Diagram';
+  frame.referrerPolicy = 'no-referrer';
+  const theme = document.documentElement.dataset.theme;
+  const dark = theme ? theme === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches;
+  const source = code.textContent;
+  const ready = (e) => {
+    if (e.source !== frame.contentWindow || e.data !== 'satori-preview-ready') return;
+    stop(frame);
+    mermaidScript().then(
+      (script) => frame.contentWindow && frame.contentWindow.postMessage({ diagram: { script, source, dark } }, '*'),
+      (err) => failed(box, err.message),
+    );
+  };
+  waiting.set(frame, ready);
+  diagrams.set(frame, box);
+  addEventListener('message', ready);
+  frame.src = new URL('preview.html', document.baseURI).href;
+  box.append(frame);
+  block.after(box);
+}
+
+// A diagram's frame said it is drawn (its height) or why not.
+function sized(e) {
+  const frame = [...document.querySelectorAll('.code-diagram iframe')].find((f) => f.contentWindow === e.source);
+  const box = frame && diagrams.get(frame);
+  const said = e.data && e.data.satoriDiagram;
+  if (!box || !said) return;
+  const block = box.previousElementSibling;
+  if (said === 'drawn' && Number.isFinite(e.data.height)) {
+    frame.style.height = `${Math.min(Math.max(e.data.height, 48), 900)}px`;
+    box.classList.add('drawn');
+    if (block) {
+      block.classList.add('source-hidden');
+      block.querySelector('.source-code')?.setAttribute('aria-expanded', 'false');
+    }
+  } else {
+    failed(box, typeof e.data.why === 'string' ? e.data.why : '');
+  }
+}
+
+// The diagram in `box` could not be drawn: its source stays, and a line says why.
+function failed(box, why) {
+  box.querySelector('iframe')?.remove();
+  const line = document.createElement('p');
+  line.className = 'diagram-failed';
+  line.textContent = 'Diagram not drawn' + (why ? `: ${why}` : '');
+  box.replaceChildren(line);
+}
+
+// "Source" shows a diagram's source, or hides it again.
+function toggleSource(button) {
+  const block = button.closest('.md-mermaid');
+  if (!block || !block.nextElementSibling?.classList.contains('drawn')) return;
+  const hidden = block.classList.toggle('source-hidden');
+  button.setAttribute('aria-expanded', String(!hidden));
 }
 
 // A formula's TeX source with its delimiters.
@@ -119,6 +212,11 @@ const waiting = new WeakMap(); // iframe -> its 'message' listener
 // without the page's scripts (without, at first).
 function preview(event) {
   const target = event.target instanceof Element ? event.target : null;
+  const source = target && target.closest('.source-code');
+  if (source) {
+    toggleSource(source);
+    return;
+  }
   const run = target && target.closest('.preview-run');
   if (run) {
     draw(run.closest('.code-preview'), run.getAttribute('aria-pressed') !== 'true');

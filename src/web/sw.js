@@ -17,8 +17,9 @@ const CACHE = PREFIX + VERSION;
 const BORN = new Request(`${SCOPE}__satori_installed`);
 // The page itself: the scope's root and its index.html.
 const PAGES = new Set([SCOPE, `${SCOPE}index.html`]);
-// Fetched when first needed, then kept (large, and only needed for some models).
-const ON_DEMAND = `${SCOPE}tokens/`;
+// Fetched when first needed, then kept: the token tables (large, and only needed for some
+// models) and mermaid (large, and only needed for a chat with a diagram).
+const ON_DEMAND = [`${SCOPE}tokens/`, `${SCOPE}mermaid-`];
 // The in-browser model's pieces: its worker keeps them in a cache of its own.
 const MODEL = `${SCOPE}model/`;
 
@@ -81,7 +82,7 @@ self.addEventListener('fetch', (event) => {
       const kept = page ? await cache.match(SCOPE) : (await cache.match(request)) || (await matchOlder(request));
       if (kept) return kept;
       const response = await fetch(request);
-      if (response.ok && url.href.startsWith(ON_DEMAND)) await cache.put(request, response.clone());
+      if (response.ok && ON_DEMAND.some((p) => url.href.startsWith(p))) await cache.put(request, response.clone());
       return response;
     })(),
   );

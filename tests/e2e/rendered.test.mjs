@@ -296,3 +296,61 @@ test('preview.html draws nothing for a page that frames it outside its sandbox',
     await page.close();
   });
 });
+
+test('a mermaid block is drawn as a diagram in a sandbox once its reply has arrived, its source one click away; one that does not parse keeps its source and says why', async (t) => {
+  const sink = await counter();
+  t.after(() => sink.close());
+  await e2e.open(t, async (app) => {
+    const { page } = app;
+    const fromFrames = [];
+    page.on('console', (m) => {
+      if (/\/preview\.html$/.test(m.location().url) || m.text().includes(sink.origin)) fromFrames.push(m.text());
+    });
+    e2e.fake.reset();
+    await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-mermaid' });
+    const fetchedMermaid = () => app.requests.filter((u) => /\/mermaid-[0-9a-f]+\/mermaid\.js$/.test(u));
+    assert.deepEqual(fetchedMermaid(), [], 'mermaid is not fetched before a chat shows a diagram');
+    const flow = [
+      'graph TD',
+      '  A[Start] --> B{Ready?}',
+      `  B -->|yes| C["<img src='${sink.origin}/label.png' onerror='alert(1)'>"]`,
+      '  click A href "javascript:alert(1)"',
+    ].join('\n');
+    e2e.fake.enqueue({ chunks: ['A flow:\n\n```mermaid\n', flow, '\n```\n\nAnd a broken one:\n\n```mermaid\nthis is not a diagram\n```\n'] });
+    await sendMessage(page, 'Draw the flow');
+    await waitIdle(page);
+    const reply = lastAssistant(page);
+    await waitForStatus(reply, 'complete');
+    const [good, bad] = [reply.locator('.md-mermaid').first(), reply.locator('.md-mermaid').nth(1)];
+    await reply.locator('.code-diagram.drawn').waitFor({ timeout: 60_000 });
+    await reply.locator('.diagram-failed').waitFor({ timeout: 30_000 });
+    // (The page's request, and the service worker's on its behalf, which keeps it from now on.)
+    assert.equal(new Set(fetchedMermaid()).size, 1, 'mermaid fetched when a diagram appeared');
+
+    const frame = reply.locator('.code-diagram iframe').first();
+    assert.equal(await frame.getAttribute('sandbox'), 'allow-scripts');
+    const svg = page.frameLocator('article[data-role="assistant"] .code-diagram iframe >> nth=0').locator('svg');
+    assert.ok((await svg.textContent()).includes('Start'), 'the diagram drawn with its labels');
+    assert.ok((await frame.boundingBox()).height > 100, 'the frame as tall as the diagram');
+    // Its source one click away.
+    const source = good.getByRole('button', { name: 'Source', exact: true });
+    assert.equal(await source.getAttribute('aria-expanded'), 'false');
+    assert.equal(await good.locator('pre').isVisible(), false, 'the source hidden once drawn');
+    await source.click();
+    assert.equal(await source.getAttribute('aria-expanded'), 'true');
+    assert.ok(await good.locator('pre').isVisible());
+    await source.click();
+    assert.equal(await good.locator('pre').isVisible(), false);
+    // The broken one keeps its source and says why.
+    assert.match(await reply.locator('.diagram-failed').textContent(), /^Diagram not drawn/);
+    assert.ok(await bad.locator('pre').isVisible(), 'its source stays');
+    // The label's markup: its handler stripped (strict mode), its image refused by the frame's
+    // policy; nothing fetched, nothing run, no link followed.
+    await sleep(500);
+    assert.deepEqual(sink.hits, [], 'nothing reached the loopback server');
+    assert.deepEqual(app.dialogAlerts, []);
+    assert.deepEqual(app.pageErrors, []);
+    const mine = app.consoleMessages.filter((m) => !fromFrames.includes(m.text));
+    app.consoleMessages.splice(0, app.consoleMessages.length, ...mine);
+  });
+});

@@ -1,5 +1,6 @@
 // Screenshots of rendered replies (not a test): formulas typeset as MathML (inline, display, a
-// matrix, one that does not parse) and an html code block's "Preview" open with its scripts run, in light and dark,
+// matrix, one that does not parse), an html code block's "Preview" open with its scripts run and
+// a mermaid diagram, in light and dark,
 // desktop and phone width.
 // usage: node tests/screens/rendered.mjs [outdir]
 import { mkdirSync } from 'node:fs';
@@ -51,6 +52,13 @@ try {
       await page.frameLocator('.code-preview iframe').locator('.card').waitFor();
       await page.waitForTimeout(300);
       await page.screenshot({ path: `${out}/${scheme}-${label}-preview.png` });
+      fake.enqueue({ chunks: ['The release flow:\n\n```mermaid\n', 'graph LR\n  A[Draft] --> B{Review}\n  B -->|approved| C[Release]\n  B -->|changes| A\n', '```\n'] });
+      await box.fill('Draw the release flow');
+      await box.press('Enter');
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await page.locator('.code-diagram.drawn').last().waitFor({ timeout: 60_000 });
+      await page.locator('.code-diagram.drawn').last().scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${out}/${scheme}-${label}-diagram.png` });
       await ctx.close();
     }
   }

@@ -43,7 +43,9 @@
 //!
 //! Classes the stylesheet can target: `code-block`, `code-head`, `code-lang`, `copy-code` (the UI
 //! copies the sibling `<code>` text), `preview-code` ("Preview" on an `html` or `svg` block, with
-//! `aria-expanded`; the page draws the block in a sandboxed frame), `md-hidden`, `md-real-host`, `md-image-blocked`, `md-task`/`md-task-done` (task list
+//! `aria-expanded`; the page draws the block in a sandboxed frame), `md-mermaid` and
+//! `source-code` (a `mermaid` block, which the page draws as a diagram in such a frame, and its
+//! "Source" button, `aria-expanded` while the source shows), `md-hidden`, `md-real-host`, `md-image-blocked`, `md-task`/`md-task-done` (task list
 //! markers, shown as ☑/☐ instead of `<input>`), `md-align-left|center|right` (table cells),
 //! `md-math`/`md-display` (formulas), `md-raw-html` (a `<p>` holding an input HTML block as text; its newlines are kept in the text,
 //! so `white-space: pre-wrap` shows them) and `md-plain` (the oversized-input fallback `<pre>`).
@@ -944,12 +946,22 @@ fn code_block_open(kind: &CodeBlockKind<'_>) -> String {
         CodeBlockKind::Fenced(info) => code_lang(info),
         CodeBlockKind::Indented => "",
     };
-    let mut html =
-        String::from(r#"<div class="code-block"><div class="code-head"><span class="code-lang">"#);
+    // A mermaid block is drawn as a diagram in a sandboxed frame, its source one click away; an
+    // html or svg block can be drawn in one ("Preview"). See src/web/rendered.js.
+    let mermaid = lang.eq_ignore_ascii_case("mermaid");
+    let mut html = String::from(match mermaid {
+        true => {
+            r#"<div class="code-block md-mermaid"><div class="code-head"><span class="code-lang">"#
+        }
+        false => r#"<div class="code-block"><div class="code-head"><span class="code-lang">"#,
+    });
     push_escaped(&mut html, lang);
     html.push_str("</span>");
-    // An html or svg block can be drawn in a sandboxed frame (src/web/rendered.js).
-    if ["html", "svg"].iter().any(|l| lang.eq_ignore_ascii_case(l)) {
+    if mermaid {
+        html.push_str(
+            r#"<button type="button" class="source-code" aria-expanded="true">Source</button>"#,
+        );
+    } else if ["html", "svg"].iter().any(|l| lang.eq_ignore_ascii_case(l)) {
         html.push_str(
             r#"<button type="button" class="preview-code" aria-expanded="false">Preview</button>"#,
         );
@@ -1403,6 +1415,20 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(plain_with_math(text), want, "{text:?}");
             assert_safe(&plain_with_math(text));
+        }
+    }
+
+    #[test]
+    fn a_mermaid_block_is_marked_for_drawing_with_its_source_one_click_away() {
+        let html = render("```mermaid\ngraph TD; A-->B\n```");
+        assert!(html.starts_with(r#"<div class="code-block md-mermaid"><div class="code-head"><span class="code-lang">mermaid</span><button type="button" class="source-code" aria-expanded="true">Source</button>"#), "{html}");
+        assert!(
+            html.contains("<code class=\"language-mermaid\">graph TD; A--&gt;B\n</code>"),
+            "{html}"
+        );
+        assert_safe(&html);
+        for other in ["```js\nx\n```", "```html\nx\n```", "```\nx\n```"] {
+            assert!(!render(other).contains("md-mermaid"), "{other}");
         }
     }
 
