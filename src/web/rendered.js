@@ -90,6 +90,8 @@ const mermaidScript = () => {
   mermaid.catch(() => (mermaid = null));
   return mermaid;
 };
+// The diagrams drawn in one message at most.
+const MAX_DIAGRAMS = 8;
 // Each diagram's frame -> its box.
 const diagrams = new WeakMap();
 
@@ -97,12 +99,20 @@ const diagrams = new WeakMap();
 // (a block still growing would be drawn again and again); its source hides, one click away
 // ("Source"). If it cannot be drawn, the source stays and a line says why.
 function diagram(block) {
-  if (block.closest('article[data-status="streaming"]')) return;
+  if (!block.isConnected || block.closest('article[data-status="streaming"]')) return;
   const code = block.querySelector('code');
   if (!code) return;
   block.dataset.drawn = '';
   const box = document.createElement('div');
   box.className = 'code-preview code-diagram';
+  // Each diagram runs mermaid in a frame of its own: a reply with a flood of them would stall the
+  // page whenever it is drawn.
+  const drawn = block.closest('article, .markdown')?.querySelectorAll('.md-mermaid[data-drawn]').length ?? 0;
+  if (drawn > MAX_DIAGRAMS) {
+    block.after(box);
+    failed(box, `more than ${MAX_DIAGRAMS} in one message`);
+    return;
+  }
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', 'allow-scripts');
   frame.title = 'Diagram';
@@ -145,9 +155,11 @@ function sized(e) {
   }
 }
 
-// The diagram in `box` could not be drawn: its source stays, and a line says why.
+// The diagram in `box` could not be drawn: its source stays (and "Source", which would do
+// nothing, goes), and a line says why.
 function failed(box, why) {
   box.querySelector('iframe')?.remove();
+  box.previousElementSibling?.querySelector('.source-code')?.remove();
   const line = document.createElement('p');
   line.className = 'diagram-failed';
   line.textContent = 'Diagram not drawn' + (why ? `: ${why}` : '');

@@ -82,7 +82,8 @@ self.addEventListener('fetch', (event) => {
       const kept = page ? await cache.match(SCOPE) : (await cache.match(request)) || (await matchOlder(request));
       if (kept) return kept;
       const response = await fetch(request);
-      if (response.ok && ON_DEMAND.some((p) => url.href.startsWith(p))) await cache.put(request, response.clone());
+      // Kept if there is room; answered either way.
+      if (response.ok && ON_DEMAND.some((p) => url.href.startsWith(p))) await cache.put(request, response.clone()).catch(() => {});
       return response;
     })(),
   );

@@ -16,9 +16,9 @@
 const ATTRS = ['aria-label', 'title', 'placeholder', 'alt', 'aria-description', 'aria-roledescription', 'label'];
 const SKIP = new Set(['TEXTAREA', 'SCRIPT', 'STYLE', 'INPUT']);
 // Satori's own controls inside text it does not translate: the markdown renderer's "Copy code"
-// and "Preview" buttons (and a preview's "Run scripts"), a diagram's "Source" and why it was not
-// drawn, task markers, hidden-character markers and the real host of a link in a reply.
-const OURS = '[translate="yes"], .copy-code, .preview-code, .preview-run, .source-code, .diagram-failed, .md-task, .md-hidden, .md-real-host';
+// and "Preview" buttons (and a preview's "Run scripts" and its frame's title), a diagram's
+// "Source" and why it was not drawn, task markers, hidden-character markers and the real host of a link in a reply.
+const OURS = '[translate="yes"], .copy-code, .preview-code, .preview-run, .source-code, .diagram-failed, .code-preview iframe, .md-task, .md-hidden, .md-real-host';
 
 let exact = null; // Map: English -> translation
 let templates = []; // {re, to, order, need, weight}, most literal characters first

@@ -304,7 +304,8 @@ test('a mermaid block is drawn as a diagram in a sandbox once its reply has arri
     const { page } = app;
     const fromFrames = [];
     page.on('console', (m) => {
-      if (/\/preview\.html$/.test(m.location().url) || m.text().includes(sink.origin)) fromFrames.push(m.text());
+      // (`script-src 'none'` is the frame's own lock: the app's policy has no such directive.)
+      if (/\/preview\.html$/.test(m.location().url) || m.text().includes(sink.origin) || m.text().includes("'script-src 'none''")) fromFrames.push(m.text());
     });
     e2e.fake.reset();
     await configure(page, { baseUrl: e2e.fake.baseUrl, model: 'fake-small', apiKey: 'sk-e2e-mermaid' });
@@ -345,8 +346,31 @@ test('a mermaid block is drawn as a diagram in a sandbox once its reply has arri
     assert.match(await reply.locator('.diagram-failed').textContent(), /^Diagram not drawn/);
     assert.ok(await bad.locator('pre').isVisible(), 'its source stays');
     // The label's markup: its handler stripped (strict mode), its image refused by the frame's
-    // policy; nothing fetched, nothing run, no link followed.
+    // policy; nothing fetched, nothing run, no link followed. A handler that slipped through
+    // would not run either: once mermaid has run, the frame allows no script.
+    const inFrame = page.frames().find((f) => f.url().endsWith('/preview.html') && f.parentFrame() === page.mainFrame());
+    assert.deepEqual(
+      await inFrame.evaluate(() => {
+        const img = document.createElement('img');
+        img.setAttribute('onerror', 'document.title = "ran"');
+        img.src = 'data:,x';
+        document.body.append(img);
+        return new Promise((r) => setTimeout(() => r([document.title, document.querySelectorAll('svg [onerror], svg [onclick]').length]), 300));
+      }),
+      ['', 0],
+      'no handler in the diagram, and none runs there',
+    );
+    assert.equal(await bad.getByRole('button', { name: 'Source', exact: true }).count(), 0, 'no "Source" where nothing was drawn');
     await sleep(500);
+    // A flood of diagrams in one reply: 8 drawn, the rest keep their source.
+    e2e.fake.enqueue({ chunks: Array.from({ length: 10 }, (_, i) => `\`\`\`mermaid\ngraph LR; a${i}-->b${i}\n\`\`\`\n\n`) });
+    await sendMessage(page, 'Many diagrams');
+    await waitIdle(page);
+    const many = lastAssistant(page);
+    await waitForStatus(many, 'complete');
+    await poll(async () => (await many.locator('.diagram-failed').count()) === 2, { message: 'the 9th and 10th not drawn' });
+    assert.equal(await many.locator('.code-diagram iframe').count(), 8);
+    assert.match(await many.locator('.diagram-failed').first().textContent(), /^Diagram not drawn: more than 8 in one message$/);
     assert.deepEqual(sink.hits, [], 'nothing reached the loopback server');
     assert.deepEqual(app.dialogAlerts, []);
     assert.deepEqual(app.pageErrors, []);
