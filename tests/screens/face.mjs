@@ -2,21 +2,10 @@
 // replies (their lines), the chat list by date with a row's menu open, "Model for this chat" and
 // the command palette, in light and dark, desktop and phone width.
 // usage: node tests/screens/face.mjs [outdir]
-import { mkdirSync } from 'node:fs';
-import { chromium } from 'playwright-core';
-import { startStatic } from '../e2e/support/static-server.mjs';
-import { startFakeLlm } from '../e2e/support/fake-llm.mjs';
 import { configure } from '../e2e/support/browser.mjs';
+import { stage } from './stage.mjs';
 
-const out = process.argv[2] || 'tests/e2e/artifacts/screens';
-mkdirSync(out, { recursive: true });
-const web = await startStatic({ root: 'dist', prefix: '/' });
-const fake = await startFakeLlm();
-const browser = await chromium.launch({
-  executablePath: process.env.SATORI_CHROMIUM || '/usr/bin/chromium',
-  args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const { out, web, fake, browser, close } = await stage();
 try {
   for (const scheme of ['light', 'dark']) {
     for (const [label, viewport] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 800 }]]) {
@@ -81,7 +70,5 @@ try {
     }
   }
 } finally {
-  await browser.close();
-  await fake.close();
-  await web.close();
+  await close();
 }

@@ -3,21 +3,10 @@
 // a mermaid diagram, in light and dark,
 // desktop and phone width.
 // usage: node tests/screens/rendered.mjs [outdir]
-import { mkdirSync } from 'node:fs';
-import { chromium } from 'playwright-core';
-import { startStatic } from '../e2e/support/static-server.mjs';
-import { startFakeLlm } from '../e2e/support/fake-llm.mjs';
 import { configure } from '../e2e/support/browser.mjs';
+import { stage } from './stage.mjs';
 
-const out = process.argv[2] || 'tests/e2e/artifacts/screens';
-mkdirSync(out, { recursive: true });
-const web = await startStatic({ root: 'dist', prefix: '/' });
-const fake = await startFakeLlm();
-const browser = await chromium.launch({
-  executablePath: process.env.SATORI_CHROMIUM || '/usr/bin/chromium',
-  args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const { out, web, fake, browser, close } = await stage();
 const MATH = [
   'The integral is $\\int_0^1 x\\,dx = \\frac{1}{2}$, and the sum of the first $n$ numbers:\n\n',
   '$$\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}$$\n\n',
@@ -63,7 +52,5 @@ try {
     }
   }
 } finally {
-  await browser.close();
-  await web.close();
-  await fake.close();
+  await close();
 }
