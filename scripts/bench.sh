@@ -15,6 +15,7 @@ node tests/bench/storage.mjs
 node tests/bench/stream.mjs
 node tests/bench/save.mjs
 node tests/bench/rendered.mjs --runs 3
+node tests/bench/attach.mjs --runs 3
 node tests/bench/sync.mjs --chats 200 --messages 100
 node tests/bench/sync.mjs --chats 1000 --messages 20
 # The model in the tab: the engine alone, then inside the app.

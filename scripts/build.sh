@@ -76,6 +76,25 @@ MATH_HASH="$(sha256sum "$MATH_STAGE/math.js" | cut -c1-16)"
 rm -rf "$ROOT"/dist/math-*
 cp -r "$MATH_STAGE" "$ROOT/dist/math-$MATH_HASH"
 NAMED+=("math=math-$MATH_HASH/math.js")
+# The attachments module (src/web/attach.js: files attached by "Attach", paste and drop, read,
+# resized off the page's thread (src/web/attach-worker.js) and kept in IndexedDB
+# (src/web/attach-store.js); PDF text by pdf.js from npm, a chunk of its own loaded with the first
+# PDF), bundled by esbuild into dist/attach-<hash>/ with its stylesheet (style/attach.css); the
+# page names it in <meta name="satori-module:attach"> and src/web/rendered.js loads it the first
+# time it is needed (Attach clicked, a file pasted or dragged in, a message with attachments shown).
+ATTACH_STAGE="$ROOT/target/module-attach"
+rm -rf "$ATTACH_STAGE" && mkdir -p "$ATTACH_STAGE"
+esbuild "$ROOT/src/web/attach.js" "$ROOT/src/web/attach-worker.js" --bundle --splitting --format=esm \
+  --minify --legal-comments=none --log-level=warning --outdir="$ATTACH_STAGE" \
+  --entry-names='[name]' --chunk-names='[name]-[hash]'
+if [ -f "$ROOT/node_modules/pdfjs-dist/build/pdf.worker.min.mjs" ]; then
+  cp "$ROOT/node_modules/pdfjs-dist/build/pdf.worker.min.mjs" "$ATTACH_STAGE/pdf-worker.mjs"
+fi
+cp "$ROOT/style/attach.css" "$ATTACH_STAGE/style.css"
+ATTACH_HASH="$(cat "$ATTACH_STAGE"/* | sha256sum | cut -c1-16)"
+rm -rf "$ROOT"/dist/attach-*
+cp -r "$ATTACH_STAGE" "$ROOT/dist/attach-$ATTACH_HASH"
+NAMED+=("attach=attach-$ATTACH_HASH/attach.js" "style:attach=attach-$ATTACH_HASH/style.css")
 # mermaid (npm, its single-file build) into dist/mermaid-<hash>/, named in
 # <meta name="satori-module:mermaid">: src/web/rendered.js fetches it the first time a chat shows a
 # diagram and hands it to the diagram's sandboxed frame; the service worker keeps it then, not

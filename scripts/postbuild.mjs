@@ -120,13 +120,16 @@ html = html.replace(/(<link\b[^>]*?\bhref="\.\/([^"]+)"[^>]*?\bintegrity=")sha38
 html = html.replace(/(<link\b[^>]*?\bintegrity=")sha384-[^"]+("[^>]*?\bhref="\.\/([^"]+)")/g, (_, head, tail, path) =>
   `${head}sha384-${createHash('sha384').update(readFileSync(join(dist, path))).digest('base64')}${tail}`);
 writeFileSync(indexPath, html);
+// The PDF reader (pdf.js: a chunk of the attachments module and its worker, 512 KB gzip), fetched
+// with the first PDF attached and kept then, not before.
+const PDF_READER = /^attach-[^/]+\/pdf-/;
 // The service worker (src/web/sw.js) with this version's files: everything in dist/ but the
-// precompressed copies, the token tables (kept once fetched), the in-browser model's pieces (kept
+// precompressed copies, the token tables (kept once fetched), mermaid and the PDF reader, the in-browser model's pieces (kept
 // by its worker, when chosen) and itself; the version is a hash
 // of their contents, so a changed build is a changed worker, which the browser installs.
 const kept = files(dist)
   .map((f) => f.slice(dist.length).replace(/^\/+/, ''))
-  .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith('tokens/') && !f.startsWith('model/') && !f.startsWith('mermaid-') && f !== 'sw.js' && f !== 'index.html')
+  .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith('tokens/') && !f.startsWith('model/') && !f.startsWith('mermaid-') && !PDF_READER.test(f) && f !== 'sw.js' && f !== 'index.html')
   .sort();
 const version = createHash('sha256');
 const sri = (f) => `sha256-${createHash('sha256').update(readFileSync(join(dist, f))).digest('base64')}`;

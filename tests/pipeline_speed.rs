@@ -33,6 +33,9 @@ fn pipeline_cost_grows_linearly() {
             min_keep_rounds: 1,
             summarize: true,
             item_cap: 1000,
+            image_rounds: 3,
+            images: false,
+            images_exact: false,
         };
         let mut counter = Cached::new(Estimator::default());
         let ctx = build(&refs, None, &cfg, &mut counter);

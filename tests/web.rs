@@ -247,6 +247,7 @@ fn a_save_of_several_parts_that_storage_cannot_hold_leaves_the_chat_as_it_was() 
         );
         for i in 1..n {
             s.apply(Command::AddUser {
+                attachments: String::new(),
                 id: format!("u{i}"),
                 text: format!("message {i} {}", "x".repeat(pad)),
                 at: 1 + i as i64,
@@ -309,6 +310,7 @@ async fn chats_in_parts_are_written_read_packed_and_removed_whole() {
         );
         for i in 1..n {
             s.apply(Command::AddUser {
+                attachments: String::new(),
                 id: format!("u{i}"),
                 text: format!("订单 {i}: ¥{i}00"),
                 at: 1 + i as i64,
@@ -724,6 +726,7 @@ impl Device {
             .entry(chat.to_string())
             .or_insert_with(|| Session::new(chat.to_string(), at, None, Vec::new()));
         s.apply(Command::AddUser {
+            attachments: String::new(),
             id: id.into(),
             text: text.into(),
             at,
@@ -745,51 +748,58 @@ async fn two_devices_sync_through_a_real_webdav_folder_sealed() {
     let mut a = Device::join(&url, "laptop", "correct horse 电池").await;
     let mut b = Device::join(&url, "phone", "correct horse 电池").await;
     // A creates, B sees.
-    a.say("c1", "m1", "Order #4417 costs ¥1 280", 1_000);
+    a.say("chat-kyoto", "message-1", "Order #4417 costs ¥1 280", 1_000);
     assert_eq!(a.sync(1_100).await.uploaded, 1);
     let got = b.sync(1_200).await;
     assert_eq!((got.stored, got.uploaded), (1, 0), "{got:?}");
-    assert_eq!(b.texts("c1"), ["Order #4417 costs ¥1 280"]);
+    assert_eq!(b.texts("chat-kyoto"), ["Order #4417 costs ¥1 280"]);
     // Both change offline, then both sync: the union on both.
-    a.say("c1", "m2", "Shipping to Kyoto", 2_000);
+    a.say("chat-kyoto", "message-2", "Shipping to Kyoto", 2_000);
     b.chats
         .0
-        .get_mut("c1")
+        .get_mut("chat-kyoto")
         .unwrap()
         .apply(Command::Rename {
             title: "秘密の注文".into(),
         })
         .unwrap();
-    b.say("c2", "m3", "A second chat, from the phone", 2_100);
+    b.say(
+        "chat-phone",
+        "message-3",
+        "A second chat, from the phone",
+        2_100,
+    );
     a.sync(3_000).await;
     b.sync(3_100).await;
     a.sync(3_200).await;
     for d in [&a, &b] {
         assert_eq!(
-            d.texts("c1"),
+            d.texts("chat-kyoto"),
             ["Order #4417 costs ¥1 280", "Shipping to Kyoto"]
         );
-        assert_eq!(d.chats.0["c1"].title, "秘密の注文");
-        assert_eq!(d.texts("c2"), ["A second chat, from the phone"]);
+        assert_eq!(d.chats.0["chat-kyoto"].title, "秘密の注文");
+        assert_eq!(d.texts("chat-phone"), ["A second chat, from the phone"]);
     }
     // A deletes c2 while B, offline, adds to c1: the deletion holds, nothing comes back.
-    a.chats.0.remove("c2");
-    b.say("c1", "m4", "Gift wrap, please", 4_000);
+    a.chats.0.remove("chat-phone");
+    b.say("chat-kyoto", "message-4", "Gift wrap, please", 4_000);
     a.sync(4_100).await;
     b.sync(4_200).await;
     a.sync(4_300).await;
     for d in [&a, &b] {
-        assert!(!d.chats.0.contains_key("c2"));
-        assert_eq!(d.texts("c1").len(), 3);
+        assert!(!d.chats.0.contains_key("chat-phone"));
+        assert_eq!(d.texts("chat-kyoto").len(), 3);
     }
     // A new, empty device joins: it takes everything; the others lose nothing.
     let mut c = Device::join(&url, "tablet", "correct horse 电池").await;
     let joined = c.sync(5_000).await;
     assert_eq!((joined.stored, joined.uploaded), (1, 0), "{joined:?}");
     a.sync(5_100).await;
-    assert_eq!(a.texts("c1").len(), 3);
-    assert_eq!(c.chats.0["c1"], a.chats.0["c1"]);
-    // Nothing of the chats is readable on the server.
+    assert_eq!(a.texts("chat-kyoto").len(), 3);
+    assert_eq!(c.chats.0["chat-kyoto"], a.chats.0["chat-kyoto"]);
+    // Nothing of the chats is readable on the server. Every secret looked for is at least five
+    // bytes long, so random ciphertext, nonces or a base64 salt cannot hold one by chance (odds
+    // under one in a million a run; a two-letter id such as "m1" once turned up in a salt).
     let (_c, signal) = signal();
     for listed in a.conn.folder.list(&signal).await.unwrap() {
         let Some((bytes, _)) = a.conn.folder.get(&listed.name, &signal).await.unwrap() else {
@@ -797,13 +807,15 @@ async fn two_devices_sync_through_a_real_webdav_folder_sealed() {
         };
         let text = String::from_utf8_lossy(&bytes);
         for secret in [
-            "4417",
+            "#4417",
             "Kyoto",
             "秘密",
-            "Gift",
+            "Gift wrap",
             "second chat",
-            "c1",
-            "m1",
+            "chat-kyoto",
+            "chat-phone",
+            "message-1",
+            "message-4",
             "laptop",
         ] {
             assert!(

@@ -9,8 +9,13 @@ pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
     opts.set_type(mime);
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
         .map_err(|_| "could not create the file")?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob)
-        .map_err(|_| "could not create the file")?;
+    download_blob(name, &blob)
+}
+
+/// Download `blob` as a file called `name`.
+pub fn download_blob(name: &str, blob: &web_sys::Blob) -> Result<(), String> {
+    let url =
+        web_sys::Url::create_object_url_with_blob(blob).map_err(|_| "could not create the file")?;
     let document = web_sys::window()
         .and_then(|w| w.document())
         .ok_or("no document")?;

@@ -1,6 +1,7 @@
 //! Thin wrappers over browser APIs, each with a typed error and no business rules.
 
 pub mod approval;
+pub mod attachments;
 pub mod clock;
 pub mod compression;
 pub mod crypto;

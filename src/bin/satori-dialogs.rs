@@ -334,8 +334,18 @@ pub fn open_export(session: &str) -> Result<(), String> {
 /// and the settings; answers a warning about what could not be included (empty if nothing).
 #[wasm_bindgen]
 pub fn export_all(session: &str) -> Result<String, String> {
+    use satori::ui::components::transfer_dialog::{export_all, ExportAll, ExportAllDialog};
     let current = serde_json::from_str(session).ok();
-    satori::ui::components::transfer_dialog::export_all(current)
+    match export_all(current)? {
+        ExportAll::Saved(warnings) => Ok(warnings),
+        // A .zip with the chats' files takes a while: its dialog says how it went.
+        ExportAll::WithFiles(pending) => {
+            mount(move || {
+                view! { <ExportAllDialog pending=pending on_close=Callback::new(|_| close()) /> }
+            });
+            Ok(String::new())
+        }
+    }
 }
 
 /// Open "Share chat" for `session` (the open chat as JSON, as it is on screen).
@@ -483,6 +493,39 @@ pub fn open_agent(id: &str, agent: &str) {
     });
 }
 
+/// Free the attached files no stored chat names any more (after a chat was deleted). A failure
+/// frees nothing and is only logged: the files stay, and the next deletion tries again.
+fn sweep_files() {
+    leptos::task::spawn_local(async {
+        // What the page names: the composer's chips, and every message it shows (the open
+        // chat's, saved or not — storage may have refused its last change).
+        let page = document();
+        let reading = page
+            .get_element_by_id("attach-chips")
+            .is_some_and(|list| list.has_attribute("data-pending"));
+        let mut named = String::new();
+        if let Ok(all) = page.query_selector_all("[data-attachment], #attach-chips[data-lines]") {
+            for i in 0..all.length() {
+                let Some(el) = all
+                    .item(i)
+                    .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+                else {
+                    continue;
+                };
+                for name in ["data-attachment", "data-lines"] {
+                    named.extend(el.get_attribute(name));
+                    named.push('\n');
+                }
+            }
+        }
+        let composer = (!reading).then_some(named);
+        let store = satori::adapters::storage::Store::local();
+        if let Err(e) = satori::shell::files::sweep(&store, composer.as_deref()).await {
+            web_sys::console::warn_1(&format!("Satori: attached files were not freed: {e}").into());
+        }
+    });
+}
+
 /// Open "Delete chat" for chat `id`, called `title`; the answer names the chat.
 #[wasm_bindgen]
 pub fn open_delete(id: &str, title: &str) {
@@ -492,8 +535,10 @@ pub fn open_delete(id: &str, title: &str) {
             <satori::ui::components::chat_dialogs::DeleteDialog
                 title=title
                 on_delete=Callback::new(move |_| {
+                    // The app deletes the chat as it hears this; then what no chat names is freed.
                     send(&DialogEvent::Delete(id.clone()));
                     close();
+                    sweep_files();
                 })
                 on_close=Callback::new(|_| close())
             />

@@ -10,7 +10,9 @@
 //! A build that met texts not yet counted asks the server for them and builds again (at most
 //! twice); what is still missing stays estimated and is marked so.
 
+use crate::adapters::attachments;
 use crate::adapters::fetch::request_text;
+use crate::core::attachment::{self, Attachment, Kind};
 use crate::core::bpe::{Bpe, Cache};
 use crate::core::context::ask::{self, Answer, Ask};
 use crate::core::context::count::{text_key, Count, Counter, Estimator};
@@ -22,8 +24,9 @@ use crate::core::provider::request::{chat_request, to_json};
 use crate::core::provider::server::{self, Tokenizer};
 use crate::core::session::{ContextOverrides, Message, Summary};
 use crate::core::settings::{preset, Settings};
+use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What a server said about itself (asked once per base URL and page).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -410,14 +413,15 @@ async fn prepare(
             .copied()
             .unwrap_or(1.0)
     });
+    let images = crate::adapters::storage::Store::local().images();
+    let defaults = crate::core::context::models::Defaults {
+        image_rounds: images.rounds,
+        images: images.sees(&settings.model),
+        ..settings.context_defaults()
+    };
     let run = |exact: bool| {
-        let (mut config, source) = models::config(
-            &settings.model,
-            &settings.context_defaults(),
-            overrides,
-            window,
-            exact,
-        );
+        let (mut config, source) =
+            models::config(&settings.model, &defaults, overrides, window, exact);
         // The tools offered take room in the window like the messages.
         config.margin = config.margin.saturating_add(tools);
         let (context, misses) = counting(|c| {
@@ -531,6 +535,9 @@ pub fn learn_window(base_url: &str, model: &str, window: u32) {
 ///
 /// `tools`: in agent mode, the tools the agent module offers (the `tools` field of a request).
 pub async fn answer(ask: &Ask, tools: Option<serde_json::Value>) -> Answer {
+    // The questions' files go in as their text, read from where the page keeps them.
+    let through = ask.summary.as_ref().map(|s| s.through.as_str());
+    let (history, files) = with_files(&ask.history, ask.elided as usize, through).await;
     // Structured output, unless tools go with the request or the server refused it before.
     let format = ask
         .format
@@ -553,7 +560,7 @@ pub async fn answer(ask: &Ask, tools: Option<serde_json::Value>) -> Answer {
     let prepared = prepare(
         detail,
         &ask.settings,
-        &ask.history,
+        &history,
         ask.summary.as_ref(),
         &ask.overrides,
         Elided {
@@ -566,7 +573,7 @@ pub async fn answer(ask: &Ask, tools: Option<serde_json::Value>) -> Answer {
     let settings = &ask.settings;
     let context = &prepared.context;
     let through = ask.summary.as_ref().map(|s| s.through.as_str());
-    let read_from = ask::read_from(context, &ask.history, through, !ask.summaries_paused);
+    let read_from = ask::read_from(context, &history, through, !ask.summaries_paused);
     if read_from.is_some_and(|i| i < ask.elided as usize) {
         return Answer {
             verdict: context.verdict,
@@ -579,7 +586,27 @@ pub async fn answer(ask: &Ask, tools: Option<serde_json::Value>) -> Answer {
             need_full: true,
             read_from: read_from.map(|i| i as u32),
             formatted: false,
+            blind: 0,
         };
+    }
+    // The images sent: refused for a model that does not see them; else as `data:` URLs (the
+    // inspector shows each as its type alone).
+    let sent: Vec<&Attachment> = context.messages.iter().flat_map(|m| &m.images).collect();
+    let blind = match prepared.config.images {
+        true => 0,
+        false => sent.len() as u32,
+    };
+    let mut images = match ask.inspect {
+        true => shown_images(&context.messages),
+        false => BTreeMap::new(),
+    };
+    for a in sent {
+        if images.contains_key(&a.hash) || blind > 0 || ask.inspect {
+            continue;
+        }
+        if let Some(url) = attachments::data_url(&a.hash).await {
+            images.insert(a.hash.clone(), url);
+        }
     }
     let react = match (&tools, ask.agent.react) {
         (Some(t), true) => Some(crate::core::agent::react::for_react(
@@ -588,20 +615,24 @@ pub async fn answer(ask: &Ask, tools: Option<serde_json::Value>) -> Answer {
         )),
         _ => None,
     };
-    let mut request = chat_request(
-        settings,
-        &settings.model,
-        react.as_deref().unwrap_or(&context.messages),
-    );
-    if react.is_some() {
-        request.stop = Some(crate::core::agent::react::STOP);
-    } else {
-        request.tools = tools.as_ref();
-    }
-    request.response_format = format.as_ref();
-    let body = to_json(&request);
+    let body_with = |images: &BTreeMap<String, String>| {
+        let mut request = chat_request(
+            settings,
+            &settings.model,
+            react.as_deref().unwrap_or(&context.messages),
+            images,
+        );
+        if react.is_some() {
+            request.stop = Some(crate::core::agent::react::STOP);
+        } else {
+            request.tools = tools.as_ref();
+        }
+        request.response_format = format.as_ref();
+        to_json(&request)
+    };
+    let body = body_with(&images);
     let summary = context.summary_job.as_ref().map(|job| {
-        let refs: Vec<&Message> = ask.history.iter().collect();
+        let refs: Vec<&Message> = history.iter().collect();
         SummaryRequest {
             id: String::new(),
             at: 0,
@@ -628,15 +659,20 @@ pub async fn answer(ask: &Ask, tools: Option<serde_json::Value>) -> Answer {
                     Some(_) if r.editable => format!("{} (a summary will be made first)", r.title),
                     _ => r.title.clone(),
                 },
-                history: &ask.history,
+                history: &history,
                 elided: ask.elided as usize,
                 summary: ask.summary.as_ref(),
                 config: &prepared.config,
                 source: prepared.source,
-                body: &body,
+                // (Each image as its type alone: a report is kept, and drawn whole.)
+                body: &match images.is_empty() || ask.inspect {
+                    true => body.clone(),
+                    false => body_with(&shown_images(&context.messages)),
+                },
                 url: &settings.chat_url(),
                 with_key: r.with_key,
                 overrides: r.editable.then_some(&ask.overrides),
+                files: &files,
             },
         );
         serde_json::to_string(&report).unwrap_or_default()
@@ -653,5 +689,57 @@ pub async fn answer(ask: &Ask, tools: Option<serde_json::Value>) -> Answer {
         need_full: false,
         read_from: read_from.map(|i| i as u32),
         formatted: format.is_some(),
+        blind,
     }
+}
+
+/// The images of `messages` as the inspector shows them: a `data:` URL of their type alone.
+fn shown_images(messages: &[crate::core::context::Sent]) -> BTreeMap<String, String> {
+    messages
+        .iter()
+        .flat_map(|m| &m.images)
+        .map(|a| (a.hash.clone(), format!("data:{};base64,…", a.mime)))
+        .collect()
+}
+
+/// `history` with each question's files after its text (`attachment::with_files`), their text
+/// read from where the page keeps it, borrowed when no question has a file; and the estimated
+/// tokens of each file's block, for the inspector. The first `elided` messages came without their
+/// text (`ask::elide`: the request is not expected to need them) and are left as they are.
+async fn with_files<'a>(
+    history: &'a [Message],
+    elided: usize,
+    through: Option<&str>,
+) -> (Cow<'a, [Message]>, BTreeMap<String, u32>) {
+    let has_files = |i: usize, m: &Message| {
+        (i >= elided || ask::kept_whole(m, through))
+            && attachment::read(&m.attachments)
+                .iter()
+                .any(|a| a.kind != Kind::Image)
+    };
+    let mut tokens = BTreeMap::new();
+    if !history.iter().enumerate().any(|(i, m)| has_files(i, m)) {
+        return (Cow::Borrowed(history), tokens);
+    }
+    let mut texts = BTreeMap::new();
+    let mut out = history.to_vec();
+    for (_, m) in out.iter_mut().enumerate().filter(|(i, m)| has_files(*i, m)) {
+        let files = attachment::read(&m.attachments);
+        for key in files.iter().filter_map(Attachment::text_key) {
+            if !texts.contains_key(key) {
+                if let Some(text) = attachments::text(key).await {
+                    texts.insert(key.to_string(), text);
+                }
+            }
+        }
+        for a in files.iter().filter(|a| a.kind != Kind::Image) {
+            let block = attachment::with_files("", std::slice::from_ref(a), &texts);
+            tokens.insert(
+                a.hash.clone(),
+                crate::core::context::count::estimate(&block),
+            );
+        }
+        m.content = attachment::with_files(&m.content, &files, &texts);
+    }
+    (Cow::Owned(out), tokens)
 }

@@ -119,13 +119,25 @@ fn not_sent_text(err: &ApiError) -> String {
         ApiError::PinsTooLarge { pinned, budget } => format!(
             "Not sent: the pinned messages need {pinned} tokens, more than the {budget} that fit the model's context window. Unpin or exclude some of them and send again, or unpin them all and send — Satori does not drop pinned messages on its own."
         ),
-        other => format!(
-            "Not sent: the part of Satori that builds each request (the turns module) {}. Check the connection and reload the page; your message is kept.",
-            match other {
-                ApiError::Module(what) => what.as_str(),
-                _ => "failed",
-            }
-        ),
+        ApiError::Module(what) => module_text(what),
+        _ => module_text("failed"),
+    }
+}
+
+fn module_text(what: &str) -> String {
+    format!("Not sent: the part of Satori that builds each request (the turns module) {what}. Check the connection and reload the page; your message is kept.")
+}
+
+/// [`not_sent`] for the refusals the app words itself: the turns module could not be reached
+/// (its words, `what`; `None`: the request could not even be started). Every other refusal is
+/// worded in the turns module, so the app's first load carries none of their words.
+pub fn module_not_sent(what: Option<&str>) -> Alerted {
+    Alerted {
+        text: module_text(what.unwrap_or("failed")),
+        retry: true,
+        settings: what.is_none(),
+        unpin: false,
+        local: false,
     }
 }
 

@@ -14,6 +14,7 @@ use crate::core::protocol::TurnEvent;
 use crate::core::provider::error::ApiError;
 use crate::core::session::Summary;
 use crate::core::settings::Settings;
+use crate::core::turn::Alerted;
 use crate::shell::error_text::{module_problem, summary_failed, summary_paused, SUMMARIZING};
 use futures::future::{select, Either};
 use std::cell::RefCell;
@@ -106,6 +107,9 @@ pub struct Prepared {
     pub notice: Option<String>,
     /// Stop came while the request was built (nothing was sent).
     pub stopped: bool,
+    /// Refused before sending, for a reason only the turns module words (images for a model
+    /// that does not see them).
+    pub refused: Option<Alerted>,
 }
 
 /// Stop building the request of the turn writing `reply`, if it is being built.
@@ -129,6 +133,7 @@ pub async fn prepare(session: &str, reply: &str, ask: Ask, tell: &dyn Fn(TurnEve
             read_from: None,
             notice: None,
             stopped: false,
+            refused: None,
         };
     };
     let signal = controller.signal();
@@ -154,10 +159,16 @@ async fn build(
         read_from: None,
         notice: None,
         stopped: false,
+        refused: None,
     };
     let Some(mut answer) = answer_into(&ask, signal, &mut out).await else {
         return out;
     };
+    // Refused before anything is asked for it (a summary due would be made for nothing).
+    if answer.blind > 0 {
+        out.refused = Some(blind(&ask.settings.model, answer.blind));
+        return out;
+    }
     if let Some(request) = answer.summary.take() {
         if let Some(why) = waits {
             out.notice = Some(summary_paused(&why));
@@ -210,6 +221,22 @@ async fn build(
         Verdict::TooLarge { need, budget } => Err(ApiError::ContextTooLarge { need, budget }),
     };
     out
+}
+
+/// The refusal of a request with `images` for `model`, which does not see images.
+fn blind(model: &str, images: u32) -> Alerted {
+    let what = match images {
+        1 => "an image".to_string(),
+        n => format!("{n} images"),
+    };
+    Alerted {
+        text: format!(
+            "Not sent: this message has {what}, and “{model}” does not see images. Choose a model that does for this chat and retry, or ask again without the image. If this model does see images, tick “Sees images” for it in Settings. Your message is kept."
+        ),
+        retry: true,
+        settings: true,
+        ..Alerted::default()
+    }
 }
 
 /// [`answer_within`] for `ask`, noted in `out`: an error, or that the app must ask again with

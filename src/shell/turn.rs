@@ -208,6 +208,7 @@ pub async fn run(ask: RunAsk, on_event: js_sys::Function) -> RunEnd {
     end.outcome = Some(match prepared.built {
         // Stopped while the request was built: the reply is kept, empty and stopped.
         _ if prepared.stopped => Outcome::not_sent(None),
+        _ if prepared.refused.is_some() => Outcome::not_sent(prepared.refused),
         Err(e) => Outcome::not_sent(Some(not_sent(&e))),
         Ok(built) => {
             end.formatted = built.formatted;

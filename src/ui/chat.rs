@@ -14,18 +14,18 @@ use crate::core::prompts::catalog::StartAnswer;
 use crate::core::prompts::RoleRef;
 use crate::core::protocol::TurnEvent;
 use crate::core::protocol::{AgentCall, TurnsCall};
-use crate::core::provider::error::ApiError;
 use crate::core::session::{AgentConfig, Command, Message, MessageId, Role, Status, Summary};
 use crate::core::settings::Settings;
 use crate::core::turn::{Alerted, Outcome};
 use crate::shell::error_text::{
-    agent_failed, cannot_start, not_sent, plan_failed, CHECKING_OUTPUT, REACT_SWITCH,
+    agent_failed, cannot_start, module_not_sent, plan_failed, CHECKING_OUTPUT, REACT_SWITCH,
     STILL_STARTING, TOOLS_RUNNING,
 };
 use crate::shell::turn::{RunAsk, RunEnd};
 use crate::ui::agent::After;
 use crate::ui::context::ask_of;
-use crate::ui::state::{start_of, Alert, AppState, Live};
+use crate::ui::state::{start_of, Alert, AppState, Live, CHIPS};
+use leptos::prelude::document;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -128,7 +128,7 @@ const START_WAIT_MS: u32 = 15_000;
 
 /// Send the composer text as a new user message and stream the answer.
 pub fn send(app: AppState, text: String) {
-    if is_streaming(&app) || text.trim().is_empty() {
+    if is_streaming(&app) || (text.trim().is_empty() && !has_attachments()) {
         return;
     }
     // A role change or Chat setup still being rendered: send once the chat has its prompt,
@@ -198,14 +198,40 @@ pub fn send(app: AppState, text: String) {
 }
 
 fn send_now(app: AppState, text: String) {
-    if add_and_answer(app, text, None).0 {
+    // (While a file is being read, "Send" is disabled by src/web/attach.js; Enter waits too.)
+    let Some(attachments) = chips() else {
+        return;
+    };
+    if add_and_answer(app, text, attachments, None).0 {
         app.set_draft(String::new());
+        crate::ui::state::clear_chips();
     }
 }
 
-/// Add `text` as a user message and ask for the answer (leaving `notice` on the status line when
-/// it ends); whether it was added, and whether the answer was asked for.
-fn add_and_answer(app: AppState, text: String, notice: Option<String>) -> (bool, bool) {
+/// Whether the composer has an attachment (ready or being read).
+pub fn has_attachments() -> bool {
+    chips().is_none_or(|c| !c.is_empty())
+}
+
+/// The composer's attachments ready to send, a line each: `src/web/attach.js` keeps them in the
+/// chips list's `data-lines` (a chip whose file was refused has none) and marks the list
+/// `data-pending` while a file is being read (then `None`).
+fn chips() -> Option<String> {
+    match document().get_element_by_id(CHIPS) {
+        Some(list) if list.has_attribute("data-pending") => None,
+        Some(list) => Some(list.get_attribute("data-lines").unwrap_or_default()),
+        None => Some(String::new()),
+    }
+}
+
+/// Add `text` (with `attachments`) as a user message and ask for the answer (leaving `notice`
+/// on the status line when it ends); whether it was added, and whether the answer was asked for.
+fn add_and_answer(
+    app: AppState,
+    text: String,
+    attachments: String,
+    notice: Option<String>,
+) -> (bool, bool) {
     if is_streaming(&app) {
         return (false, false);
     }
@@ -214,6 +240,7 @@ fn add_and_answer(app: AppState, text: String, notice: Option<String>) -> (bool,
     let cmd = Command::AddUser {
         id: id.clone(),
         text,
+        attachments,
         at: now_ms(),
     };
     ask(app, cmd, id, notice)
@@ -330,7 +357,7 @@ fn plan_next(app: AppState) {
             status: status.clone(),
             ..run
         }));
-        if add_and_answer(app, prompt, Some(status.clone())).1 {
+        if add_and_answer(app, prompt, String::new(), Some(status.clone())).1 {
             app.set_status(status);
         } else {
             set_plan(None);
@@ -745,7 +772,7 @@ async fn run(app: AppState, settings: &Settings, ask: Ask, running: &Running) ->
         },
     );
     let Ok(ctrl) = web_sys::AbortController::new() else {
-        return (Outcome::not_sent(Some(not_sent(&ApiError::Network))), false);
+        return (Outcome::not_sent(Some(module_not_sent(None))), false);
     };
     let signal = ctrl.signal();
     *running.controller.borrow_mut() = Some(ctrl);
@@ -777,7 +804,7 @@ async fn run(app: AppState, settings: &Settings, ask: Ask, running: &Running) ->
         Err(e) => e.to_string(),
     };
     // The module failed mid-turn: what arrived so far is kept, marked incomplete.
-    let mut outcome = Outcome::not_sent(Some(not_sent(&ApiError::Module(failed))));
+    let mut outcome = Outcome::not_sent(Some(module_not_sent(Some(&failed))));
     if let Some(live) = app.turn.live.get_untracked() {
         outcome.discard = live.content.is_empty() && live.reasoning.is_empty();
         (outcome.content, outcome.reasoning) = (live.content, live.reasoning);

@@ -13,6 +13,10 @@
 // - Diagrams: a mermaid block, once its reply has arrived, is drawn by mermaid (npm, fetched the
 //   first time a chat shows one) in such a frame, in mermaid's strict mode; "Source" shows the
 //   block's source again.
+// - Attachments: the attachments module (src/web/attach.js: files attached to a message, kept in
+//   this browser; a sent message's thumbnails) is loaded the first time it is needed — "Attach"
+//   clicked, files pasted into the message box or dragged over the page, a message with
+//   attachments shown — and handed the event that needed it; from then on it listens itself.
 const PENDING = '.md-math:not([data-typeset])';
 // The user's messages, shown as typed: their formulas are marked here (the renderer's
 // plain_with_math), the rest of the text stays as it was.
@@ -65,6 +69,8 @@ export function watchRendered() {
     const found = within(records, PENDING);
     if (found.length) typeset(found);
     for (const block of within(records, DIAGRAM)) diagram(block);
+    if (!modules.ready.has('attach') && within(records, ATTACHED).length) attachments(modules);
+    for (const form of within(records, 'form.composer')) attachControls(form);
   }).observe(document.body, { childList: true, subtree: true });
   // What was drawn before: once this module is ready (this runs while it starts).
   modules.load('markdown').then(() => {
@@ -76,6 +82,94 @@ export function watchRendered() {
   addEventListener('message', sized);
   document.addEventListener('click', preview);
   document.addEventListener('copy', copyTex);
+  if (document.querySelector(ATTACHED)) attachments(modules);
+  attachControls(document.querySelector('form.composer'));
+  waitForFiles(modules);
+}
+
+// "Attach", its file input (labelled "Attach files") and the row of chips above the message box,
+// added to the composer by this script, right after the composer is usable: none of it is in the
+// app's first load. The app reads the chips when a message is sent (src/ui/chat.rs).
+function attachControls(form) {
+  if (!form || form.querySelector('#attach-chips')) return;
+  const chips = document.createElement('ul');
+  chips.id = 'attach-chips';
+  chips.className = 'chips';
+  chips.setAttribute('aria-label', 'Attachments');
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'attach';
+  button.setAttribute('aria-label', 'Attach');
+  button.title = 'Attach';
+  // Lucide's paperclip (https://lucide.dev, ISC License), drawn here rather than in the page's
+  // sprite, which is part of the first load.
+  button.innerHTML =
+    '<svg class="icon" aria-hidden="true" viewBox="0 0 24 24"><path d="m16 6-8.414 8.586a2 2 0 0 0 2.829 2.829l8.414-8.586a4 4 0 1 0-5.657-5.657l-8.379 8.551a6 6 0 1 0 8.485 8.485l8.379-8.551"/></svg>';
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.id = 'attach-input';
+  input.multiple = true;
+  input.hidden = true;
+  input.setAttribute('aria-label', 'Attach files');
+  form.prepend(chips, button, input);
+}
+
+// A sent message's attachment (its name, thumbnail and size come from the attachments module).
+const ATTACHED = '.attachments li[data-attachment]';
+
+// The attachments module, loaded (once; a failed load is tried again when next needed), then
+// handed `event` and the `files` it carried, if any.
+function attachments(modules, event, files) {
+  modules.load('attach').then(
+    () => event && modules.ready.get('attach').handle(event, files),
+    (e) => event && console.error('Satori: the attachments module could not be loaded:', e),
+  );
+}
+
+// Until the attachments module listens itself: "Attach" opens the file picker at once (within
+// the click, as browsers require) while the module loads, and the files picked, pasted into the
+// message box or dropped anywhere on the page (but a dialog) are handed to it. A paste's or a
+// drop's files are taken now: they are gone once the event is over. Files dragged over the page
+// are taken (the browser would open a dropped file in place of Satori).
+function waitForFiles(modules) {
+  const waiting = () => !modules.ready.has('attach');
+  const element = (e) => (e.target instanceof Element ? e.target : null);
+  const carriesFiles = (e) =>
+    !!e.dataTransfer && Array.from(e.dataTransfer.types).includes('Files') && !element(e)?.closest('dialog');
+  document.addEventListener('click', (e) => {
+    if (!waiting() || !element(e)?.closest('button.attach')) return;
+    document.getElementById('attach-input')?.click();
+    attachments(modules);
+  });
+  document.addEventListener('change', (e) => {
+    if (waiting() && element(e)?.id === 'attach-input') attachments(modules, e);
+  });
+  document.addEventListener('paste', (e) => {
+    // (A paste that carries text as well pastes its text, as in src/web/attach.js.)
+    const types = [...(e.clipboardData?.types ?? [])];
+    if (types.includes('text/plain') || types.includes('text/html')) return;
+    const files = [...(e.clipboardData?.files ?? [])];
+    if (!waiting() || element(e)?.id !== 'composer-input' || !files.length) return;
+    e.preventDefault();
+    attachments(modules, e, files);
+  });
+  document.addEventListener('dragover', (e) => {
+    if (!waiting() || !carriesFiles(e)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+    attachments(modules);
+  });
+  document.addEventListener('drop', (e) => {
+    if (!waiting() || !carriesFiles(e)) return;
+    const files = [...e.dataTransfer.files];
+    // Chat exports dropped anywhere but on the composer are the app's to import (as in
+    // src/web/attach.js).
+    const onComposer = element(e)?.closest('form.composer');
+    if (!onComposer && files.length && files.every((f) => /\.(json|zip)$/i.test(f.name))) return;
+    e.preventDefault();
+    e.stopPropagation();
+    attachments(modules, e, files);
+  });
 }
 
 // mermaid's script, fetched once (the first time a chat shows a diagram).

@@ -18,8 +18,11 @@ const BORN = new Request(`${SCOPE}__satori_installed`);
 // The page itself: the scope's root and its index.html.
 const PAGES = new Set([SCOPE, `${SCOPE}index.html`]);
 // Fetched when first needed, then kept: the token tables (large, and only needed for some
-// models) and mermaid (large, and only needed for a chat with a diagram).
+// models), mermaid (large, and only needed for a chat with a diagram) and the PDF reader (only
+// needed once a PDF is attached: `attach-<hash>/pdf-…`).
 const ON_DEMAND = [`${SCOPE}tokens/`, `${SCOPE}mermaid-`];
+const onDemand = (href) =>
+  ON_DEMAND.some((p) => href.startsWith(p)) || (href.startsWith(`${SCOPE}attach-`) && href.includes('/pdf-'));
 // The in-browser model's pieces: its worker keeps them in a cache of its own.
 const MODEL = `${SCOPE}model/`;
 
@@ -83,7 +86,7 @@ self.addEventListener('fetch', (event) => {
       if (kept) return kept;
       const response = await fetch(request);
       // Kept if there is room; answered either way.
-      if (response.ok && ON_DEMAND.some((p) => url.href.startsWith(p))) await cache.put(request, response.clone()).catch(() => {});
+      if (response.ok && onDemand(url.href)) await cache.put(request, response.clone()).catch(() => {});
       return response;
     })(),
   );

@@ -11,6 +11,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { useApp } from './support/app.mjs';
+import { pack } from './support/packed.mjs';
 import { repoRoot } from './support/env.mjs';
 import {
   byName,
@@ -31,27 +32,6 @@ import {
 
 const e2e = useApp();
 const V1 = JSON.parse(fs.readFileSync(path.join(repoRoot, 'tests', 'fixtures', 'storage', 'v1.json'), 'utf8'));
-
-/** `json` (a chat record) packed: `z1:<deflated>,<json bytes>:<list line>\n<15 bits a char>`. */
-function pack(json) {
-  const chat = JSON.parse(json);
-  const bytes = zlib.deflateSync(Buffer.from(json, 'utf8'));
-  let out = '';
-  let acc = 0;
-  let bits = 0;
-  for (const b of bytes) {
-    acc = (acc << 8) | b;
-    bits += 8;
-    if (bits >= 15) {
-      bits -= 15;
-      out += String.fromCharCode(0x20 + ((acc >> bits) & 0x7fff));
-      acc &= (1 << bits) - 1;
-    }
-  }
-  if (bits > 0) out += String.fromCharCode(0x20 + ((acc << (15 - bits)) & 0x7fff));
-  const entry = JSON.stringify({ id: chat.id, title: chat.title || 'Untitled chat', updated_at: chat.updated_at });
-  return `z1:${bytes.length},${Buffer.byteLength(json)}:${entry}\n${out}`;
-}
 
 /** `bytes` through Python's bz2 (`compress` at the block size Satori uses, or `decompress`). */
 function bz2(op, bytes) {

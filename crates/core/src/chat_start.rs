@@ -156,6 +156,7 @@ mod tests {
         );
         if started {
             s.apply(Command::AddUser {
+                attachments: String::new(),
                 id: "u".into(),
                 text: "hello".into(),
                 at: 1,

@@ -6,6 +6,7 @@
 //! passed in as arguments. The app re-exports this crate as `satori::core`.
 
 pub mod agent;
+pub mod attachment;
 pub mod bpe;
 pub mod bzpack;
 pub mod calls;

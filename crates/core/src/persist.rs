@@ -36,6 +36,8 @@ pub const KEY_THEME: &str = "satori.theme";
 pub const KEY_RECENT_MODELS: &str = "satori.recent_models";
 /// What models cost, as the user entered them in Settings ([`crate::settings::Prices`]).
 pub const KEY_PRICES: &str = "satori.prices";
+/// How images go to models (`settings::ImageSettings`).
+pub const KEY_IMAGES: &str = "satori.images";
 /// Key of the MCP bearer tokens record (the only place they are stored).
 pub const KEY_MCP_TOKENS: &str = "satori.mcp_tokens";
 /// The page folder whose shared-origin warning the user dismissed in Settings
@@ -486,6 +488,16 @@ pub fn decode_prices(text: &str) -> Result<crate::settings::Prices, DecodeError>
     decode::<PricesRecord>(text).map(|r| r.prices)
 }
 
+/// Encode the images record (`settings::ImageSettings`).
+pub fn encode_images(images: &crate::settings::ImageSettings) -> String {
+    encode(images)
+}
+
+/// Decode the images record.
+pub fn decode_images(text: &str) -> Result<crate::settings::ImageSettings, DecodeError> {
+    decode(text)
+}
+
 /// Encode the user prompt templates record.
 pub fn encode_prompts(prompts: &UserPrompts) -> String {
     encode(prompts)
@@ -643,6 +655,7 @@ mod tests {
         let mut s = Session::new("abc".into(), 5, None, vec![Preamble::system("m0", "sys")]);
         let cmds = [
             Command::AddUser {
+                attachments: String::new(),
                 id: "m1".into(),
                 text: "Hi <b>\"there\"</b> 🌍".into(),
                 at: 6,
@@ -784,6 +797,7 @@ mod tests {
         let mut s = Session::new("c".into(), 1, None, vec![Preamble::system("m0", "sys")]);
         for i in 1..n {
             s.apply(Command::AddUser {
+                attachments: String::new(),
                 id: format!("m{i}"),
                 text: format!("message {i} \"quoted\" ]}} 中文"),
                 at: 1 + i as i64,
@@ -1092,6 +1106,23 @@ mod tests {
             settings_text.replace("\"model\"", "\"api_key\":\"sk-secret-4f2a\",\"model\"");
         let read = decode_settings(&tainted).expect("readable");
         assert_eq!(encode_settings(&read), settings_text);
+    }
+
+    #[test]
+    fn images_record_round_trips_and_keeps_only_marks_that_differ() {
+        use crate::settings::ImageSettings;
+        let images = ImageSettings::default()
+            .marked("smollm2", true)
+            .marked("gpt-4o", true)
+            .marked("deepseek-chat", false);
+        assert_eq!(
+            encode_images(&images),
+            r#"{"v":1,"rounds":3,"sees":{"smollm2":true}}"#
+        );
+        assert_eq!(decode_images(&encode_images(&images)), Ok(images.clone()));
+        assert!(images.sees("smollm2") && images.sees("gpt-4o") && !images.sees("deepseek-chat"));
+        assert_eq!(decode_images(r#"{"v":1}"#), Ok(ImageSettings::default()));
+        assert!(decode_images(r#"{"v":1,"rounds":"x"}"#).is_err());
     }
 
     #[test]

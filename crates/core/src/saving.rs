@@ -332,6 +332,7 @@ mod tests {
         );
         fresh
             .apply(Command::AddUser {
+                attachments: String::new(),
                 id: "m1".into(),
                 text: "hello".into(),
                 at: 30,

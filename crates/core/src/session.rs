@@ -174,6 +174,11 @@ pub struct Message {
     /// How a reply in a chat whose template declares an `output_schema` matched it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured: Option<Structured>,
+    /// Files attached to a user message: a reference each, one per line
+    /// (`attachment::Attachment`; the browser keeps the bytes). One string: the app's first load
+    /// reads it with the code every text field uses.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub attachments: String,
 }
 
 /// How a reply matched its template's `output_schema` (checked, and repaired if it can be, once
@@ -307,6 +312,7 @@ impl Message {
             pinned: false,
             excluded: false,
             structured: None,
+            attachments: String::new(),
         }
     }
 }
@@ -476,8 +482,12 @@ pub enum Command {
     AddUser {
         /// Id of the new message.
         id: MessageId,
-        /// Its text.
+        /// Its text (may be empty when files are attached).
         text: String,
+        /// Files attached to it, a line each (`attachment::Attachment`; the app takes them as
+        /// the page's attachments module wrote them, and what reads them skips a line that is not
+        /// well formed).
+        attachments: String,
         /// Time, ms since epoch.
         at: i64,
     },
@@ -684,6 +694,22 @@ pub enum SessionError {
 
 /// Longest automatic title, in characters.
 pub const TITLE_MAX_CHARS: usize = 48;
+
+/// The name of the first attachment of `lines` (`attachment::Attachment`: what follows the
+/// seventh space of the first line).
+fn file_name(lines: &str) -> &str {
+    let first = lines.split('\n').next().unwrap_or("");
+    let mut spaces = 0;
+    for (i, b) in first.bytes().enumerate() {
+        if b == b' ' {
+            spaces += 1;
+            if spaces == 7 {
+                return &first[i + 1..];
+            }
+        }
+    }
+    ""
+}
 
 /// Title derived from the first user message: its first non-empty line, shortened.
 pub fn title_from(text: &str) -> String {
@@ -1045,21 +1071,29 @@ impl Session {
                 }
                 self.title = title.to_string();
             }
-            Command::AddUser { id, text, at } => {
-                if text.trim().is_empty() {
+            Command::AddUser {
+                id,
+                text,
+                attachments,
+                at,
+            } => {
+                if text.trim().is_empty() && attachments.trim().is_empty() {
                     return Err(SessionError::Empty);
                 }
                 self.ensure_new_id(&id)?;
                 if self.title.is_empty() {
-                    self.title = title_from(&text);
+                    // A question of files alone is named after the first (its line's end).
+                    self.title = title_from(match text.trim().is_empty() {
+                        true => file_name(&attachments),
+                        false => &text,
+                    });
                 }
                 let parent = self.leaf.clone();
-                self.push(Message::new(id, parent, Role::User, text, at));
+                let mut m = Message::new(id, parent, Role::User, text, at);
+                m.attachments = attachments;
+                self.push(m);
             }
             Command::EditUser { id, of, text, at } => {
-                if text.trim().is_empty() {
-                    return Err(SessionError::Empty);
-                }
                 self.ensure_new_id(&id)?;
                 let old = self
                     .get(&of)
@@ -1067,8 +1101,15 @@ impl Session {
                 if old.role != Role::User {
                     return Err(SessionError::WrongRole(of));
                 }
+                // The edited question keeps its files.
+                if text.trim().is_empty() && old.attachments.is_empty() {
+                    return Err(SessionError::Empty);
+                }
                 let parent = old.parent.clone();
-                self.push(Message::new(id, parent, Role::User, text, at));
+                let attachments = old.attachments.clone();
+                let mut m = Message::new(id, parent, Role::User, text, at);
+                m.attachments = attachments;
+                self.push(m);
             }
             Command::StartReply {
                 id,
@@ -1341,6 +1382,7 @@ mod tests {
 
     fn user(id: &str, text: &str) -> Command {
         Command::AddUser {
+            attachments: String::new(),
             id: id.into(),
             text: text.into(),
             at: 1,
@@ -1384,6 +1426,36 @@ mod tests {
             }
         }
         s
+    }
+
+    /// A question may be files alone (the chat is then named after the first); an edited
+    /// question keeps its files; a question with neither text nor files is refused.
+    #[test]
+    fn questions_carry_their_files() {
+        let line = format!(
+            "{} pdf application/pdf 9 0x0 2 - Q3 report.pdf",
+            "a".repeat(64)
+        );
+        let mut s = session();
+        let files = |text: &str, attachments: String| Command::AddUser {
+            id: "u1".into(),
+            text: text.into(),
+            attachments,
+            at: 1,
+        };
+        assert_eq!(s.apply(files(" ", String::new())), Err(SessionError::Empty));
+        s.apply(files("", line.clone())).unwrap();
+        assert_eq!(s.title, "Q3 report.pdf");
+        assert_eq!(s.get("u1").unwrap().attachments, line);
+        s.apply(Command::EditUser {
+            id: "u2".into(),
+            of: "u1".into(),
+            text: "Summarize it.".into(),
+            at: 2,
+        })
+        .unwrap();
+        assert_eq!(s.get("u2").unwrap().attachments, line);
+        assert_eq!(ids(&s), ["sys", "u2"]);
     }
 
     /// Every message before the one [`Session::touched`] names stays as it was, at its place,

@@ -175,6 +175,54 @@ pub struct Settings {
     pub summarizer_model: String,
 }
 
+/// Rounds whose images are sent, by default.
+pub const DEFAULT_IMAGE_ROUNDS: u32 = 3;
+
+/// How images go to models (Settings: "Keep images for the last N rounds", "Sees images"),
+/// kept in a record of its own (`persist::KEY_IMAGES`), which only the turns module and the
+/// Settings dialog read: the app's first load never decodes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageSettings {
+    /// Rounds at the end whose images are sent; older images go as a placeholder.
+    #[serde(default = "default_image_rounds")]
+    pub rounds: u32,
+    /// Whether a model sees images, as the user marked it, by model name (else the built-in
+    /// list, `attachment::sees_images`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sees: BTreeMap<String, bool>,
+}
+
+fn default_image_rounds() -> u32 {
+    DEFAULT_IMAGE_ROUNDS
+}
+
+impl Default for ImageSettings {
+    fn default() -> Self {
+        ImageSettings {
+            rounds: DEFAULT_IMAGE_ROUNDS,
+            sees: BTreeMap::new(),
+        }
+    }
+}
+
+impl ImageSettings {
+    /// Whether `model` sees images (the user's mark, else Satori's list).
+    pub fn sees(&self, model: &str) -> bool {
+        crate::attachment::sees_images(model, &self.sees)
+    }
+
+    /// These settings with `model` marked as seeing images or not: a mark is kept only where
+    /// it differs from Satori's list.
+    pub fn marked(mut self, model: &str, sees: bool) -> Self {
+        let model = model.trim();
+        self.sees.remove(model);
+        if sees != self.sees(model) {
+            self.sees.insert(model.to_string(), sees);
+        }
+        self
+    }
+}
+
 fn default_stall() -> u32 {
     DEFAULT_STALL_SECONDS
 }
@@ -352,6 +400,8 @@ impl Settings {
             keep_recent_rounds: self.keep_recent_rounds,
             min_keep_rounds: self.min_keep_rounds,
             summarize: self.summarize,
+            image_rounds: DEFAULT_IMAGE_ROUNDS,
+            images: false,
         }
     }
 

@@ -247,6 +247,7 @@ mod tests {
             vec![Preamble::system("sys", "Be brief.")],
         );
         s.apply(Command::AddUser {
+            attachments: String::new(),
             id: "u".into(),
             text: text.into(),
             at,
@@ -315,6 +316,7 @@ mod tests {
         let mut long = chat("long", "first", 5);
         for i in 0..40 {
             long.apply(Command::AddUser {
+                attachments: String::new(),
                 id: format!("u{i}"),
                 text: format!("more {i}"),
                 at: 6 + i,

@@ -94,6 +94,23 @@ impl Store {
         }
     }
 
+    /// How images go to models (the defaults when there is no record, or it cannot be read).
+    pub fn images(&self) -> crate::core::settings::ImageSettings {
+        self.get(persist::KEY_IMAGES)
+            .ok()
+            .flatten()
+            .and_then(|t| persist::decode_images(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// Keep how images go to models.
+    pub fn save_images(
+        &self,
+        images: &crate::core::settings::ImageSettings,
+    ) -> Result<(), StorageError> {
+        self.set(persist::KEY_IMAGES, &persist::encode_images(images))
+    }
+
     /// Keep what models cost.
     pub fn save_prices(&self, prices: &crate::core::settings::Prices) -> Result<(), StorageError> {
         self.set(persist::KEY_PRICES, &persist::encode_prices(prices))

@@ -103,7 +103,8 @@ pub fn App() -> impl IntoView {
             app.on_storage(&key, ev.new_value());
         }
     });
-    // Files dragged onto the window are imported.
+    // Chat exports dragged onto the window are imported (other files, and any dropped on the
+    // composer, are attached: src/web/attach.js takes those drops first).
     let dragover = window_event_listener(leptos::ev::dragover, |ev| {
         if crate::ui::transfer::has_files(&ev) {
             ev.prevent_default();

@@ -18,7 +18,7 @@ pub fn Composer() -> impl IntoView {
     };
     let submit = move || {
         let text = app.chats.draft.get_untracked();
-        if !text.trim().is_empty() {
+        if !text.trim().is_empty() || chat::has_attachments() {
             chat::send(app, text);
             refocus();
         }

@@ -165,7 +165,9 @@ fn report_view(
             view! {
                 <tr data-fate=row.fate.clone()>
                     <td>{row.role.clone()}{row.pinned.then_some(" (pinned)")}</td>
-                    <td class="preview" translate="no">{row.preview.clone()}</td>
+                    <td class="preview" translate="no">{row.preview.clone()}
+                        {row.attachments.iter().map(|a| view! { <div class="attachment-line">{a.clone()}</div> }).collect_view()}
+                    </td>
                     <td class="num">{if row.tokens > 0 { tokens(row.tokens, exact) } else { "–".into() }}</td>
                     <td class="num">{if row.sent > 0 { tokens(row.sent, exact) } else { "–".into() }}</td>
                     <td>{row.fate.clone()}</td>

@@ -565,6 +565,7 @@ fn body(app: AppState, msg: &Message) -> AnyView {
         out.push_str("</details>");
     } else if role == Role::User {
         plain(&mut out, &msg.content, false);
+        push_attachments(&mut out, &msg.attachments);
     } else if role == Role::Tool {
         // A plan from the planner: its checklist and "Run plan".
         let plan = (msg.content.starts_with("Plan (") && from_planner(app, msg))
@@ -581,6 +582,21 @@ fn body(app: AppState, msg: &Message) -> AnyView {
         return reply_body(app, msg);
     }
     view! { <div class="body-markup" inner_html=out></div> }.into_any()
+}
+
+/// A question's files, each its line, as a list `src/web/attach.js` draws (names, sizes, the
+/// images' thumbnails from where the page keeps their bytes).
+fn push_attachments(out: &mut String, lines: &str) {
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("<ul class=\"attachments\" aria-label=\"Attachments\">");
+    for line in lines.split('\n') {
+        out.push_str("<li data-attachment=\"");
+        markdown::push_escaped(out, line);
+        out.push_str("\"></li>");
+    }
+    out.push_str("</ul>");
 }
 
 /// A reply: its reasoning, its text as markdown, and the tools it called (agent mode).

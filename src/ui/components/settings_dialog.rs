@@ -6,7 +6,9 @@ use crate::adapters::fetch::get_models;
 use crate::adapters::storage::Store;
 use crate::core::key_binding::{key_save, plain_http_remote, KeyField, KeySave, SettingsSaved};
 use crate::core::persist::{self, ApiKeyRecord};
-use crate::core::settings::{models_url, preset, Price, Prices, Settings, IN_BROWSER_ID, PRESETS};
+use crate::core::settings::{
+    models_url, preset, ImageSettings, Price, Prices, Settings, IN_BROWSER_ID, PRESETS,
+};
 use crate::shell::error_text::describe_storage;
 use crate::ui::components::form::{FilePicker, NumberField, SaveActions};
 use crate::ui::components::mcp_settings::{McpEdit, McpSection};
@@ -81,6 +83,11 @@ struct SettingsForm {
     min_keep: RwSignal<String>,
     summarize: RwSignal<bool>,
     summarizer: RwSignal<String>,
+    image_rounds: RwSignal<String>,
+    /// Whether the model typed sees images (its mark, else Satori's list).
+    sees: RwSignal<bool>,
+    /// How images go to models (its own record, saved with the settings).
+    images: StoredValue<ImageSettings>,
     /// The context window of each model (the field shows the one of the model typed).
     windows: StoredValue<BTreeMap<String, u32>>,
     /// The model typed's price: per million tokens in and out, and the currency.
@@ -109,6 +116,7 @@ impl SettingsForm {
             Err(e) => (Prices::new(), Some(e)),
         };
         let price = prices.get(&current.model);
+        let images = Store::local().images();
         SettingsForm {
             provider: RwSignal::new(current.provider.clone()),
             base_url: RwSignal::new(current.base_url.clone()),
@@ -127,6 +135,9 @@ impl SettingsForm {
             min_keep: RwSignal::new(current.min_keep_rounds.to_string()),
             summarize: RwSignal::new(current.summarize),
             summarizer: RwSignal::new(current.summarizer_model.clone()),
+            image_rounds: RwSignal::new(images.rounds.to_string()),
+            sees: RwSignal::new(images.sees(&current.model)),
+            images: StoredValue::new(images),
             windows: StoredValue::new(current.windows.clone()),
             price_in: text(price.map(|p| p.input.to_string())),
             price_out: text(price.map(|p| p.output.to_string())),
@@ -238,12 +249,13 @@ impl SettingsForm {
         );
         self.currency
             .set(price.map(|p| p.currency).unwrap_or_default());
+        self.sees.set(self.images.with_value(|i| i.sees(m.trim())));
         self.model.set(m);
     }
 
     /// The settings in the fields, validated, and the prices of models; else what is wrong, in
     /// words.
-    fn settings(self) -> Result<(Settings, Prices), String> {
+    fn settings(self) -> Result<(Settings, Prices, ImageSettings), String> {
         let (
             Ok(temperature),
             Ok(max_tokens),
@@ -252,6 +264,7 @@ impl SettingsForm {
             Ok(reply_reserve),
             Ok(Some(keep_recent_rounds)),
             Ok(Some(min_keep_rounds)),
+            Ok(Some(image_rounds)),
         ) = (
             parse_opt::<f32>(&self.temperature.get_untracked()),
             parse_opt::<u32>(&self.max_tokens.get_untracked()),
@@ -260,6 +273,7 @@ impl SettingsForm {
             parse_opt::<u32>(&self.reserve.get_untracked()),
             parse_opt::<u32>(&self.keep_recent.get_untracked()),
             parse_opt::<u32>(&self.min_keep.get_untracked()),
+            parse_opt::<u32>(&self.image_rounds.get_untracked()),
         )
         else {
             return Err(crate::shell::error_text::SETTINGS_NOT_NUMBERS.into());
@@ -312,7 +326,17 @@ impl SettingsForm {
         }
         .validated()
         .map_err(|e| crate::shell::error_text::settings_invalid(&e))?;
-        Ok((settings, prices))
+        if image_rounds > 1000 {
+            return Err(crate::shell::error_text::settings_invalid(
+                &crate::core::settings::SettingsError::BadRounds,
+            ));
+        }
+        let images = ImageSettings {
+            rounds: image_rounds,
+            ..self.images.get_value()
+        }
+        .marked(&settings.model, self.sees.get_untracked());
+        Ok((settings, prices, images))
     }
 }
 
@@ -338,14 +362,18 @@ pub fn SettingsDialog(
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         match form.settings() {
-            Ok((s, prices)) => {
-                // The prices first: a full storage keeps the dialog open, saying so. A record that
-                // could not be read is left as it is.
+            Ok((s, prices, images)) => {
+                // The prices and how images go first: a full storage keeps the dialog open,
+                // saying so. A prices record that could not be read is left as it is.
                 if form.prices_unreadable.with_value(Option::is_none) {
                     if let Err(e) = Store::local().save_prices(&prices) {
                         error.set(describe_storage(&e));
                         return;
                     }
+                }
+                if let Err(e) = Store::local().save_images(&images) {
+                    error.set(describe_storage(&e));
+                    return;
                 }
                 let mcp = mcp_edit.get_value().map(|c| c.run(())).unwrap_or_default();
                 if let Err(e) = on_save.run((s, form.key.get_untracked(), mcp)) {
@@ -596,6 +624,7 @@ fn ContextFields(
         model,
         summarize,
         summarizer,
+        sees,
         ..
     } = form;
     let automatic = Signal::derive(move || model.with(|m| window_hint(m)));
@@ -607,7 +636,14 @@ fn ContextFields(
                 <NumberField label="Reply reserve" value=form.reserve min="0" step="1" placeholder="automatic" />
                 <NumberField label="Keep recent rounds" value=form.keep_recent min="0" max="1000" step="1" />
                 <NumberField label="Minimum rounds" value=form.min_keep min="0" max="1000" step="1" />
+                <NumberField label="Keep images for the last N rounds" value=form.image_rounds min="1" max="1000" step="1" />
             </div>
+            <label class="check">
+                <input type="checkbox"
+                    prop:checked=move || sees.get()
+                    on:change=move |ev| sees.set(event_target_checked(&ev)) />
+                "Sees images"
+            </label>
             <label class="check">
                 <input type="checkbox"
                     prop:checked=move || summarize.get()
@@ -620,7 +656,7 @@ fn ContextFields(
                     prop:value=move || summarizer.get()
                     on:input=move |ev| summarizer.set(event_target_value(&ev)) />
             </label>
-            <p class="hint">"The context window is kept for this model. Empty fields use what the server or Satori's model table says."</p>
+            <p class="hint">"The context window and whether it sees images are kept for this model. Empty fields use what the server or Satori's model table says. Images in older rounds are sent as a line naming them."</p>
         </fieldset>
     }
 }

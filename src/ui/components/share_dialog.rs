@@ -57,7 +57,7 @@ pub fn ShareDialog(
             let length = link.len();
             view! {
                 <p>
-                    "Anyone with this link can read this chat as it is on screen. The chat is inside the link itself: it is not uploaded anywhere. The API key and settings are never in it."
+                    "Anyone with this link can read this chat as it is on screen. The chat is inside the link itself: it is not uploaded anywhere. The API key and settings are never in it, nor attached files (a line names each)."
                 </p>
                 <label>
                     "Share link"

@@ -8,23 +8,48 @@
 //! keeps only those, planning the merge as they arrive, and shows how much was read.
 
 use crate::adapters::clock::{new_id, now_ms};
-use crate::adapters::download::download;
+use crate::adapters::download::{download, download_blob};
 use crate::adapters::import_worker::{self, ImportWorker, Picked};
 use crate::adapters::storage::Store;
 use crate::core::persist;
 use crate::core::protocol::ImportEvent;
 use crate::core::session::Session;
+use crate::core::transfer::archive::{self, Carried};
 use crate::core::transfer::import::{Plan, Planner, Rest, Skipped};
 use crate::core::transfer::report::{skipped_lead, skipped_more, NAMED};
+use crate::core::transfer::zip::Entry;
 use crate::core::transfer::{format, markdown, parts};
+use crate::shell::files;
 use crate::shell::store::{stored_chats, stored_prompts, Stored};
 use crate::ui::components::form::FilePicker;
 use crate::ui::components::modal::Modal;
 use leptos::prelude::*;
 
+/// What "Export all" did, or has yet to do.
+pub enum ExportAll {
+    /// Saved as JSON: what could not be included, one item per line.
+    Saved(String),
+    /// The chats name files: a `.zip` of the export and the files is to be made, which takes a
+    /// while ([`ExportAllDialog`]).
+    WithFiles(Pending),
+}
+
+/// An export waiting for its files.
+pub struct Pending {
+    /// The export file.
+    text: String,
+    /// The files its chats name.
+    carried: Vec<Carried>,
+    /// What could not be included, one item per line.
+    warnings: String,
+    /// When it was made.
+    now: i64,
+}
+
 /// Download every chat (the open one as it is on screen, `current`), the prompt templates and
-/// the settings (never the key). `Ok` carries what could not be included, one item per line.
-pub fn export_all(current: Option<Session>) -> Result<String, String> {
+/// the settings (never the key): as JSON, or — when the chats name attached files — as a `.zip`
+/// with them, made by [`ExportAllDialog`].
+pub fn export_all(current: Option<Session>) -> Result<ExportAll, String> {
     let store = Store::local();
     let mut warnings = Vec::new();
     let Stored {
@@ -62,12 +87,112 @@ pub fn export_all(current: Option<Session>) -> Result<String, String> {
     let refs: Vec<&Session> = chats.iter().collect();
     // Damaged chat records go in as they are stored ("unreadable"), for repair elsewhere.
     let text = format::export(&refs, prompts.as_ref(), settings, raw, now);
+    let carried = archive::carried(refs);
+    if !carried.is_empty() {
+        return Ok(ExportAll::WithFiles(Pending {
+            text,
+            carried,
+            warnings: warnings.join("\n"),
+            now,
+        }));
+    }
     download(
         &format::file_name("all", now, "json"),
         "application/json",
         &text,
     )?;
-    Ok(warnings.join("\n"))
+    Ok(ExportAll::Saved(warnings.join("\n")))
+}
+
+/// Download the export `text` of `what` (`chat`, `all`) made at `now`: a `.zip` with the files
+/// `carried` that this browser holds, or the JSON alone when it holds none — unless `open()`
+/// says the dialog closed meanwhile. How many files went in, and how many could not be read.
+async fn save_export(
+    what: &str,
+    text: &str,
+    carried: &[Carried],
+    now: i64,
+    open: &dyn Fn() -> bool,
+) -> Result<(usize, usize), String> {
+    match files::export_archive(text, carried, now).await? {
+        // The dialog closed (cancelled) while the files were read: nothing is saved.
+        Some(_) if !open() => Ok((0, 0)),
+        Some(a) => {
+            download_blob(&format::file_name(what, now, "zip"), &a.zip)?;
+            Ok((a.files, a.unreadable))
+        }
+        None => {
+            download(
+                &format::file_name(what, now, "json"),
+                "application/json",
+                text,
+            )?;
+            Ok((0, 0))
+        }
+    }
+}
+
+/// What saving left out: files this browser holds but could not read.
+fn unreadable_files(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        1 => "1 file could not be read from this browser's storage and is not in it.".into(),
+        n => format!("{n} files could not be read from this browser's storage and are not in it."),
+    }
+}
+
+/// "Export all" of chats that name files: the `.zip` being made, then what was saved.
+#[component]
+pub fn ExportAllDialog(
+    /// The export waiting for its files.
+    pending: Pending,
+    /// Closes the dialog.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let Pending {
+        text,
+        carried,
+        warnings,
+        now,
+    } = pending;
+    let status = RwSignal::new(format!(
+        "Putting the chats and their {} files in a .zip…",
+        carried.iter().filter(|c| !c.extracted).count()
+    ));
+    let problem = RwSignal::new(String::new());
+    let left_out: Vec<String> = warnings
+        .lines()
+        .map(|w| format!("The file was saved, but {w}."))
+        .collect();
+    leptos::task::spawn_local(async move {
+        let open = move || !status.is_disposed();
+        let said = match save_export("all", &text, &carried, now, &open).await {
+            Ok((n, unreadable)) => (saved_files(n), unreadable_files(unreadable)),
+            Err(e) => (String::new(), crate::shell::error_text::file_not_made(&e)),
+        };
+        // (The dialog may have been closed meanwhile.)
+        status.try_set(said.0);
+        problem.try_set(said.1);
+    });
+    view! {
+        <Modal title="Export all" on_close=on_close>
+            <p role="status">{move || status.get()}</p>
+            {left_out.into_iter().map(|w| view! { <p>{w}</p> }).collect_view()}
+            <p role="alert" class="form-error">{move || problem.get()}</p>
+            <div class="dialog-actions">
+                <button type="button" on:click=move |_| on_close.run(())>"Close"</button>
+            </div>
+        </Modal>
+    }
+}
+
+/// What an export with `n` files saved says.
+fn saved_files(n: usize) -> String {
+    match n {
+        0 => "Saved as JSON: this browser holds none of the files the chats name.".into(),
+        1 => "Saved as a .zip: the export file and 1 file.".into(),
+        n => format!("Saved as a .zip: the export file and {n} files."),
+    }
 }
 
 /// "Export chat": the chat on screen as Satori's JSON (complete) or Markdown (the branch shown).
@@ -78,42 +203,83 @@ pub fn ExportDialog(
     /// Closes the dialog.
     on_close: Callback<()>,
 ) -> impl IntoView {
+    let carried = archive::carried([&session]);
+    let with_files = carried.iter().filter(|c| !c.extracted).count();
+    let carried = StoredValue::new(carried);
     let session = StoredValue::new(session);
     let problem = RwSignal::new(String::new());
-    let save = move |markdown_too: bool| {
+    let busy = RwSignal::new(false);
+    // `with_files`: the JSON and the files, as a `.zip`; else the JSON alone.
+    let save = move |markdown_too: bool, with_files: bool| {
         let now = now_ms();
-        let result = session.with_value(|s| {
-            if markdown_too {
+        if markdown_too {
+            let result = session.with_value(|s| {
                 download(
                     &format::file_name("chat", now, "md"),
                     "text/markdown",
                     &markdown::markdown(s, now),
                 )
-            } else {
-                download(
-                    &format::file_name("chat", now, "json"),
-                    "application/json",
-                    &format::export(&[s], None, None, Vec::new(), now),
-                )
+            });
+            match result {
+                Ok(()) => on_close.run(()),
+                Err(e) => problem.set(crate::shell::error_text::file_not_made(&e)),
+            }
+            return;
+        }
+        let text = session.with_value(|s| format::export(&[s], None, None, Vec::new(), now));
+        if !with_files {
+            match download(
+                &format::file_name("chat", now, "json"),
+                "application/json",
+                &text,
+            ) {
+                Ok(()) => on_close.run(()),
+                Err(e) => problem.set(crate::shell::error_text::file_not_made(&e)),
+            }
+            return;
+        }
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let Some(carried) = carried.try_get_value() else {
+                return;
+            };
+            // (The dialog may have been closed meanwhile: then nothing more is said.)
+            let open = move || !busy.is_disposed();
+            match save_export("chat", &text, &carried, now, &open).await {
+                Ok((_, 0)) => {
+                    on_close.try_run(());
+                }
+                Ok((_, unreadable)) => {
+                    busy.try_set(false);
+                    problem.try_set(unreadable_files(unreadable));
+                }
+                Err(e) => {
+                    busy.try_set(false);
+                    problem.try_set(crate::shell::error_text::file_not_made(&e));
+                }
             }
         });
-        match result {
-            Ok(()) => on_close.run(()),
-            Err(e) => problem.set(crate::shell::error_text::file_not_made(&e)),
-        }
     };
     let count = session.with_value(|s| s.messages.len());
+    let lead = if with_files == 0 {
+        format!("JSON keeps everything ({count} messages with every branch, summaries and settings of this chat) and can be imported again; Markdown is the conversation on screen, for reading. Neither contains your API key.")
+    } else {
+        format!("ZIP keeps everything ({count} messages with every branch, summaries and settings of this chat, as JSON, and the {with_files} files its messages carry) and can be imported again; JSON alone names the files without them; Markdown is the conversation on screen, for reading. None contains your API key.")
+    };
     view! {
         <Modal title="Export chat" on_close=on_close>
-            <p>
-                {format!(
-                    "JSON keeps everything ({count} messages with every branch, summaries and settings of this chat) and can be imported again; Markdown is the conversation on screen, for reading. Neither contains your API key."
-                )}
-            </p>
+            <p>{lead}</p>
             <p role="alert" class="form-error">{move || problem.get()}</p>
             <div class="dialog-actions">
-                <button type="button" on:click=move |_| save(false)>"Download JSON"</button>
-                <button type="button" on:click=move |_| save(true)>"Download Markdown"</button>
+                {(with_files > 0).then(|| view! {
+                    <button type="button" disabled=move || busy.get() on:click=move |_| save(false, true)>
+                        "Download ZIP"
+                    </button>
+                })}
+                <button type="button" disabled=move || busy.get() on:click=move |_| save(false, false)>
+                    "Download JSON"
+                </button>
+                <button type="button" on:click=move |_| save(true, false)>"Download Markdown"</button>
                 <button type="button" on:click=move |_| on_close.run(())>"Cancel"</button>
             </div>
         </Modal>
@@ -129,8 +295,10 @@ enum Step {
     Reading(String),
     /// Checked: what importing it would do.
     Preview { name: String, plan: Box<Plan> },
-    /// Written: what was imported ([`Plan::summary_head`]) and what was skipped.
-    Done(String, Vec<Skipped>),
+    /// Written: what was imported ([`Plan::summary_head`]), what was skipped, and what became
+    /// of the files of a `.zip` (a sentence each; none when it carried none); whether it can be
+    /// undone (it wrote chats or templates).
+    Done(String, Vec<Skipped>, Vec<String>, bool),
     /// Undone.
     Undone,
 }
@@ -141,6 +309,10 @@ type Progress = RwSignal<Option<(u64, u64)>>;
 /// Where the import worker is kept while it reads: the dialog ends it when it closes.
 type Running = StoredValue<Option<ImportWorker>, LocalStorage>;
 
+/// The `.zip` being imported and its entries: Satori's export with files, or another app's
+/// export with images.
+type Zipped = StoredValue<Option<(web_sys::File, Vec<Entry>)>, LocalStorage>;
+
 /// Read and check `files` in the import worker — one file; or the parts of a ChatGPT export
 /// (the others picked with them counted, not read); or its `.zip` — planning the merge against
 /// what is stored as the chats arrive.
@@ -148,10 +320,22 @@ async fn examine(
     files: Vec<web_sys::File>,
     progress: Progress,
     running: Running,
+    zipped: Zipped,
 ) -> Result<Plan, String> {
     let is_part = |f: &web_sys::File| parts::kind(&f.name()) != parts::Kind::Other;
+    zipped.set_value(None);
     let picked = match files.as_slice() {
-        [one] if is_zip(one) => Picked::Zip(one.clone()),
+        // Satori's own export with files: its export file read as any is. Its files, or
+        // another app's images, are restored on "Import".
+        [one] if is_zip(one) => {
+            let entries = files::listing(one).await?.unwrap_or_default();
+            let json = files::satori_json(one, &entries).await?;
+            zipped.set_value(Some((one.clone(), entries)));
+            match json {
+                Some(json) => Picked::One(json),
+                None => Picked::Zip(one.clone()),
+            }
+        }
         // One part of an export in parts: read as such, so the parts it lacks are said.
         [one]
             if matches!(
@@ -225,6 +409,93 @@ async fn read_in_worker(
     Ok(planner.finish(&prompts, rest))
 }
 
+/// Files a `.zip` carries for the chats of `plan`: Satori's files, or the images its chats want.
+fn carried(zip: Option<&(web_sys::File, Vec<Entry>)>, plan: &Plan) -> usize {
+    let Some((_, entries)) = zip else { return 0 };
+    let own = entries
+        .iter()
+        .filter(|e| e.name.starts_with(archive::FILES) && archive::entry_hash(&e.name).is_some())
+        .count();
+    let holders = archive::Holders::new(entries);
+    let wanted = archive::wanted(&plan.add)
+        .iter()
+        .filter(|w| holders.of(&w.id).next().is_some())
+        .count();
+    own + wanted
+}
+
+/// Restore from the `.zip` being imported (`zip`: it and its entries) the files the chats of
+/// `plan`, or chats already here (an identical chat in the file is skipped, its files may be
+/// missing), name, and the images the chats of another app's export want; then make every chat's
+/// attachments what was found — while `open()` (the dialog is still there). What it did, in
+/// sentences; the error is a sentence of why nothing was imported (storage full).
+async fn restore_files(
+    zip: Option<&(web_sys::File, Vec<Entry>)>,
+    plan: &mut Plan,
+    open: &dyn Fn() -> bool,
+) -> Result<Vec<String>, String> {
+    let wanted = archive::wanted(&plan.add);
+    let mut found = std::collections::BTreeMap::new();
+    let mut done = files::Restored::default();
+    let mut unchecked = String::new();
+    if let Some((zip, entries)) = zip {
+        let full = |e: crate::adapters::js::JsError| {
+            if e.name == "QuotaExceededError" {
+                "Nothing was imported: the browser's storage is too full for the files of this export. Delete old chats or attachments, then import again.".to_string()
+            } else {
+                format!(
+                    "Nothing was imported: its files could not be kept ({}).",
+                    e.message
+                )
+            }
+        };
+        let stored = stored_chats(&Store::local())?;
+        let needed = files::needed(plan.add.iter().chain(&stored.chats));
+        let restored = match files::restore(zip, entries, &needed, open).await {
+            Ok(own) if wanted.is_empty() => Ok((own, std::collections::BTreeMap::new())),
+            Ok(own) => files::restore_wanted(zip, entries, &wanted, open)
+                .await
+                .map(|(images, more)| {
+                    let both = files::Restored {
+                        restored: own.restored + more.restored,
+                        damaged: own.damaged + more.damaged,
+                    };
+                    (both, images)
+                }),
+            Err(e) => Err(e),
+        };
+        match restored {
+            Ok((both, images)) => {
+                done = both;
+                found = images;
+            }
+            // Without WebCrypto no file can be checked: the chats come in without them.
+            Err(e) if e.message == files::NOT_CHECKED => {
+                unchecked = format!("No file was restored: {}.", files::NOT_CHECKED);
+            }
+            Err(e) => return Err(full(e)),
+        }
+    }
+    // What was not found stays named in its message's text; nothing but attachments is stored.
+    for chat in &mut plan.add {
+        archive::resolve(chat, &found);
+    }
+    let restored = match done.restored {
+        0 => String::new(),
+        1 => "1 file restored.".into(),
+        n => format!("{n} files restored."),
+    };
+    let damaged = match done.damaged {
+        0 => String::new(),
+        1 => "1 file was left out: it is damaged, or its bytes are not those its name says.".into(),
+        n => format!("{n} files were left out: they are damaged, or their bytes are not those their names say."),
+    };
+    Ok([restored, damaged, unchecked]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect())
+}
+
 fn is_zip(file: &web_sys::File) -> bool {
     file.name().to_ascii_lowercase().ends_with(".zip")
         || matches!(
@@ -249,6 +520,7 @@ pub fn ImportDialog(
     let problem = RwSignal::new(String::new());
     let progress: Progress = RwSignal::new(None);
     let running: Running = StoredValue::new_local(None);
+    let zipped: Zipped = StoredValue::new_local(None);
     // Closing the dialog ends a worker still reading.
     on_cleanup(move || {
         running.try_update_value(|w| w.take());
@@ -268,7 +540,7 @@ pub fn ImportDialog(
         progress.set(None);
         step.set(Step::Reading(name.clone()));
         leptos::task::spawn_local(async move {
-            match examine(files, progress, running).await {
+            match examine(files, progress, running, zipped).await {
                 // The dialog closed while the file was read.
                 Err(e) if e.is_empty() => {}
                 Ok(plan) => step.set(Step::Preview {
@@ -284,19 +556,54 @@ pub fn ImportDialog(
     };
     take(dropped);
     let on_pick = Callback::new(take);
+    let importing = RwSignal::new(false);
     let on_import = Callback::new(move |()| {
-        let Step::Preview { plan, .. } = step.get_untracked() else {
+        let Step::Preview { mut plan, .. } = step.get_untracked() else {
             return;
         };
-        match crate::shell::store::import(&Store::local(), &plan, true) {
-            Ok(()) => {
-                step.set(Step::Done(plan.summary_head(true), plan.skipped.clone()));
-                on_changed.run(());
-            }
-            Err(e) => problem.set(e),
+        if importing.get_untracked() {
+            return;
         }
+        importing.set(true);
+        leptos::task::spawn_local(async move {
+            // The files first: a storage too full for them leaves the chats unwritten.
+            let zip = zipped.get_value();
+            let open = move || !importing.is_disposed();
+            let restored = restore_files(zip.as_ref(), &mut plan, &open).await;
+            // The dialog closed meanwhile: nothing is written (the files kept are named by
+            // nothing, and freed by the next sweep), since nothing could tell the app.
+            if importing.try_set(false).is_some() {
+                return;
+            }
+            let restored = match restored {
+                Ok(said) => said,
+                Err(e) => {
+                    problem.set(e);
+                    return;
+                }
+            };
+            let written = match plan.is_empty() {
+                true => Ok(()),
+                false => crate::shell::store::import(&Store::local(), &plan, true),
+            };
+            match written {
+                Ok(()) => {
+                    step.set(Step::Done(
+                        plan.summary_head(true),
+                        plan.skipped.clone(),
+                        restored,
+                        !plan.is_empty(),
+                    ));
+                    on_changed.run(());
+                }
+                Err(e) => problem.set(e),
+            }
+        });
     });
     let on_again = Callback::new(move |()| {
+        if importing.get_untracked() {
+            return;
+        }
         problem.set(String::new());
         step.set(Step::Choose)
     });
@@ -323,14 +630,31 @@ pub fn ImportDialog(
             }
             .into_any(),
             Step::Preview { name, plan } => view! {
-                <ImportPreview name=name plan=*plan on_import=on_import on_again=on_again />
+                <ImportPreview
+                    files=zipped.with_value(|z| carried(z.as_ref(), &plan))
+                    name=name
+                    plan=*plan
+                    on_import=on_import
+                    on_again=on_again
+                />
             }
             .into_any(),
-            Step::Done(head, skipped) => view! {
+            Step::Done(head, skipped, restored, undoable) => view! {
                 <ImportSummary head=head skipped=skipped />
-                <div class="dialog-actions">
-                    <button type="button" on:click=undo_import>"Undo import"</button>
-                </div>
+                {(!restored.is_empty()).then(|| {
+                    let last = restored.len() - 1;
+                    let said = restored
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, s)| view! { <span>{s}</span>{(i < last).then_some(" ")} })
+                        .collect_view();
+                    view! { <p role="status">{said}</p> }
+                })}
+                {undoable.then(|| view! {
+                    <div class="dialog-actions">
+                        <button type="button" on:click=undo_import>"Undo import"</button>
+                    </div>
+                })}
             }
             .into_any(),
             Step::Undone => view! { <p role="status">"Import undone: everything is as it was before."</p> }.into_any(),
@@ -420,6 +744,8 @@ fn ImportPreview(
     name: String,
     /// What importing it would do.
     plan: Plan,
+    /// Files the `.zip` carries for its chats.
+    files: usize,
     /// "Import N chats" was pressed.
     on_import: Callback<()>,
     /// "Choose another file" was pressed.
@@ -481,12 +807,22 @@ fn ImportPreview(
     });
     view! {
         <ImportSummary head=format!("{name}: {}", plan.summary_head(false)) skipped=plan.skipped.clone() />
+        {(files > 0).then(|| view! {
+            <p>{match files {
+                1 => "It carries 1 file for its chats (an image, a PDF or a text file): restored if this browser does not have it, once its bytes are checked against its name.".to_string(),
+                n => format!("It carries {n} files for its chats (images, PDFs, text files): those this browser does not have are restored, each once its bytes are checked against its name."),
+            }}</p>
+        })}
         <ul class="import-list" translate="no">{titles(adding)}{titles(skipping)}</ul>
         {report}
         <div class="dialog-actions">
-            {(!empty).then(|| view! {
+            {(!empty || files > 0).then(|| view! {
                 <button type="button" on:click=move |_| on_import.run(())>
-                    {format!("Import {n} {}", if n == 1 { "chat" } else { "chats" })}
+                    {match n {
+                        // Its chats are here already: their files may not be.
+                        0 if empty => "Restore files".to_string(),
+                        n => format!("Import {n} {}", if n == 1 { "chat" } else { "chats" }),
+                    }}
                 </button>
             })}
             <button type="button" on:click=move |_| on_again.run(())>

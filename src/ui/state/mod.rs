@@ -125,6 +125,18 @@ impl<T: Send + Sync + 'static> Ro<T> {
     }
 }
 
+/// The list of the composer's attachments (drawn by `src/web/attach.js`).
+pub const CHIPS: &str = "attach-chips";
+
+/// Empty the composer's attachments: they went with a message, or, like the draft, belong to the
+/// chat being left.
+pub fn clear_chips() {
+    // (src/web/attach.js sees them go and updates what the list says it holds.)
+    if let Some(list) = leptos::prelude::document().get_element_by_id(CHIPS) {
+        list.set_text_content(None);
+    }
+}
+
 /// The chats: the list, the open session, its draft, and the roles new chats start with.
 /// Read-only: changes go through [`AppState`]'s methods, which also persist them.
 #[derive(Clone, Copy)]

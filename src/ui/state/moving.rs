@@ -154,6 +154,7 @@ impl AppState {
         self.setup_problem.set(None);
         self.unsaved.set(false);
         self.draft.set(draft);
+        super::clear_chips();
         self.index.update(|i| i.active = Some(id.to_string()));
         self.save_index();
         if clear_alert {
@@ -192,6 +193,7 @@ impl AppState {
         let fresh = |app: AppState| {
             app.session.set(fresh_session());
             app.draft.set(String::new());
+            super::clear_chips();
             app.save_session();
             app.start_chat(app.next_role.get_untracked(), Vars::new(), true);
         };

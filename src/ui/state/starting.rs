@@ -177,6 +177,7 @@ impl AppState {
                 ));
                 app.setup_problem.set(problem);
                 app.draft.set(String::new());
+                super::clear_chips();
                 app.alert.set(None);
                 app.save_session();
             }

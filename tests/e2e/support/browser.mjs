@@ -322,7 +322,7 @@ export async function configure(
   {
     provider = 'Custom', baseUrl, model, apiKey, temperature, maxTokens, stallSeconds,
     contextWindow, replyReserve, keepRecentRounds, minimumRounds, summarize, summarizerModel,
-    priceIn, priceOut, currency,
+    priceIn, priceOut, currency, imageRounds, seesImages,
   } = {},
 ) {
   await page.getByRole('button', byName('Settings')).first().click();
@@ -349,6 +349,10 @@ export async function configure(
   await fill('Input price per 1M tokens', priceIn);
   await fill('Output price per 1M tokens', priceOut);
   await fill('Currency', currency);
+  await fill('Keep images for the last N rounds', imageRounds);
+  if (seesImages !== undefined) {
+    await dialog.getByRole('checkbox', byName('Sees images')).setChecked(seesImages);
+  }
   if (summarize !== undefined) {
     await dialog.getByRole('checkbox', byName('Summarize old turns')).setChecked(summarize);
   }

@@ -163,6 +163,7 @@ pub fn for_react(messages: Vec<Sent>, tools: &Value) -> Vec<Sent> {
                 tool_call_id: None,
                 pinned: true,
                 tokens: 0,
+                images: Vec::new(),
             });
         }
         // Observations and the user's next message: one user message (templates that want
@@ -171,6 +172,7 @@ pub fn for_react(messages: Vec<Sent>, tools: &Value) -> Vec<Sent> {
             Some(prev) if prev.role == Role::User && m.role == Role::User => {
                 prev.content = format!("{}\n\n{}", prev.content, m.content);
                 prev.tokens = prev.tokens.saturating_add(m.tokens);
+                prev.images.append(&mut m.images);
             }
             _ => out.push(m),
         }
@@ -517,6 +519,7 @@ mod tests {
             tool_call_id: None,
             pinned: false,
             tokens: 1,
+            images: Vec::new(),
         }
     }
 

@@ -134,6 +134,9 @@ pub struct Answer {
     /// Whether the body asks for structured output (`response_format`).
     #[serde(default)]
     pub formatted: bool,
+    /// Images the request would send to a model that does not see them: it is not sent.
+    #[serde(default)]
+    pub blind: u32,
 }
 
 /// What an elided message with text carries instead of it: one character, so it counts no more
@@ -190,6 +193,7 @@ pub fn elide(history: &[Message], elided: usize, through: Option<&str>) -> Vec<M
                 pinned: m.pinned,
                 excluded: m.excluded,
                 structured: None,
+                attachments: m.attachments.clone(),
             }
         })
         .collect()

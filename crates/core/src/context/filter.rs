@@ -15,7 +15,8 @@
 use super::cap::head_tail;
 use super::count::{Count, Counter};
 use super::scan::Scan;
-use super::{Config, Fate, Item, Source, Step};
+use super::{images_count, Config, Fate, Item, Source, Step};
+use crate::attachment::{image_placeholder, read, Kind};
 use crate::calls::Waiting;
 use crate::session::{Message, Role};
 use std::borrow::Cow;
@@ -115,7 +116,12 @@ fn shape<'a>(
         pinned: scan.pinned_group[scan.group[i]],
         count: Count::exact(0),
         fate: Fate::Kept,
+        images: Vec::new(),
+        image_count: Count::exact(0),
     };
+    if m.role == Role::User && !m.attachments.is_empty() {
+        images(&mut item, history, scan, i, cfg, log);
+    }
     if m.role == Role::Assistant && Some(i) != scan.latest_assistant && !m.pinned {
         let stripped = strip_thoughts(&m.content);
         if stripped != m.content {
@@ -142,6 +148,49 @@ fn shape<'a>(
     }
     item.recount(counter);
     Some(item)
+}
+
+/// A question's images: sent when its round is among the last [`Config::image_rounds`] (at
+/// least the latest) — to a model that does not see images only the latest question's, which the
+/// turns module then refuses to send, saying why —, else each a placeholder line in its text.
+fn images<'a>(
+    item: &mut Item<'a>,
+    history: &[&'a Message],
+    scan: &Scan,
+    i: usize,
+    cfg: &Config,
+    log: &mut Vec<Step>,
+) {
+    let m = history[i];
+    let latest = !history[i + 1..]
+        .iter()
+        .any(|n| n.role == Role::User && !n.example);
+    let kept = scan
+        .rounds
+        .len()
+        .saturating_sub(cfg.image_rounds.max(1) as usize);
+    let recent = scan.rounds.get(kept).is_some_and(|r| i >= r.start);
+    let all: Vec<_> = read(&m.attachments)
+        .into_iter()
+        .filter(|a| a.kind == Kind::Image)
+        .collect();
+    if all.is_empty() {
+        return;
+    }
+    if latest || (recent && cfg.images) {
+        item.images = all;
+        item.image_count = images_count(item.images.iter(), cfg);
+        return;
+    }
+    let mut text = item.content.to_string();
+    for a in &all {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&image_placeholder(&a.name));
+    }
+    item.content = Cow::Owned(text);
+    log.push(Step::ImagesOmitted(m.id.clone(), all.len() as u32));
 }
 
 /// Makes the tool protocol valid: each tool result directly follows the assistant message whose
@@ -194,6 +243,8 @@ fn close<'a>(
             pinned,
             count: Count::exact(0),
             fate: Fate::Kept,
+            images: Vec::new(),
+            image_count: Count::exact(0),
         };
         item.recount(counter);
         out.push(item);

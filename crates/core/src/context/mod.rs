@@ -36,6 +36,7 @@ pub mod window;
 #[cfg(test)]
 mod tests;
 
+use crate::attachment::{image_tokens, read, Attachment, Kind};
 use crate::session::{Message, MessageId, Role, Summary, ToolCall};
 use count::{message_tokens, Count, Counter, PRIMING};
 use std::borrow::Cow;
@@ -58,6 +59,12 @@ pub struct Config {
     pub summarize: bool,
     /// Largest tool result (or recalled text) sent whole, tokens.
     pub item_cap: u32,
+    /// Rounds at the end whose images are sent (older ones go as placeholders).
+    pub image_rounds: u32,
+    /// Whether the model sees images (if not, a request with an image is refused).
+    pub images: bool,
+    /// Whether images are counted by the model's own formula (else estimated).
+    pub images_exact: bool,
 }
 
 impl Config {
@@ -144,6 +151,8 @@ pub struct Sent {
     pub pinned: bool,
     /// Tokens with overhead.
     pub tokens: u32,
+    /// Images sent with it (a question's, in the rounds whose images are kept).
+    pub images: Vec<Attachment>,
 }
 
 /// What the pipeline did to one history message (`entries[i]` is about `history[i]`), for the
@@ -169,6 +178,8 @@ pub enum Step {
     Placeholder(MessageId, u32),
     /// A tool result shortened to the per-item cap.
     Capped(MessageId, u32, u32),
+    /// A question's images sent as placeholders (the message, how many).
+    ImagesOmitted(MessageId, u32),
     /// A tool result with no matching call (or a second one) was left out.
     Orphan(MessageId),
     /// A call without a result got a placeholder result.
@@ -197,6 +208,10 @@ impl fmt::Display for Step {
                 )
             }
             Step::Capped(id, a, b) => write!(f, "filter: tool result {id} cut {a} → {b} tokens"),
+            Step::ImagesOmitted(id, n) => write!(
+                f,
+                "filter: {n} image(s) of {id} sent as placeholders (older rounds, or a model that does not see images)"
+            ),
             Step::Orphan(id) => write!(f, "repair: tool result {id} has no call; left out"),
             Step::NoResult(call) => {
                 write!(f, "repair: call {call} had no result; placeholder added")
@@ -368,6 +383,10 @@ pub(crate) struct Item<'a> {
     pub pinned: bool,
     pub count: Count,
     pub fate: Fate,
+    /// Images sent with it.
+    pub images: Vec<Attachment>,
+    /// What they cost.
+    pub image_count: Count,
 }
 
 impl Item<'_> {
@@ -378,7 +397,24 @@ impl Item<'_> {
             &self.content,
             self.tool_calls,
             self.tool_call_id,
-        );
+        )
+        .plus(self.image_count);
+    }
+}
+
+/// What `images` cost: the tile formula, exact for the models it is theirs
+/// ([`Config::images_exact`]), else an estimate.
+pub(crate) fn images_count<'a>(
+    images: impl Iterator<Item = &'a Attachment>,
+    cfg: &Config,
+) -> Count {
+    let tokens = images.filter(|a| a.kind == Kind::Image).fold(0u32, |t, a| {
+        t.saturating_add(image_tokens(a.width, a.height))
+    });
+    match tokens {
+        0 => Count::exact(0),
+        t if cfg.images_exact => Count::exact(t),
+        t => Count::estimated(t),
     }
 }
 
@@ -420,7 +456,8 @@ pub fn build(
             &m.content,
             &m.tool_calls,
             m.tool_call_id.as_deref(),
-        );
+        )
+        .plus(images_count(read(&m.attachments).iter(), cfg));
         entry.tokens = c.tokens;
         ctx.exact &= c.exact;
     }
@@ -559,6 +596,7 @@ fn finish(
             tool_call_id: i.tool_call_id.map(str::to_string),
             pinned: i.pinned,
             tokens: i.count.tokens,
+            images: i.images,
         })
         .collect();
     Context {

@@ -179,6 +179,10 @@ pub struct Defaults {
     pub min_keep_rounds: u32,
     /// Whether old turns are summarized.
     pub summarize: bool,
+    /// Rounds at the end whose images are sent.
+    pub image_rounds: u32,
+    /// Whether the model sees images.
+    pub images: bool,
 }
 
 /// The pipeline configuration for `model`.
@@ -223,6 +227,9 @@ pub fn config(
         min_keep_rounds: chat.min_keep_rounds.unwrap_or(defaults.min_keep_rounds),
         summarize: chat.summarize.unwrap_or(defaults.summarize),
         item_cap: (window / 8).clamp(256, 8000),
+        image_rounds: defaults.image_rounds,
+        images: defaults.images,
+        images_exact: crate::attachment::tokens_exact(model),
     };
     (config, source)
 }
@@ -293,6 +300,8 @@ mod tests {
             keep_recent_rounds: 4,
             min_keep_rounds: 1,
             summarize: true,
+            image_rounds: 3,
+            images: false,
         };
         let none = ContextOverrides::default();
         let (c, s) = config("smollm2", &d, &none, None, false);

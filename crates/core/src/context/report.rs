@@ -7,9 +7,11 @@
 //! on-demand dialogs module that draws the inspector.
 
 use super::models::WindowSource;
-use super::{Config, Context, Verdict};
+use super::{Config, Context, Fate, Source, Verdict};
+use crate::attachment::{image_tokens, Kind};
 use crate::session::{ContextOverrides, Message, Summary};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// One part of the window bar.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +41,9 @@ pub struct Row {
     pub fate: String,
     /// Pinned by the user.
     pub pinned: bool,
+    /// Each attachment: what it is, its tokens and what became of it, in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<String>,
 }
 
 /// The summary a request used.
@@ -149,6 +154,55 @@ pub struct Inputs<'a> {
     pub with_key: bool,
     /// The chat's overrides, to offer for editing (next request only).
     pub overrides: Option<&'a ContextOverrides>,
+    /// The estimated tokens of each file's block in its question, by the file's hash.
+    pub files: &'a BTreeMap<String, u32>,
+}
+
+/// The inspector's lines about message `i`'s attachments (`m`, whose fate is `fate`): an image's
+/// tokens and whether it was sent, a file's tokens in its question.
+fn attachment_lines(
+    context: &Context,
+    i: usize,
+    m: &Message,
+    fate: Fate,
+    inputs: &Inputs<'_>,
+) -> Vec<String> {
+    let sent: Vec<&str> = context
+        .messages
+        .iter()
+        .filter(|s| s.source == Source::History(i))
+        .flat_map(|s| s.images.iter().map(|a| a.hash.as_str()))
+        .collect();
+    crate::attachment::read(&m.attachments)
+        .iter()
+        .map(|a| match a.kind {
+            Kind::Image => {
+                let t = image_tokens(a.width, a.height);
+                let t = if inputs.config.images_exact {
+                    t.to_string()
+                } else {
+                    format!("≈{t}")
+                };
+                let what = match fate.sent() {
+                    true if sent.contains(&a.hash.as_str()) => "sent",
+                    true => "placeholder",
+                    false => fate.as_str(),
+                };
+                format!(
+                    "Image “{}” ({}×{}): {t} tokens, {what}",
+                    a.name, a.width, a.height
+                )
+            }
+            Kind::Text | Kind::Pdf => {
+                let t = inputs.files.get(&a.hash).copied().unwrap_or(0);
+                format!(
+                    "File “{}”: ≈{t} tokens in its message ({})",
+                    a.name,
+                    fate.as_str()
+                )
+            }
+        })
+        .collect()
 }
 
 /// The inspector's view of `context`.
@@ -207,6 +261,7 @@ pub fn report(context: &Context, inputs: &Inputs<'_>) -> Report {
                 sent: e.sent_tokens,
                 fate: fate.into(),
                 pinned: m.pinned,
+                attachments: attachment_lines(context, i, m, e.fate, inputs),
             });
             continue;
         }
@@ -222,6 +277,7 @@ pub fn report(context: &Context, inputs: &Inputs<'_>) -> Report {
                     sent: 0,
                     fate: fate.into(),
                     pinned: false,
+                    attachments: Vec::new(),
                 });
             }
         }
@@ -310,6 +366,9 @@ mod tests {
             min_keep_rounds: 1,
             summarize: false,
             item_cap: 100,
+            image_rounds: 1,
+            images: true,
+            images_exact: false,
         };
         let lean = ask::elide(&history, 5, None);
         let refs: Vec<&Message> = lean.iter().collect();
@@ -329,6 +388,7 @@ mod tests {
                 url: "http://h/v1/chat/completions",
                 with_key: false,
                 overrides: None,
+                files: &BTreeMap::new(),
             },
         );
         let rows: Vec<(&str, &str, &str)> = r

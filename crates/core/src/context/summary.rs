@@ -38,6 +38,8 @@ pub(crate) fn item<'a>(summary: &'a Summary, counter: &mut dyn Counter) -> Item<
         pinned: false,
         count: Count::exact(0),
         fate: Fate::Kept,
+        images: Vec::new(),
+        image_count: Count::exact(0),
     };
     item.recount(counter);
     item

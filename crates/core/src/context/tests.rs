@@ -48,6 +48,9 @@ fn cfg(window: u32) -> Config {
         min_keep_rounds: 1,
         summarize: false,
         item_cap: 1000,
+        image_rounds: 1,
+        images: true,
+        images_exact: true,
     }
 }
 
@@ -776,6 +779,9 @@ proptest! {
             min_keep_rounds: min_keep,
             summarize,
             item_cap: cap,
+            image_rounds: 1,
+            images: true,
+            images_exact: false,
         };
         let s = summary(&h[through.min(h.len() - 1)].id, "A summary.");
         let refs: Vec<&Message> = h.iter().collect();
@@ -850,6 +856,9 @@ proptest! {
             min_keep_rounds: min_keep,
             summarize,
             item_cap: 60,
+            image_rounds: 1,
+            images: true,
+            images_exact: false,
         };
         let s = summary(&h[through.min(h.len() - 1)].id, "A summary.");
         let s = with_summary.then_some(&s);
@@ -1017,4 +1026,85 @@ fn verdicts_travel_as_written() {
         serde_json::to_string(&Verdict::Fits).unwrap(),
         "{\"budget\":0}"
     );
+}
+
+fn with_image(id: &str, text: &str, name: &str, w: u32, h: u32) -> Message {
+    let mut m = msg(id, Role::User, text);
+    m.attachments = String::from(crate::attachment::Attachment {
+        name: name.into(),
+        kind: crate::attachment::Kind::Image,
+        mime: "image/png".into(),
+        bytes: 10,
+        hash: format!("{:0>64}", id.trim_start_matches(char::is_alphabetic)),
+        width: w,
+        height: h,
+        pages: 0,
+        text: None,
+    });
+    m
+}
+
+/// Images are sent with the last `image_rounds` rounds (always the latest question's) and cost
+/// the tile formula; older ones become a placeholder line in their question's text; a model
+/// that does not see images gets only the latest question's (which the turns module refuses).
+#[test]
+fn images_are_kept_for_the_last_rounds_and_counted() {
+    let h = [
+        with_image("u1", "first", "old.png", 4000, 3000),
+        msg("a1", Role::Assistant, "ok"),
+        with_image("u2", "", "mid.png", 512, 512),
+        msg("a2", Role::Assistant, "ok"),
+        with_image("u3", "now", "new.jpg", 1024, 1024),
+    ];
+    let config = Config {
+        image_rounds: 2,
+        ..cfg(100_000)
+    };
+    let ctx = run(&h, None, &config);
+    let imgs: Vec<(usize, &str)> = ctx
+        .messages
+        .iter()
+        .map(|m| (m.images.len(), m.content.as_str()))
+        .collect();
+    assert_eq!(
+        imgs,
+        [
+            (0, "first\n[image omitted: old.png]"),
+            (0, "ok"),
+            (1, ""),
+            (0, "ok"),
+            (1, "now"),
+        ]
+    );
+    let tokens: Vec<u32> = ctx.messages.iter().map(|m| m.tokens).collect();
+    // "first\n[image omitted: old.png]": 30 characters.
+    assert_eq!(tokens, [30 + 3, 2 + 3, 255 + 3, 2 + 3, 765 + 3 + 3]);
+    assert!(ctx.exact);
+    assert!(ctx.log.contains(&Step::ImagesOmitted("u1".into(), 1)));
+    // The inspector's count of each message as stored has its images.
+    assert_eq!(ctx.entries[0].tokens, 5 + 3 + 765);
+
+    // Estimated for a model whose formula is not OpenAI's.
+    let ctx = run(
+        &h,
+        None,
+        &Config {
+            images_exact: false,
+            ..config
+        },
+    );
+    assert!(!ctx.exact);
+
+    // A model that does not see images: only the latest question keeps its image.
+    let ctx = run(
+        &h,
+        None,
+        &Config {
+            images: false,
+            ..config
+        },
+    );
+    let imgs: Vec<usize> = ctx.messages.iter().map(|m| m.images.len()).collect();
+    assert_eq!(imgs, [0, 0, 0, 0, 1]);
+    assert_eq!(ctx.messages[2].content, "[image omitted: mid.png]");
 }

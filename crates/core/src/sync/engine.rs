@@ -279,6 +279,7 @@ mod tests {
         let mut s = Session::new(id.to_string(), 1, None, Vec::new());
         for (n, text) in texts.iter().enumerate() {
             s.apply(Command::AddUser {
+                attachments: String::new(),
                 id: format!("{id}-{n}"),
                 text: text.to_string(),
                 at: 2 + n as i64,
@@ -380,6 +381,7 @@ mod tests {
         let mut on_laptop = base.clone();
         on_laptop
             .apply(Command::AddUser {
+                attachments: String::new(),
                 id: "c1-from-laptop".into(),
                 text: "from the laptop".into(),
                 at: 30,
@@ -453,6 +455,7 @@ mod tests {
         let (_, deletion) = step(&mut laptop, &BTreeMap::new(), &none(), 20);
         on_phone
             .apply(Command::AddUser {
+                attachments: String::new(),
                 id: "late".into(),
                 text: "written later".into(),
                 at: 30,
@@ -725,7 +728,7 @@ mod tests {
                     Act::Say { chat } => {
                         let id = format!("c{chat}");
                         let s = d.chats.entry(id.clone()).or_insert_with(|| Session::new(id, wall, None, Vec::new()));
-                        s.apply(Command::AddUser { id: format!("m{n}"), text: format!("{n}"), at: wall }).unwrap();
+                        s.apply(Command::AddUser { attachments: String::new(), id: format!("m{n}"), text: format!("{n}"), at: wall }).unwrap();
                     }
                     Act::Rename { chat, to } => {
                         if let Some(s) = d.chats.get_mut(&format!("c{chat}")) {

@@ -89,6 +89,9 @@ struct Counts {
     linked: usize,
     removed: usize,
     attachments: usize,
+    /// The images the message shows, as lines wanting them from the export's `.zip`
+    /// ([`super::archive::PENDING`]).
+    images: Vec<String>,
 }
 
 /// The id of a file an `asset_pointer` names (`file-service://file-abc` → `file-abc`).
@@ -146,6 +149,22 @@ fn text_of(content: &Value, meta: Option<&Value>, counts: &mut Counts) -> String
                                     .find(|k| kind.contains(k))
                                     .unwrap_or("file");
                                 let name = by_id.get(id).copied().unwrap_or(id);
+                                if kind == "image" {
+                                    let side = |k| {
+                                        o.get(k)
+                                            .and_then(Value::as_u64)
+                                            .and_then(|n| u32::try_from(n).ok())
+                                            .unwrap_or(0)
+                                    };
+                                    // (A pointer may carry a query: `sediment://file_…?shared…`.)
+                                    let file = id.split('?').next().unwrap_or(id);
+                                    counts.images.extend(super::archive::pending_line(
+                                        file,
+                                        side("width"),
+                                        side("height"),
+                                        name,
+                                    ));
+                                }
                                 placeholder(kind, name)
                             }
                             None => match o.get("text").and_then(Value::as_str) {
@@ -520,7 +539,10 @@ fn conversation(conv: &Map<String, Value>, nodes: Option<&[Node]>) -> Result<Rea
                 report.attachments += counts.attachments;
                 report.citations_linked += counts.linked;
                 report.citations_removed += counts.removed;
-                let msg = message(key, parent, role, text, m, created);
+                let mut msg = message(key, parent, role, text, m, created);
+                if role == Role::User {
+                    msg.attachments = counts.images.join("\n");
+                }
                 report.incomplete += usize::from(msg.status == Status::Incomplete);
                 messages.push(msg);
                 At {

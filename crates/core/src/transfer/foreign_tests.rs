@@ -384,3 +384,59 @@ fn a_librechat_message_without_an_id_leaves_its_replies_in() {
     assert_eq!(parents, [("b", None), ("c", Some("b"))]);
     assert_eq!(incoming.reports[0].left_out, 1);
 }
+
+#[test]
+fn a_chatgpt_question_with_a_picture_wants_it_from_the_export() {
+    let conv = serde_json::json!({
+        "title": "Photo", "create_time": 1_700_000_000.0, "conversation_id": "conv-1",
+        "mapping": {
+            "root": {"parent": null, "message": null},
+            "q": {"parent": "root", "message": {
+                "author": {"role": "user"},
+                "content": {"content_type": "multimodal_text", "parts": [
+                    {"content_type": "image_asset_pointer", "asset_pointer": "sediment://file_00ab?shared=1",
+                     "width": 1536, "height": 1024, "size_bytes": 9},
+                    "What is this?"
+                ]},
+                "metadata": {"attachments": [{"id": "file_00ab?shared=1", "name": "cat.png"}]}
+            }},
+            "a": {"parent": "q", "message": {
+                "author": {"role": "assistant"},
+                "content": {"content_type": "multimodal_text", "parts": [
+                    {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-drawn"}
+                ]},
+                "recipient": "all"
+            }}
+        }
+    });
+    let (chat, _) = super::chatgpt::item(0, &conv).unwrap();
+    let of = |role| chat.messages.iter().find(|m| m.role == role).unwrap();
+    let question = of(crate::session::Role::User);
+    assert_eq!(question.content, "[image: cat.png]\n\nWhat is this?");
+    assert_eq!(question.attachments, "?file file_00ab 1536x1024 cat.png");
+    // Only questions carry attachments: a picture in a reply stays a line of text.
+    assert_eq!(of(crate::session::Role::Assistant).attachments, "");
+    // Read again, it is the same chat as the one imported with its picture.
+    let mut imported = chat.clone();
+    let at = chat
+        .messages
+        .iter()
+        .position(|m| !m.attachments.is_empty())
+        .unwrap();
+    super::archive::resolve(
+        &mut imported,
+        &[(
+            "file_00ab".to_string(),
+            format!("{} image image/png 9 1536x1024 0 - cat.png", "a".repeat(64)),
+        )]
+        .into(),
+    );
+    assert_ne!(
+        imported.messages[at].attachments,
+        chat.messages[at].attachments
+    );
+    assert_eq!(
+        super::import::fingerprint(&imported),
+        super::import::fingerprint(&chat)
+    );
+}

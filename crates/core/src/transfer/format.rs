@@ -182,6 +182,10 @@ pub struct ChatMessage {
     /// How a reply matched its template's `output_schema`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured: Option<Structured>,
+    /// Files attached to a question: references to bytes by their SHA-256, each one line
+    /// (`attachment::Attachment`; a line that is not well formed is dropped on import).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<String>,
 }
 
 /// A stored summary.
@@ -238,6 +242,7 @@ impl From<&Message> for ChatMessage {
             pinned: m.pinned,
             excluded: m.excluded,
             structured: m.structured.clone(),
+            attachments: m.attachments.lines().map(str::to_string).collect(),
         }
     }
 }
@@ -269,6 +274,12 @@ impl From<ChatMessage> for Message {
             pinned: m.pinned,
             excluded: m.excluded,
             structured: m.structured,
+            attachments: m
+                .attachments
+                .into_iter()
+                .filter(|l| crate::attachment::Attachment::try_from(l.clone()).is_ok())
+                .collect::<Vec<_>>()
+                .join("\n"),
         }
     }
 }

@@ -582,6 +582,11 @@ pub fn fingerprint(session: &Session) -> String {
     let mut chat = Chat::from(session);
     chat.id = String::new();
     chat.updated_at = 0;
+    // Not the files: an export read again names its images as it did the first time
+    // (`archive::PENDING`), which the chat imported then keeps as attachments.
+    for m in &mut chat.messages {
+        m.attachments.clear();
+    }
     serde_json::to_string(&chat).unwrap_or_default()
 }
 

@@ -1,4 +1,5 @@
-//! Moving chats in and out of Satori: the export format ([`format`]), ChatGPT's export
+//! Moving chats in and out of Satori: the export format ([`format`]; with the files chats carry,
+//! as a `.zip`: [`archive`]), ChatGPT's export
 //! ([`chatgpt`], its citations: [`cite`]; in parts or as a `.zip`: [`parts`], [`zip`]), Claude's
 //! ([`claude`]), Open WebUI's ([`openwebui`]), LibreChat's ([`librechat`]), NextChat's and
 //! BetterChatGPT's ([`apps`]), what an import skipped and converted ([`report`]), why a file
@@ -10,6 +11,7 @@
 //! module does the reading of files, the compression, the downloads and the writes.
 
 pub mod apps;
+pub mod archive;
 pub mod bundle;
 pub mod chatgpt;
 pub mod cite;

@@ -86,6 +86,9 @@ fn shared(session: &Session) -> Session {
             reply_tokens: None,
             cost_nanos: None,
             currency: String::new(),
+            // Files stay with the sharer: each leaves a line naming it.
+            content: not_shared(&m.content, &m.attachments),
+            attachments: String::new(),
             ..m.clone()
         })
         .collect();
@@ -94,6 +97,18 @@ fn shared(session: &Session) -> Session {
         origin.output_schema = None;
     }
     chat
+}
+
+/// `content` with a line for each of `files` saying it is not in the link.
+fn not_shared(content: &str, files: &str) -> String {
+    let mut out = content.to_string();
+    for a in crate::attachment::read(files) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&format!("[{} not shared: {}]", a.kind.as_str(), a.name));
+    }
+    out
 }
 
 /// The leaf (a message nothing answers) written last: the latest `created_at`, on a tie the later

@@ -437,6 +437,30 @@ fn a_share_link_carries_the_branch_on_screen_and_nothing_else() {
             (&b.content, &b.tool_calls, b.role)
         );
     }
+    // Attached files stay home: a line names each.
+    let mut with_file = rich_chat("c2");
+    let first = with_file
+        .messages
+        .iter_mut()
+        .find(|m| m.role == Role::User)
+        .unwrap();
+    first.attachments = String::from(crate::attachment::Attachment {
+        name: "photo.png".into(),
+        kind: crate::attachment::Kind::Image,
+        mime: "image/png".into(),
+        bytes: 9,
+        hash: "a".repeat(64),
+        width: 2,
+        height: 2,
+        pages: 0,
+        text: None,
+    });
+    let (id, text) = (first.id.clone(), first.content.clone());
+    let url = link("http://127.0.0.1/", &with_file, 0).unwrap();
+    let back = open(&url["http://127.0.0.1/".len()..]).unwrap().unwrap();
+    let m = back.messages.iter().find(|m| m.id == id).unwrap();
+    assert!(m.attachments.is_empty());
+    assert_eq!(m.content, format!("{text}\n[image not shared: photo.png]"));
     // A long chat of plain text packs well: 200 messages fit in a link.
     let mut long = Session::new("long".into(), 0, None, Vec::new());
     long.messages = (0..200)
@@ -703,6 +727,7 @@ fn every_field_of_a_chat_survives_export_and_import() {
         pinned: false,
         excluded: false,
         structured: None,
+        attachments: String::new(),
     };
     let reply = Message {
         id: "m1".into(),
@@ -740,6 +765,7 @@ fn every_field_of_a_chat_survives_export_and_import() {
             line: "Repaired locally".into(),
             original: Some("{\"a\":1,}".into()),
         }),
+        attachments: String::new(),
     };
     let tool = Message {
         id: "m2".into(),
@@ -764,6 +790,7 @@ fn every_field_of_a_chat_survives_export_and_import() {
         pinned: false,
         excluded: false,
         structured: None,
+        attachments: String::new(),
     };
     let chat = Session {
         id: "all".into(),

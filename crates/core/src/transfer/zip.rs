@@ -444,6 +444,99 @@ pub fn crc32(bytes: &[u8]) -> u32 {
     c.value()
 }
 
+/// A `.zip` written as it goes, every entry stored as is (the files Satori exports — images, PDFs
+/// — are compressed already, and a stored entry needs no deflater): for each entry its local
+/// header ([`Writer::entry`]), which the caller follows with the entry's bytes, then the central
+/// directory and end record ([`Writer::finish`]). The bytes themselves never pass through it,
+/// so an export of many files is assembled as a `Blob` of the headers and the files' own blobs.
+/// Not ZIP64: an archive over 4 GiB or of more than 65 535 entries is refused.
+#[derive(Debug, Default)]
+pub struct Writer {
+    central: Vec<u8>,
+    entries: u16,
+    at: u64,
+    date: (u16, u16),
+}
+
+impl Writer {
+    /// An archive whose entries are dated `ms` since the epoch (UTC).
+    pub fn new(ms: i64) -> Self {
+        Writer {
+            date: dos_date_time(ms),
+            ..Writer::default()
+        }
+    }
+
+    /// The local header of the entry `name` (UTF-8, `/` between folders) of `size` bytes whose
+    /// CRC-32 is `crc`; its bytes are to follow it.
+    pub fn entry(&mut self, name: &str, size: u64, crc: u32) -> Result<Vec<u8>, ZipError> {
+        let too_large = || {
+            bad("the export is over 4 GiB or 65 535 files, more than a .zip holds without ZIP64")
+        };
+        let name_len = u16::try_from(name.len()).map_err(|_| bad("a file name is too long"))?;
+        let header_len = LOCAL_HEADER + u64::from(name_len);
+        let end = self.at + header_len + size;
+        let size32 = u32::try_from(size).map_err(|_| too_large())?;
+        let local = u32::try_from(self.at).map_err(|_| too_large())?;
+        // (0xFFFF entries, like 0xFFFFFFFF bytes, would read as ZIP64's mark.)
+        if end >= u64::from(u32::MAX) || self.entries >= u16::MAX - 1 {
+            return Err(too_large());
+        }
+        // Version 2.0, UTF-8 names (bit 11), stored, the time, CRC, both sizes, the name's length.
+        let common = |out: &mut Vec<u8>| {
+            out.extend_from_slice(&20u16.to_le_bytes());
+            out.extend_from_slice(&0x0800u16.to_le_bytes());
+            out.extend_from_slice(&0u16.to_le_bytes());
+            out.extend_from_slice(&self.date.1.to_le_bytes());
+            out.extend_from_slice(&self.date.0.to_le_bytes());
+            out.extend_from_slice(&crc.to_le_bytes());
+            out.extend_from_slice(&size32.to_le_bytes());
+            out.extend_from_slice(&size32.to_le_bytes());
+            out.extend_from_slice(&name_len.to_le_bytes());
+            out.extend_from_slice(&0u16.to_le_bytes());
+        };
+        let mut header = Vec::with_capacity(header_len as usize);
+        header.extend_from_slice(&LOCAL.to_le_bytes());
+        common(&mut header);
+        header.extend_from_slice(name.as_bytes());
+        // Made by version 2.0 (MS-DOS attributes), then as above, then no comment, disk 0, no
+        // attributes, the local header's offset, the name.
+        let central = &mut self.central;
+        central.extend_from_slice(&CENTRAL.to_le_bytes());
+        central.extend_from_slice(&20u16.to_le_bytes());
+        common(central);
+        central.extend_from_slice(&[0; 10]);
+        central.extend_from_slice(&local.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+        self.entries += 1;
+        self.at = end;
+        Ok(header)
+    }
+
+    /// The central directory and the end record, which close the archive.
+    pub fn finish(self) -> Vec<u8> {
+        let mut out = self.central;
+        let size = out.len() as u32;
+        out.extend_from_slice(&END.to_le_bytes());
+        out.extend_from_slice(&[0; 4]);
+        out.extend_from_slice(&self.entries.to_le_bytes());
+        out.extend_from_slice(&self.entries.to_le_bytes());
+        out.extend_from_slice(&size.to_le_bytes());
+        out.extend_from_slice(&(self.at as u32).to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out
+    }
+}
+
+/// `ms` since the epoch as MS-DOS's (date, time), UTC, two-second steps; 1980-01-01 before it.
+fn dos_date_time(ms: i64) -> (u16, u16) {
+    let iso = super::time::iso(ms.max(315_532_800_000));
+    let n = |r: std::ops::Range<usize>| iso[r].parse::<u16>().unwrap_or(0);
+    let date = ((n(0..4).clamp(1980, 2107) - 1980) << 9) | (n(5..7) << 5) | n(8..10);
+    let time = (n(11..13) << 11) | (n(14..16) << 5) | (n(17..19) / 2);
+    (date, time)
+}
+
 /// The files of an archive held in memory that `want` picks from its entries, each extracted —
 /// the same steps the browser takes with slices of a `File`.
 pub fn read_all<E: From<ZipError>>(
@@ -477,6 +570,52 @@ pub fn read_all<E: From<ZipError>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_the_writer_writes_the_reader_reads_back() {
+        let files: [(&str, &[u8]); 3] = [
+            ("satori-export.json", b"{\"format\":\"satori\"}"),
+            ("files/ab.png", &[0x89, b'P', b'N', b'G', 0, 255, 7]),
+            ("files/empty.txt", b""),
+        ];
+        let mut w = Writer::new(1_796_000_000_000);
+        let mut zip = Vec::new();
+        for (name, bytes) in files {
+            zip.extend(w.entry(name, bytes.len() as u64, crc32(bytes)).unwrap());
+            zip.extend_from_slice(bytes);
+        }
+        zip.extend(w.finish());
+        let read = read_all::<ZipError>(&zip, Ok).unwrap();
+        let got: Vec<(&str, &[u8])> = read
+            .iter()
+            .map(|(e, b)| (e.name.as_str(), b.as_slice()))
+            .collect();
+        assert_eq!(got, files);
+        assert!(read.iter().all(|(e, _)| e.is_stored()));
+        // A wrong checksum is caught by the reader, so the writer's is checked too.
+        let mut w = Writer::new(0);
+        let mut bad_zip = w.entry("a", 1, crc32(b"b")).unwrap();
+        bad_zip.push(b'a');
+        bad_zip.extend(w.finish());
+        assert!(read_all::<ZipError>(&bad_zip, Ok).is_err());
+    }
+
+    #[test]
+    fn dates_are_msdos_dates_in_utc() {
+        // 2026-12-07T19:05:42Z
+        let (date, time) = dos_date_time(1_796_670_342_000);
+        assert_eq!((date >> 9, date >> 5 & 15, date & 31), (46, 12, 7));
+        assert_eq!((time >> 11, time >> 5 & 63, (time & 31) * 2), (19, 5, 42));
+        assert_eq!(dos_date_time(0), (1 << 5 | 1, 0));
+    }
+
+    #[test]
+    fn an_archive_beyond_four_gib_is_refused() {
+        let mut w = Writer::new(0);
+        assert!(w.entry("a", u64::from(u32::MAX), 0).is_err());
+        assert!(w.entry("a", 3 << 30, 0).is_ok());
+        assert!(w.entry("b", 1 << 30, 0).is_err());
+    }
 
     #[test]
     fn a_directory_larger_than_satori_reads_is_refused_before_it_is_read() {

@@ -395,6 +395,7 @@ fn calls_without_an_id_of_their_own_get_one() {
 fn the_ending_records_text_usage_and_tool_calls_in_the_session() {
     let mut s = Session::new("s".into(), 0, None, Vec::new());
     s.apply(Command::AddUser {
+        attachments: String::new(),
         id: "u".into(),
         text: "weather?".into(),
         at: 1,
