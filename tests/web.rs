@@ -670,8 +670,9 @@ impl satori::shell::sync::Local for Chats {
     }
 }
 
-/// Makes the test WebDAV server hold the next `count` listings of folder `url` until all have
-/// arrived (tests/e2e/support/dav-server.py), so passes started together read the same state.
+/// Makes the test WebDAV server hold the next `count` looks at folder `url` (listings, or reads of
+/// its write log: every pass starts with one) until all have arrived
+/// (tests/e2e/support/dav-server.py), so passes started together read the same state.
 async fn barrier(url: &str, count: u32) {
     use wasm_bindgen_futures::JsFuture;
     let path = url
@@ -711,9 +712,21 @@ impl Device {
         }
     }
 
+    /// A pass as the page runs one by itself (the folder's write log says what changed, when
+    /// it can).
     async fn sync(&mut self, wall: i64) -> satori::shell::sync::Report {
+        self.pass(wall, false).await
+    }
+
+    /// A pass as "Sync now" runs one: the folder listed.
+    async fn sync_listing(&mut self, wall: i64) -> satori::shell::sync::Report {
+        self.pass(wall, true).await
+    }
+
+    async fn pass(&mut self, wall: i64, thorough: bool) -> satori::shell::sync::Report {
         let (_c, signal) = signal();
-        satori::shell::sync::pass(&self.conn, &mut self.state, &mut self.chats, wall, &signal)
+        let (conn, state, chats) = (&self.conn, &mut self.state, &mut self.chats);
+        satori::shell::sync::pass(conn, state, chats, wall, thorough, &signal)
             .await
             .unwrap()
     }
@@ -770,8 +783,9 @@ async fn two_devices_sync_through_a_real_webdav_folder_sealed() {
         2_100,
     );
     a.sync(3_000).await;
-    b.sync(3_100).await;
-    a.sync(3_200).await;
+    // From here on the devices learn what changed from the folder's write log, not by listing.
+    assert!(!b.sync(3_100).await.listed);
+    assert!(!a.sync(3_200).await.listed);
     for d in [&a, &b] {
         assert_eq!(
             d.texts("chat-kyoto"),
@@ -783,9 +797,13 @@ async fn two_devices_sync_through_a_real_webdav_folder_sealed() {
     // A deletes c2 while B, offline, adds to c1: the deletion holds, nothing comes back.
     a.chats.0.remove("chat-phone");
     b.say("chat-kyoto", "message-4", "Gift wrap, please", 4_000);
-    a.sync(4_100).await;
-    b.sync(4_200).await;
-    a.sync(4_300).await;
+    for report in [
+        a.sync(4_100).await,
+        b.sync(4_200).await,
+        a.sync(4_300).await,
+    ] {
+        assert!(!report.listed, "{report:?}");
+    }
     for d in [&a, &b] {
         assert!(!d.chats.0.contains_key("chat-phone"));
         assert_eq!(d.texts("chat-kyoto").len(), 3);
@@ -797,6 +815,15 @@ async fn two_devices_sync_through_a_real_webdav_folder_sealed() {
     a.sync(5_100).await;
     assert_eq!(a.texts("chat-kyoto").len(), 3);
     assert_eq!(c.chats.0["chat-kyoto"], a.chats.0["chat-kyoto"]);
+    // Nothing changed: one unchanged log and the account read, nothing else; an hour on, the
+    // folder is listed again.
+    let idle = a.sync(5_200).await;
+    assert!(
+        !idle.listed && idle.downloaded == 0 && idle.uploaded == 0,
+        "{idle:?}"
+    );
+    let hourly = a.sync(5_300 + satori::shell::sync::RELIST_MS).await;
+    assert!(hourly.listed && hourly.downloaded == 0, "{hourly:?}");
     // Nothing of the chats is readable on the server. Every secret looked for is at least five
     // bytes long, so random ciphertext, nonces or a base64 salt cannot hold one by chance (odds
     // under one in a million a run; a two-letter id such as "m1" once turned up in a salt).
@@ -861,7 +888,8 @@ async fn sync_refuses_a_wrong_passphrase_and_never_takes_damage_for_deletion() {
         )
         .await
         .unwrap();
-    let report = b.sync(1_300).await;
+    // (Changed behind Satori's back, so not in the folder's write log: found by a listing.)
+    let report = b.sync_listing(1_300).await;
     assert_eq!(report.damaged.len(), 1, "{report:?}");
     assert_eq!((report.removed, report.stored), (0, 0));
     assert_eq!(b.texts("c1"), ["kept"]);
@@ -902,10 +930,27 @@ async fn two_devices_writing_one_chat_at_once_keep_both() {
     barrier(&url, 2).await;
     let (ra, rb) = futures::join!(a.sync(2_100), b.sync(2_100));
     assert_eq!(ra.waiting + rb.waiting, 1, "{ra:?} {rb:?}");
+    // Both learnt of the folder from its write log, not by listing it.
+    assert!(!ra.listed && !rb.listed, "{ra:?} {rb:?}");
     for wall in [3_000, 3_100, 3_200] {
         a.sync(wall).await;
         b.sync(wall + 50).await;
     }
+    // Both start a chat and sync at once: both writes land, and both go to note them in the
+    // write log under the same number; one finds it taken and takes the next. Each then learns
+    // of the other's chat from the log.
+    a.say("c2", "m4", "a chat from the laptop", 3_500);
+    b.say("c3", "m5", "a chat from the phone", 3_500);
+    barrier(&url, 2).await;
+    let (ra, rb) = futures::join!(a.sync(3_600), b.sync(3_600));
+    assert_eq!(
+        (ra.uploaded, rb.uploaded, ra.waiting + rb.waiting),
+        (1, 1, 0)
+    );
+    let (ra, rb) = (a.sync(3_700).await, b.sync(3_700).await);
+    assert!(!ra.listed && !rb.listed, "{ra:?} {rb:?}");
+    assert_eq!(a.texts("c3"), ["a chat from the phone"]);
+    assert_eq!(b.texts("c2"), ["a chat from the laptop"]);
     for d in [&a, &b] {
         let mut t = d.texts("c1");
         t.sort();
@@ -952,7 +997,7 @@ async fn sync_writes_this_devices_stored_chats_and_tells_the_page() {
     let mut here = StoredChats {
         store: Store::local(),
     };
-    let report = pass(&conn, &mut state, &mut here, 1_200, &signal)
+    let report = pass(&conn, &mut state, &mut here, 1_200, false, &signal)
         .await
         .unwrap();
     assert_eq!(report.stored, 1, "{report:?}");
@@ -977,7 +1022,7 @@ async fn sync_writes_this_devices_stored_chats_and_tells_the_page() {
     // Deleted on the laptop: removed here, and said so.
     a.chats.0.remove(&chat);
     a.sync(1_300).await;
-    let report = pass(&conn, &mut state, &mut here, 1_400, &signal)
+    let report = pass(&conn, &mut state, &mut here, 1_400, false, &signal)
         .await
         .unwrap();
     assert_eq!(report.removed, 1, "{report:?}");

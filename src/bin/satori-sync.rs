@@ -89,6 +89,12 @@ thread_local! {
     };
 }
 
+thread_local! {
+    // Why a static: as `SYNC`. The next pass lists the whole folder rather than learning what
+    // changed from its write log: the first pass in this page, and after "Sync now".
+    static THOROUGH: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
 /// Run `f` on the runner, if sync is running.
 fn with_runner<T>(f: impl FnOnce(&mut Runner) -> T) -> Option<T> {
     SYNC.with(|s| s.borrow_mut().runner.as_mut().map(f))
@@ -314,6 +320,7 @@ pub async fn now() -> Result<String, String> {
             s => s,
         });
     }
+    THOROUGH.with(|t| t.set(true));
     pass_now().await;
     Ok(status())
 }
@@ -531,7 +538,11 @@ async fn one_pass(setup: SyncSetup, signal: web_sys::AbortSignal) -> Option<Stri
     say("Syncing…".into());
     let mut tries = 0;
     loop {
-        let result = sync::pass(&conn, &mut state, &mut local, now_ms(), &signal).await;
+        let thorough = THOROUGH.with(|t| t.get());
+        let result = sync::pass(&conn, &mut state, &mut local, now_ms(), thorough, &signal).await;
+        if matches!(&result, Ok(r) if r.listed) {
+            THOROUGH.with(|t| t.set(false));
+        }
         // Stopped: what this device keeps of the folder may be forgotten already.
         if signal.aborted() {
             return None;

@@ -1,9 +1,11 @@
 //! Sync through a WebDAV folder, the browser side: open the folder's account with the
-//! passphrase ([`connect`]), then passes ([`pass`]) — list the folder, download and open the
-//! records that changed, merge them with this device's chats ([`crate::core::sync::engine`]),
-//! write what the pass asks to this device ([`Local`]), seal and upload what the folder lacks,
-//! each write conditional on the object's ETag. Everything on the server is sealed
-//! ([`crate::adapters::crypto`]); object names are keyed hashes of the chat ids.
+//! passphrase ([`connect`]), then passes ([`pass`]) — learn what changed from the folder's write
+//! log ([`crate::core::sync::log`]; the folder is listed when the log cannot say), download and
+//! open the records that changed, merge them with this device's chats
+//! ([`crate::core::sync::engine`]), write what the pass asks to this device ([`Local`]), seal and
+//! upload what the folder lacks, each write conditional on the object's ETag, and note the writes
+//! in the log. Everything on the server is sealed ([`crate::adapters::crypto`]) but the log;
+//! object names are keyed hashes of the chat ids.
 
 use crate::adapters::crypto::{self, Keys};
 use crate::adapters::webdav::{DavError, Folder};
@@ -12,8 +14,10 @@ use crate::core::session::Session;
 use crate::core::sync::doc::Doc;
 use crate::core::sync::engine::Replica;
 use crate::core::sync::envelope;
+use crate::core::sync::log::{self, Note};
 use crate::core::sync::pass::ours;
 use crate::core::sync::templates::{self, Templates};
+use crate::core::sync::webdav::Listed;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use web_sys::AbortSignal;
@@ -68,7 +72,33 @@ pub struct State {
     /// The prompt templates' record.
     #[serde(default)]
     pub templates: Templates,
+    /// What this device took in of the folder's write log.
+    #[serde(default)]
+    pub log: LogSeen,
 }
+
+/// What a device took in of the folder's write log ([`crate::core::sync::log`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogSeen {
+    /// The number of the next log object to read: every one before it is merged in here (0: not
+    /// known, so the folder is listed).
+    pub next: u64,
+    /// When the folder was last listed (this device's clock, ms).
+    pub listed_at: i64,
+    /// The next pass lists the folder (a write of another device met but not in the log, an
+    /// object that could not be read).
+    pub relist: bool,
+    /// This device's writes not in the log yet (object name, ETag): noted at the next pass.
+    pub unlogged: Vec<(String, String)>,
+}
+
+/// How often a pass lists the whole folder even when the log says what changed (ms): a write
+/// the log missed is found within this time.
+pub const RELIST_MS: i64 = 60 * 60 * 1000;
+
+/// At most this many of this device's writes wait to be noted (beyond, the oldest are found by
+/// the others' listings).
+const UNLOGGED_MAX: usize = 4096;
 
 /// An object this device read or wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +117,7 @@ impl State {
             known: BTreeMap::new(),
             synced_at: 0,
             templates: Templates::default(),
+            log: LogSeen::default(),
         }
     }
 
@@ -159,6 +190,8 @@ pub struct Report {
     pub not_stored: Vec<(String, String)>,
     /// Uploads left for the next pass (another device wrote first, or the write failed).
     pub waiting: usize,
+    /// The folder was listed (rather than learnt from its write log).
+    pub listed: bool,
 }
 
 /// Open the sync folder at `url` with `passphrase`: the folder is created if it is not there,
@@ -217,17 +250,132 @@ async fn name_of(conn: &Connection, id: &str) -> Result<String, SyncError> {
     Ok(crypto::name(&conn.keys, id).await?)
 }
 
-/// One pass (`wall`: this device's clock, ms). `state` is changed as the pass goes, so a pass
-/// cut short leaves it consistent (the caller saves it after).
+/// How a pass saw the folder.
+struct Looked {
+    /// What the folder holds, listed or learnt from the log.
+    listing: Vec<Listed>,
+    /// Listed.
+    listed: bool,
+    /// The number of the next log object to read once this pass's reads are merged.
+    next: u64,
+}
+
+/// What the folder holds now: learnt from its write log when that can say it (the log objects
+/// after the last one taken in; one read, answered `404`, when nothing changed), else listed
+/// (`thorough`, an hour since the last listing, a reason noted in `state.log.relist`, or a log
+/// that cannot be read or is too far ahead).
+async fn look(
+    conn: &Connection,
+    state: &State,
+    wall: i64,
+    thorough: bool,
+    signal: &AbortSignal,
+) -> Result<Looked, SyncError> {
+    let seen = &state.log;
+    let due = thorough
+        || seen.relist
+        || seen.next == 0
+        || !(seen.listed_at..seen.listed_at.saturating_add(RELIST_MS)).contains(&wall);
+    if !due {
+        let mut writes: Vec<(String, String)> = Vec::new();
+        let mut next = seen.next;
+        let read_all = loop {
+            if next - seen.next >= log::MAX_READ {
+                break false;
+            }
+            match conn.folder.get(&log::name(next), signal).await {
+                Ok(None) => break true,
+                Ok(Some((bytes, _))) => match Note::read(&bytes) {
+                    Some(note) => {
+                        writes.extend(note.writes);
+                        next += 1;
+                    }
+                    None => break false,
+                },
+                // A server that will not serve it: listed instead.
+                Err(DavError::Status(_)) => break false,
+                Err(e) => return Err(e.into()),
+            }
+        };
+        if read_all {
+            let known: BTreeMap<String, String> = state
+                .known
+                .iter()
+                .map(|(name, k)| (name.clone(), k.etag.clone()))
+                .collect();
+            return Ok(Looked {
+                listing: log::listing(&known, &writes),
+                listed: false,
+                next,
+            });
+        }
+    }
+    let listing = conn.folder.list(signal).await?;
+    let next = log::next(&listing);
+    Ok(Looked {
+        listing,
+        listed: true,
+        next,
+    })
+}
+
+/// Note `writes` (object name, ETag) in the folder's write log: a new log object, numbered from
+/// `from` on, the first free number (one taken means another device noted meanwhile: the next).
+/// When it is the one this device was to read next, this device has taken in the log up to it.
+async fn note_writes(
+    conn: &Connection,
+    state: &mut State,
+    writes: &[(String, String)],
+    from: u64,
+    signal: &AbortSignal,
+) -> Result<(), SyncError> {
+    let bytes = Note::new(writes).bytes();
+    let mut n = from.max(1);
+    for _ in 0..log::MAX_READ {
+        match conn.folder.put(&log::name(n), &bytes, None, signal).await {
+            Ok(_) => {
+                if n == state.log.next {
+                    state.log.next = n + 1;
+                }
+                return Ok(());
+            }
+            Err(DavError::Changed) => n += 1,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(SyncError::Dav(DavError::Changed))
+}
+
+/// Remove the log objects a listing shows as old (a few a pass; another device removing them
+/// too is fine).
+async fn prune_log(conn: &Connection, listing: &[Listed], signal: &AbortSignal) {
+    for listed in log::old(listing).into_iter().take(32) {
+        if conn
+            .folder
+            .delete(&listed.name, &listed.etag, signal)
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// One pass (`wall`: this device's clock, ms; `thorough`: list the folder whatever its write
+/// log says). `state` is changed as the pass goes, so a pass cut short leaves it consistent (the
+/// caller saves it after).
 pub async fn pass(
     conn: &Connection,
     state: &mut State,
     local: &mut dyn Local,
     wall: i64,
+    thorough: bool,
     signal: &AbortSignal,
 ) -> Result<Report, SyncError> {
     let mut report = Report::default();
-    let listing = conn.folder.list(signal).await?;
+    let looked = look(conn, state, wall, thorough, signal).await?;
+    report.listed = looked.listed;
+    let listing = looked.listing;
     let account = envelope::ACCOUNT_OBJECT;
     let mut remote: BTreeMap<String, Doc> = BTreeMap::new();
     let mut remote_templates: Option<Doc> = None;
@@ -344,6 +492,17 @@ pub async fn pass(
     let (chats, kept) = local.chats().map_err(SyncError::Local)?;
     let out = state.replica.pass(&chats, &kept, &remote, wall);
     state.known.extend(read);
+    // The log is taken in as far as it was read, unless an object could not be read: then the
+    // next pass lists the folder, so it is read (and said) again.
+    if report.damaged.is_empty() {
+        state.log.next = looked.next;
+        if looked.listed {
+            state.log.listed_at = wall;
+            state.log.relist = false;
+        }
+    } else {
+        state.log.relist = true;
+    }
     for session in out.store {
         let id = session.id.clone();
         match local.store(session) {
@@ -436,6 +595,8 @@ pub async fn pass(
         match conn.folder.put(&name, &sealed, condition, signal).await {
             Ok(etag) => {
                 report.uploaded += 1;
+                let logged = (name.clone(), etag.clone().unwrap_or_default());
+                state.log.unlogged.push(logged);
                 match kind {
                     "templates" => state.templates.pending = false,
                     _ => state.replica.uploaded(&id),
@@ -450,10 +611,31 @@ pub async fn pass(
                     }
                 }
             }
-            // Another device wrote it meanwhile: read and merge it next pass, then write.
-            Err(DavError::Changed) => report.waiting += 1,
+            // Another device wrote it meanwhile: read and merge it next pass (listed, in case
+            // that write is not in the log yet), then write.
+            Err(DavError::Changed) => {
+                report.waiting += 1;
+                state.log.relist = true;
+            }
             Err(e) => return Err(e.into()),
         }
+    }
+    // This pass's writes (and any left from before) into the log: until they are, other devices
+    // find them only by listing the folder.
+    let mut written = std::mem::take(&mut state.log.unlogged);
+    if !written.is_empty() {
+        let from = looked.next.max(state.log.next);
+        if let Err(e) = note_writes(conn, state, &written, from, signal).await {
+            let over = written.len().saturating_sub(UNLOGGED_MAX);
+            written.drain(..over);
+            state.log.unlogged = written;
+            if matches!(e, SyncError::Dav(DavError::Aborted)) {
+                return Err(e);
+            }
+        }
+    }
+    if looked.listed {
+        prune_log(conn, &listing, signal).await;
     }
     Ok(report)
 }
@@ -474,7 +656,7 @@ pub async fn rekey(
     signal: &AbortSignal,
 ) -> Result<(Connection, usize), SyncError> {
     let account = envelope::ACCOUNT_OBJECT;
-    let report = pass(conn, state, local, wall, signal).await?;
+    let report = pass(conn, state, local, wall, true, signal).await?;
     if report.waiting > 0 {
         return Err(SyncError::NotRekeyed(
             "other devices are writing the same chats right now; try again in a moment".into(),
@@ -570,6 +752,8 @@ pub async fn rekey(
         },
     );
     state.known = known;
+    // The records' new names are not in the write log: the next pass lists the folder.
+    state.log = LogSeen::default();
     let mut left = 0;
     let listing = match conn.folder.list(signal).await {
         Ok(l) => l,

@@ -14,8 +14,10 @@ request: {"method", "path", "status", "if_match", "if_none_match", "bytes_in", "
 Two things make races between devices deterministic, as on a real server:
 - Writes (PUT, DELETE, MKCOL) run one at a time, so a conditional write (If-Match) is atomic.
 - `POST /.barrier?path=/FOLDER/&count=N` (no authentication; answered 204 with CORS) makes the
-  next N listings (PROPFIND) of that folder wait for one another: none is answered before all N
-  have arrived (or 10 s have passed), so N devices syncing "at once" read the same state.
+  next N looks at that folder (a listing, PROPFIND, or a read of its write log, the objects
+  `satori-sync-log-<n>`: every pass begins with one or the other) wait for one another: none is
+  answered before all N have arrived (or 10 s have passed), so N devices syncing "at once" read
+  the same state.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from urllib.parse import parse_qs
 
 from cheroot import wsgi
 from wsgidav.wsgidav_app import WsgiDAVApp
+
+# The sync folder's write log's objects: a pass that does not list the folder begins by reading one.
+LOG = "satori-sync-log-"
 
 
 def main() -> None:
@@ -90,8 +95,11 @@ def main() -> None:
                 barriers[query["path"][0]] = [int(query["count"][0])]
             start_response("204 No Content", [("Access-Control-Allow-Origin", "*")])
             return [b""]
+        path = environ.get("PATH_INFO", "")
         if method == "PROPFIND":
-            barrier_wait(environ.get("PATH_INFO", ""))
+            barrier_wait(path)
+        elif method == "GET" and "/" + LOG in path:
+            barrier_wait(path[: path.rindex("/") + 1])
         if method in ("PUT", "DELETE", "MKCOL"):
             with write_lock:
                 return list(served(environ, start_response))

@@ -9,13 +9,15 @@
 //! kept for good: a device that comes back after any time offline with edits older than the
 //! deletion does not bring the chat back, and an edit made after the deletion keeps the chat.
 //! [`engine`] is one pass over every chat: this device's changes recorded, the folder's records
-//! merged in, what to store, remove and upload; [`templates`] the same for the prompt templates.
+//! merged in, what to store, remove and upload; [`templates`] the same for the prompt templates;
+//! [`log`] the folder's write log, which spares a pass the listing of the whole folder.
 
 pub mod chat;
 pub mod clock;
 pub mod doc;
 pub mod engine;
 pub mod envelope;
+pub mod log;
 pub mod pass;
 pub mod templates;
 pub mod webdav;
