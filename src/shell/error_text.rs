@@ -544,6 +544,7 @@ pub fn sync_problem(url: &str, e: &crate::shell::sync_error::SyncError) -> Strin
         SyncError::NoAccount => format!("Sync cannot start: {e}."),
         SyncError::AccountChanged => "The sync folder's encryption passphrase was changed on another device, so nothing was written. Choose Stop syncing, then Start syncing with the new passphrase.".into(),
         SyncError::NotRekeyed(why) => format!("The passphrase was not changed: {why}."),
+        SyncError::WeakEtags => format!("{url} gives only weak ETags (W/…), and no write can be made conditional on one, so Satori wrote nothing rather than risk writing over another device's changes. Use a WebDAV server that gives strong ETags (WsgiDAV, Apache mod_dav, Nextcloud, rclone)."),
     }
 }
 

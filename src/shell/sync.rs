@@ -592,6 +592,9 @@ pub async fn pass(
         let condition = seen
             .as_deref()
             .filter(|_| listed.contains_key(name.as_str()));
+        if condition.is_some_and(|e| !crate::core::sync::webdav::strong(e)) {
+            return Err(SyncError::WeakEtags);
+        }
         match conn.folder.put(&name, &sealed, condition, signal).await {
             Ok(etag) => {
                 report.uploaded += 1;

@@ -26,6 +26,9 @@ pub enum SyncError {
     /// another device, or the account was started anew).
     #[error("the sync folder's encryption passphrase was changed on another device (or its account was started anew), so nothing was written")]
     AccountChanged,
+    /// The server gives only weak ETags, on which no write can be made conditional.
+    #[error("the server gives only weak ETags")]
+    WeakEtags,
     /// The passphrase was not changed (why).
     #[error("the passphrase was not changed: {0}")]
     NotRekeyed(String),

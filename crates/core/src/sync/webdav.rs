@@ -63,6 +63,13 @@ pub fn if_match(etag: &str) -> String {
     }
 }
 
+/// Whether a write can be made conditional on `etag`: not on a weak one (`W/…`), which
+/// `If-Match` never matches (RFC 9110 compares strongly), so a server that gives only weak
+/// ETags refuses every such write.
+pub fn strong(etag: &str) -> bool {
+    !etag.trim_start().starts_with("W/")
+}
+
 /// An ETag as compared: without `W/` and quotes.
 pub fn bare_etag(etag: &str) -> &str {
     let e = etag.trim();
@@ -253,6 +260,18 @@ mod tests {
             ("a-1", "\"a-1\""),
         ] {
             assert_eq!(if_match(etag), header);
+        }
+    }
+
+    #[test]
+    fn only_a_strong_etag_can_condition_a_write() {
+        for (etag, ok) in [
+            ("\"a\"", true),
+            ("a-1", true),
+            ("W/\"a\"", false),
+            (" W/\"a\"", false),
+        ] {
+            assert_eq!(strong(etag), ok, "{etag}");
         }
     }
 
