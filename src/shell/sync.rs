@@ -88,8 +88,8 @@ pub struct LogSeen {
     /// The next pass lists the folder (a write of another device met but not in the log, an
     /// object that could not be read).
     pub relist: bool,
-    /// This device's writes not in the log yet (object name, ETag): noted at the next pass.
-    pub unlogged: Vec<(String, String)>,
+    /// This device's writes not in the log yet: noted at the next pass.
+    pub unlogged: Vec<log::Noted>,
 }
 
 /// How often a pass lists the whole folder even when the log says what changed (ms): a write
@@ -258,7 +258,14 @@ struct Looked {
     listed: bool,
     /// The number of the next log object to read once this pass's reads are merged.
     next: u64,
+    /// The first number a new log object is likely to find free.
+    free: u64,
 }
+
+/// After a listing, how many of the latest log objects the next pass reads again: a listing is
+/// not a snapshot on every server, so a write noted while it was being answered may be missing
+/// from it. (Reading a note again costs its read: what it names is known.)
+const READ_AGAIN: u64 = 8;
 
 /// What the folder holds now: learnt from its write log when that can say it (the log objects
 /// after the last one taken in; one read, answered `404`, when nothing changed), else listed
@@ -277,7 +284,7 @@ async fn look(
         || seen.next == 0
         || !(seen.listed_at..seen.listed_at.saturating_add(RELIST_MS)).contains(&wall);
     if !due {
-        let mut writes: Vec<(String, String)> = Vec::new();
+        let mut writes: Vec<log::Noted> = Vec::new();
         let mut next = seen.next;
         let read_all = loop {
             if next - seen.next >= log::MAX_READ {
@@ -307,15 +314,17 @@ async fn look(
                 listing: log::listing(&known, &writes),
                 listed: false,
                 next,
+                free: next,
             });
         }
     }
     let listing = conn.folder.list(signal).await?;
-    let next = log::next(&listing);
+    let free = log::next(&listing);
     Ok(Looked {
         listing,
         listed: true,
-        next,
+        next: free.saturating_sub(READ_AGAIN).max(1),
+        free,
     })
 }
 
@@ -325,7 +334,7 @@ async fn look(
 async fn note_writes(
     conn: &Connection,
     state: &mut State,
-    writes: &[(String, String)],
+    writes: &[log::Noted],
     from: u64,
     signal: &AbortSignal,
 ) -> Result<(), SyncError> {
@@ -442,8 +451,12 @@ pub async fn pass(
         }
         let (bytes, etag) = match conn.folder.get(name, signal).await {
             Ok(Some(got)) => got,
-            // Deleted meanwhile: Satori never deletes objects, someone else did.
-            Ok(None) => continue,
+            // Deleted meanwhile: Satori never deletes objects, someone else did (a listing
+            // then tells what else is gone).
+            Ok(None) => {
+                state.log.relist |= !looked.listed;
+                continue;
+            }
             // This object only: the others are still read; it is read again next pass.
             Err(DavError::Status(status)) => {
                 report
@@ -459,6 +472,10 @@ pub async fn pass(
         } else {
             etag
         };
+        // The log could not say its ETag and the server gave none: merged, and the next pass
+        // lists the folder to learn it.
+        let unsure = etag == log::UNSURE;
+        state.log.relist |= unsure;
         report.downloaded += 1;
         let object = match crypto::open(&conn.keys, name, &bytes).await {
             Ok(plain) => serde_json::from_slice::<Object>(&plain).map_err(|e| e.to_string()),
@@ -472,6 +489,14 @@ pub async fn pass(
             )),
         });
         match object {
+            // Merged, but its ETag not known: the listing of the next pass says it.
+            Ok(o) if unsure => {
+                if o.kind == "templates" {
+                    remote_templates = Some(o.doc);
+                } else {
+                    remote.insert(o.id, o.doc);
+                }
+            }
             Ok(o) => {
                 read.push((
                     name.to_string(),
@@ -598,7 +623,8 @@ pub async fn pass(
         match conn.folder.put(&name, &sealed, condition, signal).await {
             Ok(etag) => {
                 report.uploaded += 1;
-                let logged = (name.clone(), etag.clone().unwrap_or_default());
+                let replaced = condition.unwrap_or_default().to_string();
+                let logged = (name.clone(), replaced, etag.clone().unwrap_or_default());
                 state.log.unlogged.push(logged);
                 match kind {
                     "templates" => state.templates.pending = false,
@@ -627,7 +653,7 @@ pub async fn pass(
     // find them only by listing the folder.
     let mut written = std::mem::take(&mut state.log.unlogged);
     if !written.is_empty() {
-        let from = looked.next.max(state.log.next);
+        let from = looked.free.max(state.log.next);
         if let Err(e) = note_writes(conn, state, &written, from, signal).await {
             let over = written.len().saturating_sub(UNLOGGED_MAX);
             written.drain(..over);

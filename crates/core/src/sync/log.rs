@@ -1,5 +1,5 @@
-//! The folder's write log: after writing records, a device notes them (each object's name and
-//! its ETag after the write) in a new, numbered log object, `satori-sync-log-<n>`, created only
+//! The folder's write log: after writing records, a device notes them (each object's name, the
+//! ETag the write replaced and the ETag after it) in a new, numbered log object, `satori-sync-log-<n>`, created only
 //! if there is none of that number yet (`If-None-Match: *`). A pass learns what changed elsewhere
 //! by reading the log objects after the last one it took in — one read, answered `404` when
 //! nothing changed — instead of listing the whole folder (about 280 bytes a chat).
@@ -34,19 +34,22 @@ pub const KEEP: u64 = 1024;
 /// The log objects' format.
 const VERSION: u32 = 1;
 
+/// One write of an object as noted: its name, the ETag the write replaced ("" for a new object)
+/// and its ETag after the write ("" when the server did not say it: then the object is read).
+pub type Noted = (String, String, String);
+
 /// One log object: the writes one pass noted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Note {
     /// Its format (a newer one is not read: the folder is listed instead).
     pub v: u32,
-    /// The objects written, with their ETags after the write ("" when the server did not say
-    /// it: then the object is read).
-    pub writes: Vec<(String, String)>,
+    /// The objects written.
+    pub writes: Vec<Noted>,
 }
 
 impl Note {
     /// A note of `writes`.
-    pub fn new(writes: &[(String, String)]) -> Note {
+    pub fn new(writes: &[Noted]) -> Note {
         Note {
             v: VERSION,
             writes: writes.to_vec(),
@@ -96,18 +99,30 @@ pub fn old(listing: &[Listed]) -> Vec<&Listed> {
         .collect()
 }
 
-/// The folder as this device last saw it (`known`: object name → ETag read or written) with the
-/// log's later `writes` over it: what a listing would say, without one. An object another device
-/// removed is still in it (only a listing finds that).
-pub fn listing(known: &BTreeMap<String, String>, writes: &[(String, String)]) -> Vec<Listed> {
+/// The ETag [`listing`] gives an object whose latest ETag the notes cannot say: unlike any this
+/// device holds, so the object is read.
+pub const UNSURE: &str = "?";
+
+/// The folder as this device last saw it (`known`: object name → ETag read or written) with what
+/// the log's later `writes` say over it: what a listing would say, without one. Notes may arrive
+/// out of the order of the writes (a device notes after all its writes, another may note a later
+/// write of the same object first), so an object's ETag is the one no noted write of it replaced;
+/// when the notes cannot say (an ETag not said, or no single latest), [`UNSURE`]. An object
+/// another device removed is still in it (only a listing finds that).
+pub fn listing(known: &BTreeMap<String, String>, writes: &[Noted]) -> Vec<Listed> {
     let mut now: BTreeMap<&str, &str> = known
         .iter()
         .map(|(name, etag)| (name.as_str(), etag.as_str()))
         .collect();
-    for (name, etag) in writes {
-        // No ETag said: unlike any this device holds, so the object is read.
-        let etag = if etag.is_empty() { "?" } else { etag.as_str() };
-        now.insert(name, etag);
+    let mut by_object: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
+    for (name, replaced, etag) in writes {
+        by_object
+            .entry(name)
+            .or_default()
+            .push((replaced.as_str(), etag.as_str()));
+    }
+    for (name, edges) in by_object {
+        now.insert(name, latest(&edges).unwrap_or(UNSURE));
     }
     now.into_iter()
         .map(|(name, etag)| Listed {
@@ -115,6 +130,25 @@ pub fn listing(known: &BTreeMap<String, String>, writes: &[(String, String)]) ->
             etag: etag.to_string(),
         })
         .collect()
+}
+
+/// The latest ETag of an object from its noted writes (each: the ETag it replaced, its own):
+/// the one no other noted write replaced; `None` when the notes cannot say.
+fn latest<'a>(edges: &[(&'a str, &'a str)]) -> Option<&'a str> {
+    use super::webdav::bare_etag;
+    if edges.iter().any(|(_, etag)| etag.is_empty()) {
+        return None;
+    }
+    let replaced: std::collections::BTreeSet<&str> =
+        edges.iter().map(|(r, _)| bare_etag(r)).collect();
+    let mut heads = edges
+        .iter()
+        .map(|(_, etag)| *etag)
+        .filter(|etag| !replaced.contains(bare_etag(etag)));
+    let head = heads.next()?;
+    heads
+        .all(|h| bare_etag(h) == bare_etag(head))
+        .then_some(head)
 }
 
 #[cfg(test)]
@@ -162,7 +196,7 @@ mod tests {
 
     #[test]
     fn only_a_note_of_this_format_is_read() {
-        let note = Note::new(&[("a".into(), "1".into())]);
+        let note = Note::new(&[("a".into(), String::new(), "1".into())]);
         assert_eq!(Note::read(&note.bytes()), Some(note.clone()));
         let mut newer = note.clone();
         newer.v = VERSION + 1;
@@ -171,26 +205,67 @@ mod tests {
         }
     }
 
+    fn noted(writes: &[(&str, &str, &str)]) -> Vec<Noted> {
+        writes
+            .iter()
+            .map(|(n, r, e)| (n.to_string(), r.to_string(), e.to_string()))
+            .collect()
+    }
+
     #[test]
     fn the_listing_is_what_this_device_saw_with_the_later_writes_over_it() {
         let known = BTreeMap::from([
             ("a".to_string(), "1".to_string()),
             ("b".to_string(), "1".to_string()),
         ]);
-        let writes = [("b", "2"), ("c", "1"), ("b", "3"), ("d", "")];
-        let writes: Vec<(String, String)> = writes
-            .iter()
-            .map(|(n, e)| (n.to_string(), e.to_string()))
-            .collect();
+        let writes = noted(&[
+            ("b", "1", "2"),
+            ("c", "", "1"),
+            ("b", "2", "3"),
+            ("d", "", ""),
+        ]);
         let got: Vec<(String, String)> = listing(&known, &writes)
             .into_iter()
             .map(|l| (l.name, l.etag))
             .collect();
-        let want = [("a", "1"), ("b", "3"), ("c", "1"), ("d", "?")];
+        let want = [("a", "1"), ("b", "3"), ("c", "1"), ("d", UNSURE)];
         let want: Vec<(String, String)> = want
             .iter()
             .map(|(n, e)| (n.to_string(), e.to_string()))
             .collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn notes_out_of_the_order_of_the_writes_still_say_the_latest() {
+        let of = |writes: &[(&str, &str, &str)]| -> String {
+            let known = BTreeMap::from([("x".to_string(), "E2".to_string())]);
+            listing(&known, &noted(writes))[0].etag.clone()
+        };
+        type Case<'a> = (&'a [(&'a str, &'a str, &'a str)], &'a str);
+        let cases: &[Case] = &[
+            // This device wrote E2 over E1; another device then read E2 and wrote E3, and noted
+            // it first: E3 is the latest, though E2's note comes last.
+            (&[("x", "E2", "E3"), ("x", "E1", "E2")], "E3"),
+            (&[("x", "E1", "E2"), ("x", "E2", "E3")], "E3"),
+            // Only this device's own write, noted again: E2, nothing to read.
+            (&[("x", "E1", "E2")], "E2"),
+            // Quoted and unquoted ETags of one write are one.
+            (
+                &[("x", "\"E1\"", "\"E2\""), ("x", "E2", "\"E3\"")],
+                "\"E3\"",
+            ),
+            // Two writes over the same ETag, or one with no ETag said: the notes cannot say.
+            (&[("x", "E1", "E2"), ("x", "E1", "E9")], UNSURE),
+            (&[("x", "E1", "E2"), ("x", "E2", "")], UNSURE),
+            // The object made anew after someone removed it: two heads, so read.
+            (
+                &[("x", "", "E1"), ("x", "E1", "E2"), ("x", "", "E5")],
+                UNSURE,
+            ),
+        ];
+        for (writes, want) in cases {
+            assert_eq!(of(writes), *want, "{writes:?}");
+        }
     }
 }
