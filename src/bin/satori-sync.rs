@@ -75,6 +75,9 @@ struct Module {
     status: String,
     /// The id of the last runner started.
     started: u64,
+    /// The next pass lists the whole folder rather than learning what changed from its write
+    /// log: the first pass in this page, and after "Sync now".
+    thorough: bool,
 }
 
 thread_local! {
@@ -85,14 +88,9 @@ thread_local! {
             runner: None,
             status: String::new(),
             started: 0,
+            thorough: true,
         })
     };
-}
-
-thread_local! {
-    // Why a static: as `SYNC`. The next pass lists the whole folder rather than learning what
-    // changed from its write log: the first pass in this page, and after "Sync now".
-    static THOROUGH: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
 /// Run `f` on the runner, if sync is running.
@@ -320,7 +318,7 @@ pub async fn now() -> Result<String, String> {
             s => s,
         });
     }
-    THOROUGH.with(|t| t.set(true));
+    SYNC.with(|s| s.borrow_mut().thorough = true);
     pass_now().await;
     Ok(status())
 }
@@ -538,10 +536,10 @@ async fn one_pass(setup: SyncSetup, signal: web_sys::AbortSignal) -> Option<Stri
     say("Syncing…".into());
     let mut tries = 0;
     loop {
-        let thorough = THOROUGH.with(|t| t.get());
+        let thorough = SYNC.with(|s| s.borrow().thorough);
         let result = sync::pass(&conn, &mut state, &mut local, now_ms(), thorough, &signal).await;
         if matches!(&result, Ok(r) if r.listed) {
-            THOROUGH.with(|t| t.set(false));
+            SYNC.with(|s| s.borrow_mut().thorough = false);
         }
         // Stopped: what this device keeps of the folder may be forgotten already.
         if signal.aborted() {
